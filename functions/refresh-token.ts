@@ -1,0 +1,16 @@
+import middy from '@middy/core';
+import { refresh } from '../lib/auth/sessions';
+import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
+import { json } from '../lib/http/responses';
+import { refreshSchema } from '../lib/http/schemas';
+import type { JsonEvent } from '../lib/http/types';
+import { parseInput } from '../lib/http/validation';
+import { db, tokens } from '../lib/runtime';
+
+/** POST /auth/refresh-token (spec 2.4). */
+const core = async (event: JsonEvent) => {
+  const { refreshToken } = parseInput(refreshSchema, event.body);
+  return json(200, await refresh({ db, tokens }, refreshToken));
+};
+
+export const handler = middy(core).use(httpErrorHandler()).use(jsonBody());

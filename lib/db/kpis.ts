@@ -1,0 +1,66 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { KpiType } from '../domain';
+import { uuidv7 } from '../ids';
+import type { Database } from './client';
+import { GSI1, keys } from './keys';
+import { type Page, type PageRequest, queryPage } from './pagination';
+
+export interface Kpi {
+  id: string;
+  tenantId: string;
+  type: KpiType;
+  name: string;
+  unit?: string | undefined;
+  createdAt: string;
+}
+
+export const toKpi = (item: Record<string, unknown>): Kpi => ({
+  id: item.id as string,
+  tenantId: item.tenantId as string,
+  type: item.kpiType as KpiType,
+  name: item.name as string,
+  unit: item.unit as string | undefined,
+  createdAt: item.createdAt as string,
+});
+
+export const createKpi = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  input: { type: KpiType; name: string; unit?: string | undefined },
+): Promise<Kpi> => {
+  const kpi: Kpi = { id: uuidv7(), tenantId, ...input, createdAt: new Date().toISOString() };
+  const { type, ...rest } = kpi;
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.kpi(kpi.id), ...keys.kpiIndex(tenantId, kpi.id), type: 'KPI', kpiType: type, ...rest },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return kpi;
+};
+
+/** The KPI if it belongs to the tenant; another tenant's KPI is indistinguishable from a missing one. */
+export const getKpiOfTenant = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  kpiId: string,
+): Promise<Kpi | undefined> => {
+  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.kpi(kpiId) }));
+  return Item && Item.tenantId === tenantId ? toKpi(Item) : undefined;
+};
+
+export const listKpis = (db: Database, tenantId: string, page: PageRequest): Promise<Page<Kpi>> => {
+  const { gsi1pk, gsi1skPrefix } = keys.kpisOfTenant(tenantId);
+  return queryPage(
+    db,
+    {
+      IndexName: GSI1,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': gsi1pk, ':prefix': gsi1skPrefix },
+    },
+    { gsi1pk },
+    page,
+    toKpi,
+  );
+};

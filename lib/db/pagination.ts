@@ -1,0 +1,79 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { AppError } from '../errors';
+import type { Database } from './client';
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** The list envelope of every collection: without `nextCursor` the list is complete. */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** Query-string schema shared by every list endpoint. */
+export const pageQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number()
+    .int('limit must be an integer')
+    .min(1, 'limit must be at least 1')
+    .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
+    .default(DEFAULT_PAGE_SIZE),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+
+const encodeCursor = (key: Record<string, unknown>): string =>
+  Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+
+const invalidCursor = () =>
+  new AppError('VALIDATION_FAILED', 'The cursor is invalid; use the nextCursor of the previous page.', {
+    errors: [{ path: 'cursor', message: 'Invalid cursor' }],
+  });
+
+/**
+ * Cursors are DynamoDB's LastEvaluatedKey, base64url-encoded. A decoded cursor must belong to the
+ * partition being queried: otherwise a hand-made cursor could point a query at another tenant's items.
+ */
+const decodeCursor = (cursor: string, partition: Record<string, string>): Record<string, string> => {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  const parsed = z.record(z.string(), z.string()).safeParse(decoded);
+  if (!parsed.success) throw invalidCursor();
+  for (const [name, value] of Object.entries(partition)) {
+    if (parsed.data[name] !== value) throw invalidCursor();
+  }
+  return parsed.data;
+};
+
+/**
+ * Runs one page of a Query. `partition` names the partition-key attribute and value of the query,
+ * used to check cursors.
+ */
+export const queryPage = async <T>(
+  { client, tableName }: Database,
+  input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>,
+  partition: Record<string, string>,
+  page: PageRequest,
+  toItem: (item: Record<string, unknown>) => T,
+): Promise<Page<T>> => {
+  const result = await client.send(
+    new QueryCommand({
+      ...input,
+      TableName: tableName,
+      Limit: page.limit,
+      ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor, partition) : undefined,
+    }),
+  );
+  const items = (result.Items ?? []).map(toItem);
+  return result.LastEvaluatedKey ? { items, nextCursor: encodeCursor(result.LastEvaluatedKey) } : { items };
+};

@@ -1,0 +1,44 @@
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import tableDefinition from '../../infra/table.json';
+import type { Database } from './client';
+
+/**
+ * Creates the table from `infra/table.json`, the same file serverless.yml deploys as its
+ * CloudFormation resource, so local runs and tests use exactly the deployed key schema and index.
+ */
+export const createTable = async ({ client, tableName }: Database): Promise<void> => {
+  const {
+    TimeToLiveSpecification: ttl,
+    PointInTimeRecoverySpecification: _pitr,
+    SSESpecification: _sse,
+    ...definition
+  } = tableDefinition;
+  await client.send(
+    new CreateTableCommand({ ...(definition as CreateTableCommandInput), TableName: tableName }),
+  );
+  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: ttl }));
+};
+
+export const deleteTable = async ({ client, tableName }: Database): Promise<void> => {
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+};
+
+/** Resolves once the endpoint answers; DynamoDB Local needs a few seconds after the JVM starts. */
+export const waitForDynamoDb = async ({ client }: Database, timeoutMs = 30_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error('DynamoDB did not answer in time', { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+};

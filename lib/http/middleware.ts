@@ -1,0 +1,127 @@
+import type { MiddlewareObj } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError, type ErrorCode, errorCatalog, problemType } from '../errors';
+import { describeError, logger } from '../logger';
+import { header } from './responses';
+
+/**
+ * Largest JSON body any endpoint accepts. A full push batch (50 measurements) is about 12 KB; the
+ * margin covers pretty-printing. API Gateway itself would accept up to 10 MB.
+ */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** RFC 9457 §3: problem details, sent as application/problem+json. */
+export const problemResponse = (error: AppError, requestId?: string): APIGatewayProxyResult => {
+  const { status, title } = errorCatalog[error.code];
+  const body = {
+    type: problemType(error.code),
+    title,
+    status,
+    detail: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...error.extensions,
+    ...(requestId ? { requestId } : {}),
+  };
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...error.headers },
+    body: JSON.stringify(body),
+  };
+};
+
+/** DynamoDB answers that mean "try again shortly", not "this request is wrong". */
+const retryableNames = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+  'TimeoutError',
+]);
+const retryableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+const isBodyParserError = (error: unknown): error is Error & { statusCode: number } =>
+  error instanceof Error &&
+  (error.cause as { package?: string } | undefined)?.package === '@middy/http-json-body-parser';
+
+/** Turns anything thrown into a domain error; unknown errors become a generic 500. */
+export const toAppError = (error: unknown): AppError => {
+  if (error instanceof AppError) return error;
+  if (isBodyParserError(error)) {
+    // middy answers malformed JSON with 415; it is a bad request (RFC 9110 §15.5.1), not a media type problem.
+    return error.message === 'Unsupported Media Type'
+      ? new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send Content-Type: application/json.', { cause: error })
+      : new AppError('MALFORMED_REQUEST', 'The request body is not valid JSON.', { cause: error });
+  }
+  const name = error instanceof Error ? error.name : '';
+  const code = (error as { code?: string } | null)?.code ?? '';
+  if (retryableNames.has(name) || retryableCodes.has(code)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is busy or unavailable. Retry the request.', {
+      headers: { 'Retry-After': '1' },
+      cause: error,
+    });
+  }
+  return new AppError('INTERNAL', 'An unexpected error occurred.', { cause: error });
+};
+
+const GENERIC_5XX_DETAIL: Partial<Record<ErrorCode, string>> = {
+  INTERNAL: 'An unexpected error occurred. If it persists, contact support with the requestId.',
+  SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Retry after the time in Retry-After.',
+};
+
+/**
+ * The one place where errors become HTTP responses. Register it first so its `onError` runs last
+ * (middy runs `onError` in reverse order) and sees errors from every other middleware.
+ * 4xx problems carry the domain detail; 5xx problems carry a fixed text and a request id, never the
+ * internal message or stack, which go to the log instead.
+ */
+export const httpErrorHandler = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  onError: async (request) => {
+    if (request.response && request.error === null) return;
+    const error = toAppError(request.error);
+    const requestId = request.context?.awsRequestId;
+    if (error.status >= 500) {
+      logger.error('request failed', {
+        requestId,
+        resource: request.event?.resource,
+        method: request.event?.httpMethod,
+        ...describeError(error.cause ?? error),
+      });
+      const generic = new AppError(error.code, GENERIC_5XX_DETAIL[error.code] ?? 'Server error.', {
+        headers: error.headers,
+      });
+      request.response = problemResponse(generic, requestId);
+      return;
+    }
+    request.response = problemResponse(error, requestId);
+  },
+});
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+
+/** Checks what middy's JSON parser leaves open, so each case gets its own clear 4xx. */
+const requestBodyGuard = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request) => {
+    const { event } = request;
+    const contentType = header(event, 'content-type');
+    if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type must be application/json, got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'}.`,
+      );
+    }
+    const raw = event.body ?? '';
+    const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+    if (bytes > MAX_BODY_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+    }
+    if (raw.trim() === '') {
+      throw new AppError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.');
+    }
+  },
+});
+
+/** Content-Type, size and emptiness checks, then middy's JSON parser. */
+export const jsonBody = () => [requestBodyGuard(), httpJsonBodyParser()];

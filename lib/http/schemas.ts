@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { pageQuerySchema } from '../db/pagination';
+import type { JsonEvent } from './types';
+import { parseInput } from './validation';
+
+/** Spec 2.2. The password is not trimmed or normalized beyond NFC: it is compared as typed. */
+export const loginSchema = z.strictObject({
+  email: z.email('email must be an e-mail address').max(254),
+  password: z.string().min(1, 'password is required').max(1024),
+});
+
+/** Spec 2.4. */
+export const refreshSchema = z.strictObject({
+  refreshToken: z.string().min(1, 'refreshToken is required').max(4096),
+});
+
+/** `?limit=&cursor=` of every list endpoint. */
+export const parsePageQuery = (event: Pick<JsonEvent, 'queryStringParameters'>) =>
+  parseInput(pageQuerySchema, event.queryStringParameters ?? {}, { what: 'query string' });

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import { AppError, type FieldError } from '../errors';
+
+/** Renders a zod path the way clients write it: `measurements[3].actual`. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((out, part) => {
+    if (typeof part === 'number') return `${out}[${part}]`;
+    const name = String(part);
+    return out === '' ? name : `${out}.${name}`;
+  }, '');
+
+const toFieldErrors = (issues: ReadonlyArray<z.core.$ZodIssue>, root: string): FieldError[] =>
+  issues.flatMap((issue) => {
+    const base = formatPath(issue.path);
+    const prefixed = (path: string) => (root === '' ? path : path === '' ? root : `${root}.${path}`);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: prefixed(base === '' ? key : `${base}.${key}`),
+        message: 'Unknown field',
+      }));
+    }
+    return [{ path: prefixed(base) || '(body)', message: issue.message }];
+  });
+
+/**
+ * Parses request input with a strict schema. Every offending field is reported at once, so a client
+ * fixes its request in one round instead of one error at a time.
+ */
+export const parseInput = <S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  { root = '', what = 'request body' }: { root?: string; what?: string } = {},
+): z.infer<S> => {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = toFieldErrors(result.error.issues, root);
+  throw new AppError('VALIDATION_FAILED', `The ${what} has ${errors.length} invalid field(s).`, { errors });
+};

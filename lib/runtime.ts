@@ -1,0 +1,22 @@
+import { createTokenService } from './auth/tokens';
+import { parseConfig } from './config';
+import { createDatabase } from './db/client';
+
+/**
+ * Module-scope dependencies of the Lambda handlers, built once per container at cold start.
+ * Handlers import from here; `lib/` services receive these as arguments and never import this file.
+ */
+export const config = parseConfig(process.env);
+
+export const db = createDatabase({
+  tableName: config.TABLE_NAME,
+  region: config.AWS_REGION,
+  endpoint: config.DYNAMODB_ENDPOINT,
+});
+
+export const tokens = createTokenService({
+  secret: config.JWT_SECRET,
+  issuer: config.JWT_ISSUER,
+  audience: config.JWT_AUDIENCE,
+  refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+});

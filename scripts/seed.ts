@@ -1,0 +1,138 @@
+import { hashPassword } from '../lib/auth/passwords';
+import type { Role } from '../lib/auth/roles';
+import type { Database } from '../lib/db/client';
+import { createKpi } from '../lib/db/kpis';
+import { createStrategicCycle } from '../lib/db/strategic-cycles';
+import { createTenant } from '../lib/db/tenants';
+import { createUser } from '../lib/db/users';
+import { type Feature, KPI_TYPES, type KpiType, type Plan } from '../lib/domain';
+
+/** The shape of `.local/seed.json`: a contract that other tooling (tests, demos) reads. */
+export interface SeedFile {
+  baseUrl: string;
+  tenants: SeedTenant[];
+}
+
+export interface SeedTenant {
+  id: string;
+  name: string;
+  plan: Plan;
+  active: boolean;
+  features: Feature[];
+  users: { id: string; email: string; password: string; role: Role }[];
+  kpis: { id: string; type: KpiType; name: string }[];
+  strategicCycles: { id: string; name: string }[];
+  apiKeys: { id: string; key: string; prefix: string; status: 'active' | 'revoked' | 'expired' }[];
+}
+
+interface TenantPlan {
+  name: string;
+  plan: Plan;
+  active: boolean;
+  features: Feature[];
+  users: { email: string; role: Role }[];
+  kpis: { type: KpiType; name: string }[];
+  cycles: string[];
+}
+
+/** Demo passwords for the local stack only; the README prints them too. */
+export const DEMO_PASSWORD = 'demo-password-1';
+
+const PUSH: Feature[] = ['kpi_push_measurement'];
+
+const demoTenants: TenantPlan[] = [
+  {
+    name: 'Acme Corporation',
+    plan: 'business',
+    active: true,
+    features: PUSH,
+    users: [
+      { email: 'admin@acme.example', role: 'ADMIN' },
+      { email: 'editor@acme.example', role: 'EDITOR' },
+      { email: 'viewer@acme.example', role: 'VIEWER' },
+    ],
+    kpis: KPI_TYPES.map((type) => ({ type, name: `Acme ${type.toLowerCase().replaceAll('_', ' ')}` })),
+    cycles: ['Strategy 2026', 'Strategy 2027'],
+  },
+  {
+    name: 'Globex (free plan)',
+    plan: 'free',
+    active: true,
+    features: PUSH,
+    users: [{ email: 'admin@globex.example', role: 'ADMIN' }],
+    kpis: [
+      { type: 'BSC_KPI', name: 'Monthly recurring revenue' },
+      { type: 'OKR_KEY_RESULT', name: 'Deployments per week' },
+    ],
+    cycles: ['FY 2026', 'FY 2027'],
+  },
+  {
+    name: 'Initech (push not in plan)',
+    plan: 'free',
+    active: true,
+    features: [],
+    users: [{ email: 'admin@initech.example', role: 'ADMIN' }],
+    kpis: [{ type: 'KPI_DEFINITION', name: 'TPS reports filed' }],
+    cycles: ['2026'],
+  },
+  {
+    name: 'Umbrella (inactive)',
+    plan: 'business',
+    active: false,
+    features: PUSH,
+    users: [{ email: 'admin@umbrella.example', role: 'ADMIN' }],
+    kpis: [{ type: 'THEME_KPI', name: 'Incidents contained' }],
+    cycles: ['2026'],
+  },
+];
+
+const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> => {
+  const tenant = await createTenant(db, {
+    name: plan.name,
+    plan: plan.plan,
+    features: plan.features,
+    active: plan.active,
+  });
+  const users = [];
+  for (const { email, role } of plan.users) {
+    const passwordHash = await hashPassword(DEMO_PASSWORD);
+    const user = await createUser(db, { tenantId: tenant.id, email, role, passwordHash });
+    users.push({ id: user.id, email: user.email, password: DEMO_PASSWORD, role });
+  }
+  const kpis = [];
+  for (const input of plan.kpis) {
+    const kpi = await createKpi(db, tenant.id, input);
+    kpis.push({ id: kpi.id, type: kpi.type, name: kpi.name });
+  }
+  const strategicCycles = [];
+  for (const [index, name] of plan.cycles.entries()) {
+    const year = 2026 + index;
+    const cycle = await createStrategicCycle(db, tenant.id, {
+      name,
+      startDate: `${year}-01-01`,
+      endDate: `${year}-12-31`,
+    });
+    strategicCycles.push({ id: cycle.id, name: cycle.name });
+  }
+  return { ...tenant, users, kpis, strategicCycles, apiKeys: [] };
+};
+
+/** Writes the demo tenants through the same repository functions the service and admin CLI use. */
+export const seedDemoData = async (db: Database, baseUrl: string): Promise<SeedFile> => {
+  const tenants = [];
+  for (const plan of demoTenants) tenants.push(await seedTenant(db, plan));
+  return {
+    baseUrl,
+    tenants: tenants.map(({ id, name, plan, active, features, users, kpis, strategicCycles, apiKeys }) => ({
+      id,
+      name,
+      plan,
+      active,
+      features,
+      users,
+      kpis,
+      strategicCycles,
+      apiKeys,
+    })),
+  };
+};

@@ -1,0 +1,136 @@
+/**
+ * `npm start`: the whole service on this machine.
+ * 1. DynamoDB Local in memory (DYNAMODB_PORT, default 8000)
+ * 2. the table from infra/table.json, 3. demo data, written to SEED_FILE (default .local/seed.json)
+ * 4. serverless-offline on PORT (default 3000) with LAMBDA_PORT (default 3002)
+ * Ctrl-C (SIGINT) or SIGTERM stops everything, by process group.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createDatabase } from '../lib/db/client';
+import { createTable } from '../lib/db/table';
+import { type RunningDynamoDb, startDynamoDbLocal, stopGroup, stopGroupAndWait } from './processes';
+import { DEMO_PASSWORD, seedDemoData } from './seed';
+
+const root = resolve(__dirname, '..');
+const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
+const httpPort = Number(process.env.PORT ?? 3000);
+const lambdaPort = Number(process.env.LAMBDA_PORT ?? 3002);
+const seedFile = resolve(process.env.SEED_FILE ?? join(root, '.local', 'seed.json'));
+const stage = 'local';
+const tableName = `strategy-service-${stage}`;
+const baseUrl = `http://localhost:${httpPort}/api`;
+
+/** One secret per checkout, generated on first start, unless JWT_SECRET is set. */
+const localJwtSecret = (): string => {
+  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
+  const file = join(root, '.local', 'jwt-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+};
+
+let dynamo: RunningDynamoDb | undefined;
+let offline: ChildProcess | undefined;
+let stopping = false;
+
+const shutdown = async (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all([stopGroupAndWait(offline), dynamo?.stop()]);
+  process.exit(code);
+};
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+// Last resort if this process dies another way: never leave a JVM or Lambda worker behind.
+process.on('exit', () => {
+  stopGroup(offline, 'SIGKILL');
+  stopGroup(dynamo?.process, 'SIGKILL');
+});
+
+const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 120_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`serverless offline did not answer on ${url}`);
+};
+
+const main = async () => {
+  console.log(`Starting DynamoDB Local on port ${dynamoPort} ...`);
+  dynamo = await startDynamoDbLocal(dynamoPort);
+  const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
+  await createTable(db);
+  const seed = await seedDemoData(db, baseUrl);
+  mkdirSync(dirname(seedFile), { recursive: true });
+  writeFileSync(seedFile, `${JSON.stringify(seed, null, 2)}\n`);
+
+  console.log(`Starting serverless offline on port ${httpPort} ...`);
+  offline = spawn(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'serverless', 'bin', 'serverless.js'),
+      'offline',
+      'start',
+      '--stage',
+      stage,
+      '--httpPort',
+      String(httpPort),
+      '--lambdaPort',
+      String(lambdaPort),
+    ],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', process.env.OFFLINE_LOG === 'quiet' ? 'ignore' : 'inherit', 'inherit'],
+      env: {
+        ...process.env,
+        JWT_SECRET: localJwtSecret(),
+        DYNAMODB_ENDPOINT: dynamo.endpoint,
+        AWS_REGION: 'eu-central-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        SLS_TELEMETRY_DISABLED: '1',
+      },
+    },
+  );
+  offline.once('exit', (code) => {
+    if (!stopping) {
+      console.error(`serverless offline exited (code ${code}); stopping.`);
+      void shutdown(1);
+    }
+  });
+  await waitForHttp(`http://127.0.0.1:${httpPort}/`, offline);
+
+  const logins = seed.tenants.flatMap((tenant) =>
+    tenant.users.map((user) => `  ${user.email.padEnd(26)} ${user.role.padEnd(7)} ${tenant.name}`),
+  );
+  console.log(
+    [
+      '',
+      `Strategy service is running: ${baseUrl}`,
+      `Demo data: ${seedFile}`,
+      `Demo logins (password "${DEMO_PASSWORD}"):`,
+      ...logins,
+      '',
+      'Press Ctrl-C to stop.',
+    ].join('\n'),
+  );
+};
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  void shutdown(1);
+});

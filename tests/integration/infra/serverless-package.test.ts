@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import tableDefinition from '../../../infra/table.json';
+
+/**
+ * `serverless package` must work offline and without AWS credentials, and its CloudFormation
+ * template is what a deploy would create: this reads it back.
+ */
+const root = resolve(__dirname, '..', '..', '..');
+let template: { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
+
+const resourcesOfType = (type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+beforeAll(async () => {
+  const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+  await promisify(execFile)(
+    process.execPath,
+    [join(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', out],
+    { cwd: root, env: { ...env, SLS_TELEMETRY_DISABLED: '1', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent' } },
+  );
+  template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+}, 120_000);
+
+describe('serverless package (CloudFormation template)', () => {
+  it('has one Lambda per function file, on nodejs22.x, without the JWT secret in the template', () => {
+    const functions = resourcesOfType('AWS::Lambda::Function');
+    const handlers = functions.map(([, fn]) => fn.Properties.Handler).sort();
+    expect(handlers).toEqual(
+      expect.arrayContaining([
+        'functions/list-kpis.handler',
+        'functions/list-measurements.handler',
+        'functions/list-strategic-cycles.handler',
+        'functions/login.handler',
+        'functions/refresh-token.handler',
+      ]),
+    );
+    for (const [, fn] of functions) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Environment.Variables.JWT_SECRET).toBe(
+        '{{resolve:ssm:/strategy-service/prod/jwt-secret}}',
+      );
+      expect(fn.Properties.Environment.Variables.TABLE_NAME).toBe('strategy-service-prod');
+    }
+  });
+
+  it('routes every path under the api/ prefix of a REST API', () => {
+    const paths = resourcesOfType('AWS::ApiGateway::Resource').map(([, r]) => r.Properties.PathPart);
+    expect(paths).toEqual(
+      expect.arrayContaining(['api', 'auth', 'login', 'refresh-token', 'strategic-cycles', 'kpis']),
+    );
+    expect(resourcesOfType('AWS::ApiGateway::RestApi')).toHaveLength(1);
+  });
+
+  it('creates the table from infra/table.json: keys, GSI, TTL, on-demand', () => {
+    const table = resourcesOfType('AWS::DynamoDB::Table')[0]![1];
+    expect(table.Properties.TableName).toBe('strategy-service-prod');
+    expect(table.Properties.KeySchema).toEqual(tableDefinition.KeySchema);
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual(tableDefinition.GlobalSecondaryIndexes);
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+  });
+
+  it('grants DynamoDB item actions on this table and its indexes only (no Scan, no wildcard)', () => {
+    const role = resourcesOfType('AWS::IAM::Role')[0]![1];
+    const statements = role.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+    const dynamo = statements.filter((s: any) =>
+      [s.Action].flat().some((a: string) => a.startsWith('dynamodb:')),
+    );
+    expect(dynamo).toHaveLength(1);
+    const [statement] = dynamo;
+    expect(statement.Action).not.toContain('dynamodb:*');
+    expect(statement.Action).not.toContain('dynamodb:Scan');
+    expect(statement.Action).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(JSON.stringify(statement.Resource)).not.toContain('"*"');
+    expect(statement.Resource).toEqual([
+      { 'Fn::GetAtt': ['Table', 'Arn'] },
+      { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi1']] },
+    ]);
+  });
+});

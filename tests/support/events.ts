@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+
+export interface EventInput {
+  method?: string;
+  path?: string;
+  resource?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  pathParameters?: Record<string, string>;
+  /** An object is sent as JSON with `Content-Type: application/json`; a string is sent as is. */
+  body?: unknown;
+}
+
+/** An API Gateway REST (v1) proxy event, as API Gateway and serverless-offline deliver it. */
+export const apiEvent = ({
+  method = 'GET',
+  path = '/',
+  resource = path,
+  headers = {},
+  query,
+  pathParameters,
+  body,
+}: EventInput = {}): APIGatewayProxyEvent => {
+  const isJson = body !== undefined && typeof body !== 'string';
+  const allHeaders = isJson ? { 'Content-Type': 'application/json', ...headers } : headers;
+  return {
+    httpMethod: method,
+    path,
+    resource,
+    headers: allHeaders,
+    multiValueHeaders: Object.fromEntries(Object.entries(allHeaders).map(([k, v]) => [k, [v]])),
+    queryStringParameters: query ?? null,
+    multiValueQueryStringParameters: query
+      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]]))
+      : null,
+    pathParameters: pathParameters ?? null,
+    stageVariables: null,
+    body: body === undefined ? null : isJson ? JSON.stringify(body) : (body as string),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'test',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: method,
+      identity: {
+        sourceIp: '127.0.0.1',
+        userAgent: 'vitest',
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      path,
+      stage: 'test',
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'test',
+      resourcePath: resource,
+    },
+  };
+};
+
+export const lambdaContext = (): Context => ({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'test',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:test',
+  memoryLimitInMB: '1024',
+  awsRequestId: randomUUID(),
+  logGroupName: '/aws/lambda/test',
+  logStreamName: 'test',
+  getRemainingTimeInMillis: () => 10_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+export type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export interface InvokeResult {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** Invokes a handler like API Gateway does and parses the JSON answer. */
+export const invoke = async (handler: unknown, input: EventInput): Promise<InvokeResult> => {
+  const result = await (handler as Handler)(apiEvent(input), lambdaContext());
+  const headers = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
+  );
+  return { status: result.statusCode, headers, body: result.body ? JSON.parse(result.body) : undefined };
+};

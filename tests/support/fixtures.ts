@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { hashPassword } from '../../lib/auth/passwords';
+import type { Role } from '../../lib/auth/roles';
+import type { Database } from '../../lib/db/client';
+import { keys } from '../../lib/db/keys';
+import { createKpi, type Kpi } from '../../lib/db/kpis';
+import { createStrategicCycle } from '../../lib/db/strategic-cycles';
+import { createTenant, type Tenant } from '../../lib/db/tenants';
+import { createUser, type User } from '../../lib/db/users';
+import { type Feature, KPI_TYPES, type KpiType, type Plan } from '../../lib/domain';
+import { db, tokens } from '../../lib/runtime';
+
+export { db, tokens };
+
+export interface TestUser extends User {
+  password: string;
+  token: string;
+}
+
+export interface TestTenant {
+  tenant: Tenant;
+  users: Record<Role, TestUser>;
+  kpis: Kpi[];
+}
+
+export interface TenantOptions {
+  plan?: Plan;
+  features?: Feature[];
+  active?: boolean;
+  kpiTypes?: KpiType[];
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+const addUser = async (database: Database, tenantId: string, role: Role): Promise<TestUser> => {
+  const password = `pw-${randomUUID()}`;
+  const user = await createUser(database, {
+    tenantId,
+    email: `${role.toLowerCase()}-${randomUUID()}@example.test`,
+    role,
+    passwordHash: await hashPassword(password),
+  });
+  const token = await tokens.issueAccessToken({ userId: user.id, tenantId, role, email: user.email });
+  return { ...user, password, token };
+};
+
+/** A tenant with one user of each role (with access tokens) and one KPI per requested type. */
+export const createTestTenant = async ({
+  plan = 'business',
+  features = ['kpi_push_measurement'],
+  active = true,
+  kpiTypes = KPI_TYPES,
+}: TenantOptions = {}): Promise<TestTenant> => {
+  const tenant = await createTenant(db, { name: `Tenant ${randomUUID()}`, plan, features, active });
+  const [ADMIN, EDITOR, VIEWER] = await Promise.all(
+    (['ADMIN', 'EDITOR', 'VIEWER'] as const).map((role) => addUser(db, tenant.id, role)),
+  );
+  const kpis = [];
+  for (const type of kpiTypes) kpis.push(await createKpi(db, tenant.id, { type, name: `${type} KPI` }));
+  return {
+    tenant,
+    users: { ADMIN: ADMIN as TestUser, EDITOR: EDITOR as TestUser, VIEWER: VIEWER as TestUser },
+    kpis,
+  };
+};
+
+export const createTestCycles = (tenantId: string, names: string[]) =>
+  Promise.all(
+    names.map((name) =>
+      createStrategicCycle(db, tenantId, { name, startDate: '2026-01-01', endDate: '2026-12-31' }),
+    ),
+  );
+
+/** Writes a measurement item directly, for read tests that must not depend on the push endpoints. */
+export const putMeasurement = async (kpi: Kpi, periodStart: string, periodEnd: string, actual: number) => {
+  const now = new Date().toISOString();
+  await db.client.send(
+    new PutCommand({
+      TableName: db.tableName,
+      Item: {
+        ...keys.measurement(kpi.id, periodStart, periodEnd),
+        type: 'MEASUREMENT',
+        id: randomUUID(),
+        tenantId: kpi.tenantId,
+        kpiId: kpi.id,
+        kpiType: kpi.type,
+        actual,
+        periodStart,
+        periodEnd,
+        createdAt: now,
+        updatedAt: now,
+      },
+    }),
+  );
+};

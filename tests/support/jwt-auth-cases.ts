@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROLES, type Role } from '../../lib/auth/roles';
+import type { InvokeResult } from './events';
+import { bearer, createTestTenant, type TestTenant, tokens } from './fixtures';
+
+type Call = (headers: Record<string, string>, tenant: TestTenant) => Promise<InvokeResult>;
+
+const secret = () => new TextEncoder().encode(process.env.JWT_SECRET);
+
+const claimsFor = (tenant: TestTenant) => {
+  const user = tenant.users.ADMIN;
+  return { tenant_id: tenant.tenant.id, role: 'ADMIN', email: user.email, token_use: 'access' };
+};
+
+const sign = (
+  tenant: TestTenant,
+  {
+    key = secret(),
+    typ = 'at+jwt',
+    iss = 'strategy-service',
+    aud = 'strategy-service-api',
+    exp = '1h',
+    iat,
+  }: {
+    key?: Uint8Array;
+    typ?: string;
+    iss?: string;
+    aud?: string;
+    exp?: string | number;
+    iat?: number;
+  } = {},
+) =>
+  new SignJWT(claimsFor(tenant))
+    .setProtectedHeader({ alg: 'HS256', typ })
+    .setSubject(tenant.users.ADMIN.id)
+    .setIssuer(iss)
+    .setAudience(aud)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .setJti(randomUUID())
+    .sign(key);
+
+const expectUnauthenticated = (result: InvokeResult) => {
+  expect(result.status).toBe(401);
+  expect(result.headers['content-type']).toBe('application/problem+json');
+  expect(result.headers['www-authenticate']).toMatch(/^Bearer /);
+  expect(result.body.type).toMatch(/\/unauthenticated$/);
+};
+
+/**
+ * The authentication and authorization cases every JWT route must pass (spec 5.1, RFC 8725).
+ * `call` sends an otherwise valid request for the given tenant with the given auth headers.
+ */
+export const describeJwtAuth = (
+  route: string,
+  call: Call,
+  { roles = ROLES }: { roles?: readonly Role[] } = {},
+) =>
+  describe(`${route}: JWT authentication (shared cases)`, () => {
+    let tenant: TestTenant;
+    beforeAll(async () => {
+      tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+    });
+
+    it('401 without Authorization header, with WWW-Authenticate: Bearer', async () => {
+      expectUnauthenticated(await call({}, tenant));
+    });
+
+    it('401 for another scheme or a malformed header', async () => {
+      expectUnauthenticated(await call({ Authorization: `Basic ${tenant.users.ADMIN.token}` }, tenant));
+      expectUnauthenticated(await call({ Authorization: 'Bearer' }, tenant));
+      expectUnauthenticated(await call({ Authorization: 'Bearer not a token' }, tenant));
+    });
+
+    it('401 for a token whose payload was altered', async () => {
+      const [header, payload, signature] = tenant.users.VIEWER.token.split('.') as [string, string, string];
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const forged = Buffer.from(JSON.stringify({ ...claims, role: 'ADMIN' })).toString('base64url');
+      expectUnauthenticated(await call(bearer(`${header}.${forged}.${signature}`), tenant));
+    });
+
+    it('401 for a token signed with another key', async () => {
+      const token = await sign(tenant, { key: new TextEncoder().encode('x'.repeat(48)) });
+      expectUnauthenticated(await call(bearer(token), tenant));
+    });
+
+    it('401 for an unsigned token (alg "none")', async () => {
+      const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const now = Math.floor(Date.now() / 1000);
+      const token = `${encode({ alg: 'none', typ: 'at+jwt' })}.${encode({
+        ...claimsFor(tenant),
+        sub: tenant.users.ADMIN.id,
+        iss: 'strategy-service',
+        aud: 'strategy-service-api',
+        iat: now,
+        exp: now + 3600,
+        jti: randomUUID(),
+      })}.`;
+      expectUnauthenticated(await call(bearer(token), tenant));
+    });
+
+    it('401 for an expired token, saying so', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const token = await sign(tenant, { iat: now - 86_500, exp: now - 100 });
+      const result = await call(bearer(token), tenant);
+      expectUnauthenticated(result);
+      expect(result.body.detail).toMatch(/expired/);
+    });
+
+    it('401 for a wrong issuer, audience or token type', async () => {
+      expectUnauthenticated(await call(bearer(await sign(tenant, { iss: 'someone-else' })), tenant));
+      expectUnauthenticated(await call(bearer(await sign(tenant, { aud: 'another-api' })), tenant));
+      expectUnauthenticated(await call(bearer(await sign(tenant, { typ: 'JWT' })), tenant));
+    });
+
+    it('401 for a refresh token used as an access token', async () => {
+      const refreshToken = await tokens.issueRefreshToken({
+        userId: tenant.users.ADMIN.id,
+        tenantId: tenant.tenant.id,
+      });
+      expectUnauthenticated(await call(bearer(refreshToken), tenant));
+    });
+
+    it("403 when X-Tenant-ID names another tenant; accepted when it is the token's tenant", async () => {
+      const mismatch = await call(
+        { ...bearer(tenant.users.ADMIN.token), 'X-Tenant-ID': randomUUID() },
+        tenant,
+      );
+      expect(mismatch.status).toBe(403);
+      expect(mismatch.body.type).toMatch(/\/tenant-mismatch$/);
+      const match = await call(
+        { ...bearer(tenant.users.ADMIN.token), 'x-tenant-id': tenant.tenant.id },
+        tenant,
+      );
+      expect(match.status).toBeLessThan(400);
+    });
+
+    for (const role of ROLES) {
+      const allowed = roles.includes(role);
+      it(`${role} ${allowed ? 'is allowed' : 'gets 403'}`, async () => {
+        const result = await call(bearer(tenant.users[role].token), tenant);
+        if (allowed) {
+          expect(result.status).toBeLessThan(400);
+        } else {
+          expect(result.status).toBe(403);
+          expect(result.body.type).toMatch(/\/forbidden$/);
+        }
+      });
+    }
+  });

@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort, stopGroupAndWait } from '../../scripts/processes';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    seedFile: string;
+  }
+}
+
+/**
+ * Starts the real local stack, exactly as `npm start` does (scripts/start.ts), on free ports and with
+ * its own seed file, then hands the base URL to the end-to-end tests.
+ */
+export async function setup(project: TestProject) {
+  const root = resolve(__dirname, '..', '..');
+  const [httpPort, lambdaPort, dynamoPort] = [await freePort(), await freePort(), await freePort()];
+  const seedFile = join(mkdtempSync(join(tmpdir(), 'strategy-e2e-')), 'seed.json');
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PORT: String(httpPort),
+      LAMBDA_PORT: String(lambdaPort),
+      DYNAMODB_PORT: String(dynamoPort),
+      SEED_FILE: seedFile,
+      OFFLINE_LOG: 'quiet',
+    },
+  });
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+
+  const baseUrl = `http://localhost:${httpPort}/api`;
+  const deadline = Date.now() + 150_000;
+  while (!output.includes('Strategy service is running')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stopGroupAndWait(child);
+      throw new Error(`The local stack did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!existsSync(seedFile) || !readFileSync(seedFile, 'utf8').includes(baseUrl)) {
+    throw new Error(`Seed file ${seedFile} missing or without ${baseUrl}`);
+  }
+  project.provide('baseUrl', baseUrl);
+  project.provide('seedFile', seedFile);
+  return () => stopGroupAndWait(child, 10_000);
+}

@@ -1,0 +1,38 @@
+import { defineConfig } from 'vitest/config';
+
+// The AWS SDK warns about Node 20 at load time, also in global setups; the warning is known (README).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/**
+ * Three projects, one `vitest run`:
+ * - unit: pure functions, no I/O;
+ * - integration: handlers invoked in-process against DynamoDB Local (one JVM for the run, one table per file);
+ * - e2e: the real local stack (`scripts/start.ts`: DynamoDB Local + serverless-offline) over HTTP.
+ * Every server a test starts binds free ports, so a developer's `npm start` may keep running.
+ */
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'silent' },
+    projects: [
+      { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          globalSetup: ['tests/support/dynamodb-global-setup.ts'],
+          setupFiles: ['tests/support/integration-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          globalSetup: ['tests/support/local-stack-global-setup.ts'],
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
