@@ -3,6 +3,9 @@ export const Plan = { FREE: 'free', BUSINESS: 'business', ENTERPRISE: 'enterpris
 export type Plan = (typeof Plan)[keyof typeof Plan];
 export const PLANS = Object.values(Plan) as [Plan, ...Plan[]];
 
+/** Spec 8: active API keys a tenant may hold; `null` is unlimited. */
+export const API_KEY_LIMITS: Record<Plan, number | null> = { free: 3, business: 5, enterprise: null };
+
 /** Plan features named by the spec (section 1). */
 export const Feature = {
   KPI_PUSH_MEASUREMENT: 'kpi_push_measurement',

@@ -1,5 +1,6 @@
 import { hashPassword } from '../lib/auth/passwords';
 import type { Role } from '../lib/auth/roles';
+import { apiKeyStatus, createApiKey, revokeApiKey } from '../lib/db/api-keys';
 import type { Database } from '../lib/db/client';
 import { createKpi } from '../lib/db/kpis';
 import { createStrategicCycle } from '../lib/db/strategic-cycles';
@@ -33,6 +34,7 @@ interface TenantPlan {
   users: { email: string; role: Role }[];
   kpis: { type: KpiType; name: string }[];
   cycles: string[];
+  apiKeys: { name: string; state: 'active' | 'revoked' | 'expired' }[];
 }
 
 /** Demo passwords for the local stack only; the README prints them too. */
@@ -53,6 +55,11 @@ const demoTenants: TenantPlan[] = [
     ],
     kpis: KPI_TYPES.map((type) => ({ type, name: `Acme ${type.toLowerCase().replaceAll('_', ' ')}` })),
     cycles: ['Strategy 2026', 'Strategy 2027'],
+    apiKeys: [
+      { name: 'CI pipeline', state: 'active' },
+      { name: 'Old cron job', state: 'revoked' },
+      { name: 'Expired integration', state: 'expired' },
+    ],
   },
   {
     name: 'Globex (free plan)',
@@ -65,6 +72,7 @@ const demoTenants: TenantPlan[] = [
       { type: 'OKR_KEY_RESULT', name: 'Deployments per week' },
     ],
     cycles: ['FY 2026', 'FY 2027'],
+    apiKeys: [{ name: 'Deploy pipeline', state: 'active' }],
   },
   {
     name: 'Initech (push not in plan)',
@@ -74,6 +82,7 @@ const demoTenants: TenantPlan[] = [
     users: [{ email: 'admin@initech.example', role: 'ADMIN' }],
     kpis: [{ type: 'KPI_DEFINITION', name: 'TPS reports filed' }],
     cycles: ['2026'],
+    apiKeys: [{ name: 'Reporting job', state: 'active' }],
   },
   {
     name: 'Umbrella (inactive)',
@@ -83,6 +92,7 @@ const demoTenants: TenantPlan[] = [
     users: [{ email: 'admin@umbrella.example', role: 'ADMIN' }],
     kpis: [{ type: 'THEME_KPI', name: 'Incidents contained' }],
     cycles: ['2026'],
+    apiKeys: [{ name: 'Reporting job', state: 'active' }],
   },
 ];
 
@@ -114,7 +124,16 @@ const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> =
     });
     strategicCycles.push({ id: cycle.id, name: cycle.name });
   }
-  return { ...tenant, users, kpis, strategicCycles, apiKeys: [] };
+  const apiKeys = [];
+  for (const { name, state } of plan.apiKeys) {
+    // An expired key is seeded with an expiration date in the past, which only the library allows.
+    const expiresAt = state === 'expired' ? new Date(Date.now() - 86_400_000).toISOString() : null;
+    const created = await createApiKey(db, { tenantId: tenant.id, name, expiresAt });
+    if (state === 'revoked') await revokeApiKey(db, tenant.id, created.id);
+    const status = state === 'revoked' ? 'revoked' : apiKeyStatus(created);
+    apiKeys.push({ id: created.id, key: created.key, prefix: created.prefix, status });
+  }
+  return { ...tenant, users, kpis, strategicCycles, apiKeys };
 };
 
 /** Writes the demo tenants through the same repository functions the service and admin CLI use. */

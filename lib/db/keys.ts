@@ -9,10 +9,14 @@
  * | strategic cycle  | TENANT#<tid>        | CYCLE#<cid>                 |                |                   |
  * | KPI              | KPI#<kid>           | KPI                         | TENANT#<tid>   | KPI#<kid>         |
  * | measurement      | KPI#<kid>           | MEASUREMENT#<start>#<end>   |                |                   |
+ * | API key          | APIKEY#<sha256>     | APIKEY                      | TENANT#<tid>   | APIKEY#<keyId>    |
+ * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
- * the item's `tenantId`.
+ * the item's `tenantId`. API keys are keyed by the SHA-256 of the raw key, so verifying a key is one
+ * strongly consistent GetItem (a revocation is seen by the very next request); the index lists a
+ * tenant's keys. The slots item holds the tenant's active key ids and a version for the plan maximum.
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -31,6 +35,13 @@ export const keys = {
     sk: `MEASUREMENT#${periodStart}#${periodEnd}`,
   }),
   measurementsOfKpi: (kpiId: string) => ({ pk: `KPI#${kpiId}`, skPrefix: 'MEASUREMENT#' }),
+  apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  apiKeyIndex: (tenantId: string, keyId: string) => ({
+    gsi1pk: `TENANT#${tenantId}`,
+    gsi1sk: `APIKEY#${keyId}`,
+  }),
+  apiKeysOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'APIKEY#' }),
+  apiKeySlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'APIKEYSLOTS' }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };

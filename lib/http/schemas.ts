@@ -17,3 +17,16 @@ export const refreshSchema = z.strictObject({
 /** `?limit=&cursor=` of every list endpoint. */
 export const parsePageQuery = (event: Pick<JsonEvent, 'queryStringParameters'>) =>
   parseInput(pageQuerySchema, event.queryStringParameters ?? {}, { what: 'query string' });
+
+/** POST /api-keys. The expiration must lie in the future: a key born expired is a mistake. */
+export const createApiKeySchema = z.strictObject({
+  name: z.string().trim().min(1, 'name is required').max(100, 'name must be at most 100 characters'),
+  expiresAt: z.iso
+    .datetime({ offset: true, message: 'expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' })
+    .refine((value) => {
+      const at = Date.parse(value);
+      return Number.isNaN(at) || at > Date.now(); // an unparseable value is reported by the format check
+    }, 'expiresAt must be in the future')
+    .transform((value) => new Date(value).toISOString())
+    .nullish(),
+});

@@ -61,7 +61,8 @@ export const describeJwtAuth = (
   describe(`${route}: JWT authentication (shared cases)`, () => {
     let tenant: TestTenant;
     beforeAll(async () => {
-      tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+      // Enterprise: no key maximum, so routes that create a key per case never hit it.
+      tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
     });
 
     it('401 without Authorization header, with WWW-Authenticate: Bearer', async () => {

@@ -1,0 +1,173 @@
+/**
+ * Operator CLI: `npm run admin -- <command> [--options]`. Prints JSON, so it can be scripted.
+ * Works on the table named by TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT
+ * (default http://localhost:8000, the `npm start` DynamoDB Local); DYNAMODB_ENDPOINT=aws uses AWS
+ * with the usual credential chain. Every command calls the same lib functions as the service.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { apiKeyView } from '../lib/api-keys/views';
+import { hashPassword } from '../lib/auth/passwords';
+import { ROLES } from '../lib/auth/roles';
+import { createApiKey, listApiKeys, revokeApiKey } from '../lib/db/api-keys';
+import { createDatabase } from '../lib/db/client';
+import { createKpi } from '../lib/db/kpis';
+import { createStrategicCycle } from '../lib/db/strategic-cycles';
+import { createTenant, getTenant, updateTenant } from '../lib/db/tenants';
+import { createUser, normalizeEmail, updateUser } from '../lib/db/users';
+import { FEATURES, KPI_TYPES, PLANS } from '../lib/domain';
+import { parseInput } from '../lib/http/validation';
+
+const list = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.enum(FEATURES)));
+const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+const commands = {
+  'create-tenant': {
+    schema: z.strictObject({
+      name: z.string().min(1),
+      plan: z.enum(PLANS).default('free'),
+      features: list.default([]),
+      active: bool.default(true),
+    }),
+    run: (db, input) => createTenant(db, input),
+  },
+  'update-tenant': {
+    schema: z.strictObject({
+      tenant: z.string().min(1),
+      name: z.string().min(1).optional(),
+      plan: z.enum(PLANS).optional(),
+      features: list.optional(),
+      active: bool.optional(),
+    }),
+    run: (db, { tenant, ...patch }) => updateTenant(db, tenant, patch),
+  },
+  'get-tenant': {
+    schema: z.strictObject({ tenant: z.string().min(1) }),
+    run: (db, { tenant }) => getTenant(db, tenant),
+  },
+  'create-user': {
+    schema: z.strictObject({
+      tenant: z.string().min(1),
+      email: z.email(),
+      password: z.string().min(8),
+      role: z.enum(ROLES).default('VIEWER'),
+    }),
+    run: async (db, { tenant, email, password, role }) => {
+      const { passwordHash: _hash, ...user } = await createUser(db, {
+        tenantId: tenant,
+        email: normalizeEmail(email),
+        role,
+        passwordHash: await hashPassword(password),
+      });
+      return user;
+    },
+  },
+  'update-user': {
+    schema: z.strictObject({
+      tenant: z.string().min(1),
+      user: z.string().min(1),
+      role: z.enum(ROLES).optional(),
+      disabled: bool.optional(),
+    }),
+    run: async (db, { tenant, user, ...patch }) => {
+      const { passwordHash: _hash, ...updated } = await updateUser(db, tenant, user, patch);
+      return updated;
+    },
+  },
+  'create-kpi': {
+    schema: z.strictObject({ tenant: z.string().min(1), type: z.enum(KPI_TYPES), name: z.string().min(1) }),
+    run: (db, { tenant, type, name }) => createKpi(db, tenant, { type, name }),
+  },
+  'create-cycle': {
+    schema: z.strictObject({
+      tenant: z.string().min(1),
+      name: z.string().min(1),
+      start: z.iso.date(),
+      end: z.iso.date(),
+    }),
+    run: (db, { tenant, name, start, end }) =>
+      createStrategicCycle(db, tenant, { name, startDate: start, endDate: end }),
+  },
+  'create-api-key': {
+    schema: z.strictObject({
+      tenant: z.string().min(1),
+      name: z.string().min(1).max(100),
+      'expires-at': z.iso.datetime({ offset: true }).optional(),
+    }),
+    run: (db, { tenant, name, 'expires-at': expiresAt }) =>
+      createApiKey(db, { tenantId: tenant, name, expiresAt }),
+  },
+  'list-api-keys': {
+    schema: z.strictObject({ tenant: z.string().min(1) }),
+    run: async (db, { tenant }) => {
+      const page = await listApiKeys(db, tenant, { limit: 1000 });
+      return page.items.map((key) => apiKeyView(key));
+    },
+  },
+  'revoke-api-key': {
+    schema: z.strictObject({ tenant: z.string().min(1), id: z.string().min(1) }),
+    run: async (db, { tenant, id }) => {
+      await revokeApiKey(db, tenant, id);
+      return { id, status: 'revoked' };
+    },
+  },
+} satisfies Record<
+  string,
+  // biome-ignore lint/suspicious/noExplicitAny: each command's input type comes from its own schema
+  { schema: z.ZodType; run: (db: ReturnType<typeof createDatabase>, input: any) => Promise<unknown> }
+>;
+
+type CommandName = keyof typeof commands;
+
+const usage = () =>
+  [
+    'Usage: npm run admin -- <command> [--option value ...]',
+    '',
+    ...Object.entries(commands).map(
+      ([name, { schema }]) =>
+        `  ${name.padEnd(16)} ${Object.keys((schema as z.ZodObject).shape)
+          .map((option) => `--${option}`)
+          .join(' ')}`,
+    ),
+    '',
+    'Environment: TABLE_NAME (default strategy-service-local), DYNAMODB_ENDPOINT (default http://localhost:8000; "aws" for AWS)',
+  ].join('\n');
+
+const main = async () => {
+  const [name, ...args] = process.argv.slice(2);
+  const command = name && name in commands ? commands[name as CommandName] : undefined;
+  if (!command) {
+    console.error(usage());
+    process.exit(2);
+  }
+  const optionNames = Object.keys((command.schema as z.ZodObject).shape);
+  const { values } = parseArgs({
+    args,
+    options: Object.fromEntries(optionNames.map((option) => [option, { type: 'string' as const }])),
+  });
+  const input = parseInput(command.schema, values, { what: 'command line' });
+  const endpoint = process.env.DYNAMODB_ENDPOINT ?? 'http://localhost:8000';
+  const db = createDatabase({
+    tableName: process.env.TABLE_NAME ?? 'strategy-service-local',
+    region: process.env.AWS_REGION ?? 'eu-central-1',
+    endpoint: endpoint === 'aws' ? undefined : endpoint,
+  });
+  const result = await command.run(db, input as never);
+  console.log(JSON.stringify(result ?? null, null, 2));
+};
+
+main().catch((error) => {
+  const details = (error as { errors?: unknown }).errors;
+  console.error(
+    JSON.stringify({ error: error instanceof Error ? error.message : String(error), details }, null, 2),
+  );
+  process.exit(1);
+});

@@ -1,0 +1,218 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as createHandler } from '../../../functions/create-api-key';
+import { handler as listHandler } from '../../../functions/list-api-keys';
+import { handler as revokeHandler } from '../../../functions/revoke-api-key';
+import { hashApiKey, isWellFormedApiKey } from '../../../lib/api-keys/key-format';
+import { createApiKey, getApiKeyByHash } from '../../../lib/db/api-keys';
+import { updateTenant } from '../../../lib/db/tenants';
+import type { Plan } from '../../../lib/domain';
+import { invoke } from '../../support/events';
+import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { describeJwtAuth } from '../../support/jwt-auth-cases';
+
+const create = (headers: Record<string, string>, body: unknown = { name: 'CI pipeline' }) =>
+  invoke(createHandler, { method: 'POST', path: '/api/api-keys', headers, body });
+const list = (headers: Record<string, string>, query?: Record<string, string>) =>
+  invoke(listHandler, { path: '/api/api-keys', headers, query });
+const revoke = (headers: Record<string, string>, id: string) =>
+  invoke(revokeHandler, {
+    method: 'DELETE',
+    path: `/api/api-keys/${id}`,
+    resource: '/api/api-keys/{id}',
+    pathParameters: { id },
+    headers,
+  });
+
+const tenantOn = (plan: Plan) => createTestTenant({ plan, kpiTypes: [] });
+const admin = (tenant: TestTenant) => bearer(tenant.users.ADMIN.token);
+const statusOf = async (tenant: TestTenant, id: string) =>
+  (await list(admin(tenant))).body.items.find((key: { id: string }) => key.id === id)?.status;
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await tenantOn('business');
+});
+
+describe('API keys: happy path', () => {
+  it('POST creates an active key and shows the raw key once (spec 2.7)', async () => {
+    const expiresAt = new Date(Date.now() + 30 * 86400_000).toISOString();
+    const result = await create(admin(tenant), { name: 'Nightly export', expiresAt });
+    expect(result.status).toBe(201);
+    expect(Object.keys(result.body).sort()).toEqual([
+      'createdAt',
+      'expiresAt',
+      'id',
+      'key',
+      'name',
+      'prefix',
+      'status',
+    ]);
+    expect(result.body).toMatchObject({ name: 'Nightly export', status: 'active', expiresAt });
+    expect(isWellFormedApiKey(result.body.key)).toBe(true);
+    expect(result.body.prefix).toBe(result.body.key.slice(0, 8));
+  });
+
+  it('GET lists keys with computed status and never the key or its hash', async () => {
+    const created = await create(admin(tenant), { name: 'Listed' });
+    const result = await list(bearer(tenant.users.VIEWER.token));
+    expect(result.status).toBe(200);
+    const listed = result.body.items.find((key: { id: string }) => key.id === created.body.id);
+    expect(listed).toEqual({
+      id: created.body.id,
+      name: 'Listed',
+      prefix: created.body.prefix,
+      status: 'active',
+      createdAt: created.body.createdAt,
+      expiresAt: null,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const text = JSON.stringify(result.body);
+    expect(text).not.toContain(created.body.key);
+    expect(text).not.toContain(hashApiKey(created.body.key));
+  });
+
+  it('DELETE revokes at once; revoking again is 204 and it stays revoked', async () => {
+    const created = await create(admin(tenant), { name: 'To revoke' });
+    expect((await revoke(admin(tenant), created.body.id)).status).toBe(204);
+    expect(await statusOf(tenant, created.body.id)).toBe('revoked');
+    const stored = await getApiKeyByHash(db, hashApiKey(created.body.key));
+    expect(stored?.revokedAt).toEqual(expect.any(String));
+    const again = await revoke(admin(tenant), created.body.id);
+    expect(again.status).toBe(204);
+    expect((await getApiKeyByHash(db, hashApiKey(created.body.key)))?.revokedAt).toBe(stored?.revokedAt);
+  });
+
+  it('a key whose expiration date passed lists as expired, without any job', async () => {
+    const expired = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'Expired',
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    expect(await statusOf(tenant, expired.id)).toBe('expired');
+  });
+});
+
+describe('API keys: plan maximums (spec 8)', () => {
+  it.each([
+    ['free', 3],
+    ['business', 5],
+  ] as const)('%s plan: %i keys, then 409 naming the limit; revoking frees a slot', async (plan, limit) => {
+    const owner = await tenantOn(plan);
+    const ids = [];
+    for (let i = 0; i < limit; i++) {
+      const result = await create(admin(owner), { name: `key ${i}` });
+      expect(result.status).toBe(201);
+      ids.push(result.body.id);
+    }
+    const refused = await create(admin(owner), { name: 'one too many' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.type).toMatch(/\/api-key-limit-reached$/);
+    expect(refused.body.detail).toContain(String(limit));
+    expect(refused.body.limit).toBe(limit);
+    await revoke(admin(owner), ids[0]);
+    expect((await create(admin(owner), { name: 'after revoke' })).status).toBe(201);
+  });
+
+  it('enterprise: no maximum', async () => {
+    const owner = await tenantOn('enterprise');
+    for (let i = 0; i < 7; i++) expect((await create(admin(owner), { name: `key ${i}` })).status).toBe(201);
+  });
+
+  it('with one slot left, ten simultaneous creates produce exactly one key', async () => {
+    const owner = await tenantOn('free');
+    await create(admin(owner), { name: 'a' });
+    await create(admin(owner), { name: 'b' });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => create(admin(owner), { name: `race ${i}` })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(9);
+    const active = (await list(admin(owner))).body.items.filter(
+      (key: { status: string }) => key.status === 'active',
+    );
+    expect(active).toHaveLength(3);
+  });
+
+  it('expired keys do not count', async () => {
+    const owner = await tenantOn('free');
+    await createApiKey(db, {
+      tenantId: owner.tenant.id,
+      name: 'soon',
+      expiresAt: new Date(Date.now() + 1200).toISOString(),
+    });
+    await create(admin(owner), { name: 'b' });
+    await create(admin(owner), { name: 'c' });
+    expect((await create(admin(owner), { name: 'd' })).status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect((await create(admin(owner), { name: 'd' })).status).toBe(201);
+  });
+
+  it('a plan downgrade applies to the next create', async () => {
+    const owner = await tenantOn('business');
+    for (let i = 0; i < 3; i++) await create(admin(owner), { name: `k${i}` });
+    await updateTenant(db, owner.tenant.id, { plan: 'free' });
+    expect((await create(admin(owner), { name: 'fourth' })).status).toBe(409);
+  });
+});
+
+describe('API keys: errors', () => {
+  it('400 for a missing, empty or too long name, a past or malformed expiresAt, unknown fields', async () => {
+    const cases: [unknown, string][] = [
+      [{}, 'name'],
+      [{ name: '   ' }, 'name'],
+      [{ name: 'x'.repeat(101) }, 'name'],
+      [{ name: 'ok', expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
+      [{ name: 'ok', expiresAt: 'next week' }, 'expiresAt'],
+      [{ name: 'ok', scopes: ['push'] }, 'scopes'],
+    ];
+    for (const [body, path] of cases) {
+      const result = await create(admin(tenant), body);
+      expect(result.status, JSON.stringify(body)).toBe(400);
+      expect(result.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+    }
+  });
+
+  it('404 for an unknown key id', async () => {
+    expect((await revoke(admin(tenant), '01a00000-0000-7000-8000-000000000000')).status).toBe(404);
+  });
+});
+
+describe('API keys: security', () => {
+  it("tenant A can neither list nor revoke tenant B's keys (404, B's key stays active)", async () => {
+    const other = await tenantOn('business');
+    const theirs = await create(admin(other), { name: 'B key' });
+    const listed = await list(admin(tenant));
+    expect(listed.body.items.map((key: { id: string }) => key.id)).not.toContain(theirs.body.id);
+    const attempt = await revoke(admin(tenant), theirs.body.id);
+    expect(attempt.status).toBe(404);
+    expect(await statusOf(other, theirs.body.id)).toBe('active');
+  });
+
+  it('no stored item holds the raw key: every attribute of every item is searched', async () => {
+    const created = await Promise.all([
+      create(admin(tenant), { name: 's1' }),
+      create(admin(tenant), { name: 's2' }),
+    ]);
+    const { Items = [] } = await db.client.send(new ScanCommand({ TableName: db.tableName }));
+    const dump = JSON.stringify(Items);
+    expect(Items.length).toBeGreaterThan(0);
+    for (const { body } of created) {
+      expect(dump).not.toContain(body.key);
+      expect(dump).not.toContain(body.key.slice(8));
+      expect(dump).toContain(hashApiKey(body.key));
+    }
+  });
+});
+
+describeJwtAuth('POST /api-keys', (headers) => create(headers), { roles: ['ADMIN'] });
+describeJwtAuth('GET /api-keys', (headers) => list(headers));
+describeJwtAuth(
+  'DELETE /api-keys/{id}',
+  async (headers, owner) => {
+    const { id } = await createApiKey(db, { tenantId: owner.tenant.id, name: 'auth case' });
+    return revoke(headers, id);
+  },
+  { roles: ['ADMIN'] },
+);
