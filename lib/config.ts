@@ -22,6 +22,14 @@ export const configSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   /** Tenant items are cached per container; the push issue caps staleness at 30 s. */
   TENANT_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
+  /** Push rate limit per API key: requests per fixed window, by plan (issue 5; README "Rate limits"). */
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  RATE_LIMIT_FREE: positiveInt(60),
+  RATE_LIMIT_BUSINESS: positiveInt(300),
+  RATE_LIMIT_ENTERPRISE: positiveInt(3000),
+  /** Login brute-force protection: failures per e-mail within the window before 429. */
+  LOGIN_MAX_FAILURES: positiveInt(10),
+  LOGIN_LOCKOUT_WINDOW_SECONDS: positiveInt(15 * 60),
 });
 
 export type Config = z.infer<typeof configSchema>;

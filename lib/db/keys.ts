@@ -11,6 +11,8 @@
  * | measurement      | KPI#<kid>           | MEASUREMENT#<start>#<end>   |                |                   |
  * | API key          | APIKEY#<sha256>     | APIKEY                      | TENANT#<tid>   | APIKEY#<keyId>    |
  * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
+ * | push rate counter| APIKEY#<sha256>     | RATE#<windowStartEpochSec>  |                |                   |
+ * | failed logins    | LOGIN#<email>       | FAILURES                    |                |                   |
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
@@ -42,6 +44,8 @@ export const keys = {
   }),
   apiKeysOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'APIKEY#' }),
   apiKeySlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'APIKEYSLOTS' }),
+  rateCounter: (keyHash: string, windowStart: number) => ({ pk: `APIKEY#${keyHash}`, sk: `RATE#${windowStart}` }),
+  loginFailures: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'FAILURES' }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
