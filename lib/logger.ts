@@ -5,9 +5,11 @@
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** LOG_LEVEL: debug, info (default), warn, error, or silent (tests). */
 const threshold = (): number => {
-  const configured = (process.env.LOG_LEVEL ?? 'info').toLowerCase() as Level;
-  return order[configured] ?? order.info;
+  const configured = (process.env.LOG_LEVEL ?? 'info').toLowerCase();
+  if (configured === 'silent') return Number.POSITIVE_INFINITY;
+  return order[configured as Level] ?? order.info;
 };
 
 const write = (level: Level, message: string, fields: Record<string, unknown>) => {

@@ -1,6 +1,9 @@
 import { createTokenService } from './auth/tokens';
 import { parseConfig } from './config';
 import { createDatabase } from './db/client';
+import { getTenant } from './db/tenants';
+import type { PushDeps } from './push/push-service';
+import { createTenantCache } from './tenant-cache';
 
 /**
  * Module-scope dependencies of the Lambda handlers, built once per container at cold start.
@@ -20,3 +23,20 @@ export const tokens = createTokenService({
   audience: config.JWT_AUDIENCE,
   refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
 });
+
+/** Push pipeline dependencies; the tenant cache lives as long as the container. */
+export const pushDeps: PushDeps = {
+  db,
+  tenants: createTenantCache({
+    ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
+    load: (id) => getTenant(db, id),
+  }),
+  rateLimits: {
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    perPlan: {
+      free: config.RATE_LIMIT_FREE,
+      business: config.RATE_LIMIT_BUSINESS,
+      enterprise: config.RATE_LIMIT_ENTERPRISE,
+    },
+  },
+};

@@ -44,7 +44,10 @@ export const keys = {
   }),
   apiKeysOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'APIKEY#' }),
   apiKeySlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'APIKEYSLOTS' }),
-  rateCounter: (keyHash: string, windowStart: number) => ({ pk: `APIKEY#${keyHash}`, sk: `RATE#${windowStart}` }),
+  rateCounter: (keyHash: string, windowStart: number) => ({
+    pk: `APIKEY#${keyHash}`,
+    sk: `RATE#${windowStart}`,
+  }),
   loginFailures: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'FAILURES' }),
 } as const;
 

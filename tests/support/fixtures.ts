@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '../../lib/auth/passwords';
 import type { Role } from '../../lib/auth/roles';
+import { createApiKey } from '../../lib/db/api-keys';
 import type { Database } from '../../lib/db/client';
 import { keys } from '../../lib/db/keys';
 import { createKpi, type Kpi } from '../../lib/db/kpis';
@@ -65,12 +66,14 @@ export const createTestTenant = async ({
   };
 };
 
-export const createTestCycles = (tenantId: string, names: string[]) =>
-  Promise.all(
-    names.map((name) =>
-      createStrategicCycle(db, tenantId, { name, startDate: '2026-01-01', endDate: '2026-12-31' }),
-    ),
-  );
+/** Sequential, so the cycles' creation order (and UUIDv7 order) is the order of `names`. */
+export const createTestCycles = async (tenantId: string, names: string[]) => {
+  const cycles = [];
+  for (const name of names) {
+    cycles.push(await createStrategicCycle(db, tenantId, { name, startDate: '2026-01-01', endDate: '2026-12-31' }));
+  }
+  return cycles;
+};
 
 /** Writes a measurement item directly, for read tests that must not depend on the push endpoints. */
 export const putMeasurement = async (kpi: Kpi, periodStart: string, periodEnd: string, actual: number) => {
@@ -94,3 +97,7 @@ export const putMeasurement = async (kpi: Kpi, periodStart: string, periodEnd: s
     }),
   );
 };
+
+/** A raw API key of the tenant, created through the library like the endpoint does. */
+export const createRawKey = async (tenantId: string, expiresAt?: string) =>
+  (await createApiKey(db, { tenantId, name: `key ${randomUUID()}`, expiresAt })).key;

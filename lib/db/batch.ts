@@ -1,0 +1,66 @@
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { AppError } from '../errors';
+import type { Database } from './client';
+import type { ItemKey } from './keys';
+
+/** DynamoDB's per-call maximums (BatchGetItem 100 keys, BatchWriteItem 25 requests). */
+const GET_CHUNK = 100;
+const WRITE_CHUNK = 25;
+const MAX_ATTEMPTS = 6;
+
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+
+const unprocessedError = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The database is busy; retry the request.', {
+    headers: { 'Retry-After': '1' },
+  });
+
+/**
+ * Reads any number of keys, strongly consistent, all chunks in parallel (one sequential round trip),
+ * retrying keys DynamoDB returns as unprocessed under throttling.
+ */
+export const batchGet = async ({ client, tableName }: Database, keys: ItemKey[]) => {
+  const read = async (chunk: ItemKey[]) => {
+    const found: Record<string, unknown>[] = [];
+    let pending: Record<string, unknown>[] = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw unprocessedError();
+      if (attempt > 0) await backoff(attempt);
+      const result = await client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      found.push(...(result.Responses?.[tableName] ?? []));
+      pending = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+    return found;
+  };
+  return (await Promise.all(chunks(keys, GET_CHUNK).map(read))).flat();
+};
+
+/**
+ * Puts items with BatchWriteItem (1 write unit per item under 1 KB; transactions would cost 2), all
+ * chunks in parallel, retrying unprocessed items. Not atomic: callers make writes idempotent, so a
+ * retry of a partly written request converges. Returns the write units consumed.
+ */
+export const batchPut = async ({ client, tableName }: Database, items: Record<string, unknown>[]) => {
+  const write = async (chunk: Record<string, unknown>[]) => {
+    let units = 0;
+    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw unprocessedError();
+      if (attempt > 0) await backoff(attempt);
+      const result = await client.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: pending }, ReturnConsumedCapacity: 'TOTAL' }),
+      );
+      units += result.ConsumedCapacity?.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0) ?? 0;
+      pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    }
+    return units;
+  };
+  const units = await Promise.all(chunks(items, WRITE_CHUNK).map(write));
+  return units.reduce((sum, n) => sum + n, 0);
+};

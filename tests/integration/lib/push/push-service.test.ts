@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getTenant } from '../../../../lib/db/tenants';
+import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
+import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
+import { createTenantCache } from '../../../../lib/tenant-cache';
+import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
+
+const measurements = (tenant: TestTenant, count: number, year: number): MeasurementInput[] =>
+  Array.from({ length: count }, (_, i) => {
+    const date = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
+    const kpi = tenant.kpis[i % tenant.kpis.length]!;
+    return { kpiId: kpi.id, kpiType: kpi.type, actual: i, target: undefined, forecast: undefined, periodStart: date, periodEnd: date };
+  });
+
+let tenant: TestTenant;
+let apiKey: string;
+beforeAll(async () => {
+  tenant = await createTestTenant();
+  apiKey = await createRawKey(tenant.tenant.id);
+});
+
+describe('push pipeline cost (issue 4 budgets)', () => {
+  const setup = () => {
+    const probe = instrument(db);
+    const deps: PushDeps = {
+      db: probe.db,
+      tenants: createTenantCache({ ttlSeconds: 30, load: (id) => getTenant(probe.db, id) }),
+      rateLimits: { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } },
+    };
+    return { probe, deps };
+  };
+
+  it('single push: 3 sequential round trips with a cold tenant cache, 2 when warm', async () => {
+    const { probe, deps } = setup();
+    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2010) });
+    expect(probe.rounds()).toBe(3);
+    probe.reset();
+    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2011) });
+    expect(probe.rounds()).toBe(2);
+    expect(probe.calls.map((c) => c.command).sort()).toEqual(
+      ['BatchGetCommand', 'BatchWriteCommand', 'UpdateCommand', 'UpdateCommand'].sort(),
+    );
+  });
+
+  it('batch of 50: still 2 round trips when warm, and 50 write units for 50 measurements', async () => {
+    const { probe, deps } = setup();
+    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2012) });
+    probe.reset();
+    const result = await pushMeasurements(deps, {
+      apiKey,
+      readMeasurements: async () => measurements(tenant, 50, 2013),
+    });
+    expect(probe.rounds()).toBe(2);
+    expect(result.items).toHaveLength(50);
+    expect(result.writeUnits).toBe(50);
+    // key + 8 distinct KPIs + 50 measurements = 59 keys → 1 BatchGetItem; 50 puts → 2 BatchWriteItem
+    // calls of 25; plus the rate counter and lastUsedAt.
+    expect(probe.calls.filter((c) => c.command === 'BatchGetCommand')).toHaveLength(1);
+    expect(probe.calls.filter((c) => c.command === 'BatchWriteCommand')).toHaveLength(2);
+    expect(probe.calls).toHaveLength(5);
+  });
+
+  it('a rejected request writes nothing (only the rate counter)', async () => {
+    const { probe, deps } = setup();
+    const [bad] = measurements(tenant, 1, 2014);
+    await expect(
+      pushMeasurements(deps, {
+        apiKey,
+        readMeasurements: async () => [
+          { ...bad!, kpiType: bad!.kpiType === 'BSC_KPI' ? 'SWOT_KPI' : 'BSC_KPI' },
+        ],
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(
+      probe.calls
+        .map((c) => c.command)
+        .filter((name) => name !== 'GetCommand')
+        .sort(),
+    ).toEqual(['BatchGetCommand', 'UpdateCommand']);
+  });
+});

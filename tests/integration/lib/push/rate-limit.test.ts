@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getTenant } from '../../../../lib/db/tenants';
+import type { AppError } from '../../../../lib/errors';
+import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
+import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
+import { createTenantCache } from '../../../../lib/tenant-cache';
+import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
+import { measurementFor, pushOne } from '../../../support/push';
+
+/** A clock the test moves, so windows are exact and nobody sleeps a minute. */
+const clock = (start: number) => {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+};
+
+const WINDOW = 60;
+const LIMIT = 5;
+
+const depsWith = (now: () => number): PushDeps => ({
+  db,
+  tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
+  rateLimits: { windowSeconds: WINDOW, perPlan: { free: 2, business: 50, enterprise: LIMIT } },
+  now,
+});
+
+let tenant: TestTenant;
+let day = 0;
+/** A fresh period per call, so every push is a distinct measurement. */
+const one = (t: TestTenant = tenant): MeasurementInput[] => {
+  day += 1;
+  const date = new Date(Date.UTC(2000, 0, day)).toISOString().slice(0, 10);
+  const kpi = t.kpis[0]!;
+  return [{ kpiId: kpi.id, kpiType: kpi.type, actual: day, target: undefined, forecast: undefined, periodStart: date, periodEnd: date }];
+};
+
+const attempt = (
+  deps: PushDeps,
+  apiKey: string,
+  body: () => Promise<MeasurementInput[]> = async () => one(),
+) =>
+  pushMeasurements(deps, { apiKey, readMeasurements: body }).then(
+    (result) => ({ status: 200, headers: result.headers }),
+    (error: AppError) => ({ status: error.status, headers: error.headers, code: error.code }),
+  );
+
+beforeAll(async () => {
+  // Business-plan budgets (perPlan.business) but no key maximum: an enterprise tenant is given the
+  // business budget below, so the test can create as many keys as it needs.
+  tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
+});
+
+describe('push rate limit per API key (issue 5)', () => {
+  it('admits the budget, refuses the next with 429 + Retry-After, admits again in a new window', async () => {
+    const time = clock(Date.UTC(2030, 0, 1, 0, 0, 10));
+    const deps = depsWith(time.now);
+    const key = await createRawKey(tenant.tenant.id);
+    const results = [];
+    for (let i = 0; i <= LIMIT; i++) results.push(await attempt(deps, key));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(results.map((r) => r.headers['RateLimit-Remaining'])).toEqual(['4', '3', '2', '1', '0', '0']);
+    expect(results.every((r) => r.headers['RateLimit-Limit'] === String(LIMIT))).toBe(true);
+    const refused = results[LIMIT]!;
+    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+    expect(refused.headers['Retry-After']).toBe('50');
+    expect(refused.headers['RateLimit-Reset']).toBe('50');
+
+    time.advance(50_000);
+    expect((await attempt(deps, key)).status).toBe(200);
+  });
+
+  it('a refused request writes no measurement', async () => {
+    const time = clock(Date.UTC(2030, 0, 2));
+    const deps = depsWith(time.now);
+    const key = await createRawKey(tenant.tenant.id);
+    for (let i = 0; i < LIMIT; i++) await attempt(deps, key);
+    const body = one();
+    expect((await attempt(deps, key, async () => body)).status).toBe(429);
+    const next = time.advance(WINDOW * 1000);
+    expect(next).toBeGreaterThan(0);
+    const retried = await pushMeasurements(deps, { apiKey: key, readMeasurements: async () => body });
+    expect(retried.items[0]?.status).toBe('created');
+  });
+
+  it('two keys of the same tenant have separate budgets; the plan sets the budget', async () => {
+    const time = clock(Date.UTC(2030, 0, 3));
+    const deps = depsWith(time.now);
+    const [a, b] = [await createRawKey(tenant.tenant.id), await createRawKey(tenant.tenant.id)];
+    for (let i = 0; i < LIMIT; i++) await attempt(deps, a);
+    expect((await attempt(deps, a)).status).toBe(429);
+    expect((await attempt(deps, b)).headers['RateLimit-Remaining']).toBe(String(LIMIT - 1));
+
+    const free = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'] });
+    const freeKey = await createRawKey(free.tenant.id);
+    expect((await attempt(deps, freeKey, async () => one(free))).headers['RateLimit-Limit']).toBe('2');
+  });
+
+  it('concurrent requests never admit more than the budget (2× budget at once)', async () => {
+    const time = clock(Date.UTC(2030, 0, 4));
+    const deps = {
+      ...depsWith(time.now),
+      rateLimits: { windowSeconds: WINDOW, perPlan: { free: 1, business: 1, enterprise: 20 } },
+    };
+    const key = await createRawKey(tenant.tenant.id);
+    const results = await Promise.all(Array.from({ length: 40 }, () => attempt(deps, key)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(20);
+  });
+
+  it('requests refused before authentication (401) consume no key budget', async () => {
+    const time = clock(Date.UTC(2030, 0, 5));
+    const deps = depsWith(time.now);
+    const key = await createRawKey(tenant.tenant.id);
+    for (const bad of [undefined, 'skm_nope', `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`]) {
+      const result = await pushMeasurements(deps, { apiKey: bad, readMeasurements: async () => one() }).catch(
+        (e) => e,
+      );
+      expect(result.status).toBe(401);
+      expect(result.headers['RateLimit-Limit']).toBeUndefined();
+    }
+    expect((await attempt(deps, key)).headers['RateLimit-Remaining']).toBe(String(LIMIT - 1));
+  });
+
+  it('4xx after authentication carries the RateLimit headers too', async () => {
+    const time = clock(Date.UTC(2030, 0, 6));
+    const deps = depsWith(time.now);
+    const key = await createRawKey(tenant.tenant.id);
+    const notFound = await attempt(deps, key, async () => [{ ...one()[0]!, kpiId: randomUUID() }]);
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers['RateLimit-Remaining']).toBe(String(LIMIT - 1));
+  });
+});
+
+describe('RateLimit headers through the handler (default limits: enterprise 3000/min)', () => {
+  it('201 carries RateLimit-Limit/Remaining/Reset and Remaining decreases', async () => {
+    const key = await createRawKey(tenant.tenant.id);
+    const first = await pushOne(
+      key,
+      measurementFor(tenant.kpis[0]!, { periodStart: '1999-01-01', periodEnd: '1999-01-01' }),
+    );
+    const second = await pushOne(key, measurementFor(tenant.kpis[0]!, { actual: 'x' }));
+    expect(first.status).toBe(201);
+    expect(first.headers['ratelimit-limit']).toBe('3000');
+    expect(Number(first.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(first.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+    expect(second.status).toBe(400);
+    expect(Number(second.headers['ratelimit-remaining'])).toBe(
+      Number(first.headers['ratelimit-remaining']) - 1,
+    );
+  });
+});

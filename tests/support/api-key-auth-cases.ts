@@ -1,0 +1,63 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../lib/api-keys/key-format';
+import { createApiKey, revokeApiKey } from '../../lib/db/api-keys';
+import type { Feature } from '../../lib/domain';
+import type { InvokeResult } from './events';
+import { createRawKey, createTestTenant, db, type TestTenant } from './fixtures';
+
+/** Sends an otherwise valid push for `tenant` with the given `x-api-key` (or none). */
+type Call = (apiKey: string | undefined, tenant: TestTenant) => Promise<InvokeResult>;
+
+const tenantWith = (options: { active?: boolean; features?: Feature[] }) =>
+  createTestTenant({ kpiTypes: ['BSC_KPI'], ...options });
+
+/** Spec 5.2 and issue 4 step 1: the API key cases every push route must pass. */
+export const describeApiKeyAuth = (route: string, call: Call) =>
+  describe(`${route}: API key authentication (shared cases)`, () => {
+    let tenant: TestTenant;
+    beforeAll(async () => {
+      tenant = await tenantWith({});
+    });
+
+    const expectProblem = (result: InvokeResult, status: number, type: string) => {
+      expect(result.status).toBe(status);
+      expect(result.headers['content-type']).toBe('application/problem+json');
+      expect(result.body.type).toMatch(new RegExp(`/${type}$`));
+    };
+
+    it('401 without x-api-key', async () => {
+      expectProblem(await call(undefined, tenant), 401, 'invalid-api-key');
+    });
+
+    it('401 for a malformed key, a bad checksum and an unknown well-formed key', async () => {
+      const valid = await createRawKey(tenant.tenant.id);
+      const badChecksum = `${valid.slice(0, -1)}${valid.endsWith('a') ? 'b' : 'a'}`;
+      for (const key of ['not-a-key', valid.slice(0, -3), badChecksum, generateApiKey()]) {
+        expectProblem(await call(key, tenant), 401, 'invalid-api-key');
+      }
+    });
+
+    it('403 for a revoked key, at once', async () => {
+      const created = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'to revoke' });
+      expect((await call(created.key, tenant)).status).toBeLessThan(300);
+      await revokeApiKey(db, tenant.tenant.id, created.id);
+      expectProblem(await call(created.key, tenant), 403, 'api-key-revoked');
+    });
+
+    it('403 for an expired key', async () => {
+      const key = await createRawKey(tenant.tenant.id, new Date(Date.now() - 1000).toISOString());
+      expectProblem(await call(key, tenant), 403, 'api-key-expired');
+    });
+
+    it('403 for a key of an inactive tenant', async () => {
+      const inactive = await tenantWith({ active: false });
+      expectProblem(await call(await createRawKey(inactive.tenant.id), inactive), 403, 'tenant-inactive');
+    });
+
+    it('403 with its own problem type when the plan lacks kpi_push_measurement', async () => {
+      const noPush = await tenantWith({ features: [] });
+      const result = await call(await createRawKey(noPush.tenant.id), noPush);
+      expectProblem(result, 403, 'feature-not-enabled');
+      expect(result.body.detail).toMatch(/plan/i);
+    });
+  });
