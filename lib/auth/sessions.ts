@@ -1,15 +1,26 @@
 import type { Database } from '../db/client';
+import { clearLoginFailures, getLoginFailures, recordLoginFailure } from '../db/login-failures';
 import type { Tenant } from '../db/tenants';
-import { findUserByEmail, getUserWithTenant, type User } from '../db/users';
+import { findUserByEmail, getUserWithTenant, normalizeEmail, type User } from '../db/users';
 import { AppError } from '../errors';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords';
 import { ACCESS_TOKEN_TTL_SECONDS, type TokenService } from './tokens';
+
+/** Brute-force protection of login (issue 5): failures per e-mail within a fixed window. */
+export interface LoginLockoutPolicy {
+  /** Failed logins after which further attempts for the e-mail get 429 until the window ends. */
+  maxFailures: number;
+  /** Length of the window, which opens at the first failure. */
+  windowSeconds: number;
+}
 
 export interface SessionDeps {
   db: Database;
   tokens: TokenService;
   /** Injected so tests can observe that an unknown e-mail still costs one full verification. */
   verifyPassword?: typeof verifyPassword;
+  /** Login lockout; see `LoginLockoutPolicy`. Required by `login`, unused by `refresh`. */
+  lockout?: LoginLockoutPolicy;
 }
 
 /** Spec 2.3. */
@@ -26,6 +37,16 @@ export interface RefreshResult {
 }
 
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'The e-mail or password is wrong.');
+
+/** RFC 6585 §4 (429) with RFC 9110 §10.2.3 `Retry-After` in delay-seconds, rounded up. */
+const tooManyAttempts = (retryAfterMs: number) => {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new AppError(
+    'TOO_MANY_LOGIN_ATTEMPTS',
+    `Too many failed logins for this e-mail. Try again in ${seconds} seconds.`,
+    { headers: { 'Retry-After': String(seconds) } },
+  );
+};
 
 /** Who may hold a token right now; checked at login and again at every refresh. */
 const assertMayHoldToken = (user: User, tenant: Tenant) => {
@@ -44,14 +65,36 @@ const principalOf = (user: User) => ({
  * Spec 2.2/2.3. An unknown e-mail and a wrong password give the same answer after the same work:
  * the unknown case verifies against a dummy hash. Tenant and user state are checked only after the
  * password matched, so they reveal nothing to someone who does not know it.
+ *
+ * Lockout (issue 5): the failure counter of the e-mail is read in parallel with the user lookup, so a
+ * login costs no extra round trip. A locked e-mail gets 429 before any password is verified, so the
+ * lockout is not a password oracle. Failures of unknown e-mails are counted the same way, so neither
+ * the 401 nor the 429 tells whether an account exists. A matching password clears the counter.
  */
 export const login = async (
-  { db, tokens, verifyPassword: verify = verifyPassword }: SessionDeps,
+  {
+    db,
+    tokens,
+    verifyPassword: verify = verifyPassword,
+    lockout: { maxFailures, windowSeconds },
+  }: SessionDeps & { lockout: LoginLockoutPolicy },
   input: { email: string; password: string },
 ): Promise<LoginResult> => {
-  const found = await findUserByEmail(db, input.email);
+  const email = normalizeEmail(input.email);
+  const now = Date.now();
+  const [found, failures] = await Promise.all([
+    findUserByEmail(db, email),
+    getLoginFailures(db, email, { windowSeconds, now }),
+  ]);
+  if (failures && failures.count >= maxFailures) throw tooManyAttempts(failures.windowEndsAt - now);
   const matches = await verify(input.password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!found || !matches) throw invalidCredentials();
+  if (!found || !matches) {
+    // Awaited before answering: Lambda may freeze the container right after the response.
+    await recordLoginFailure(db, email, { windowSeconds, windowOpen: failures !== undefined });
+    throw invalidCredentials();
+  }
+  // The password is proven, so earlier failures no longer matter, even if the account may not log in.
+  if (failures) await clearLoginFailures(db, email);
   assertMayHoldToken(found.user, found.tenant);
   const principal = principalOf(found.user);
   const [token, refreshToken] = await Promise.all([

@@ -73,7 +73,10 @@ describe('POST /auth/login: errors', () => {
       return verifyPassword(password, hash);
     };
     await expect(
-      login({ db, tokens, verifyPassword: counting }, { email: 'ghost@example.test', password: 'x' }),
+      login(
+        { db, tokens, verifyPassword: counting, lockout: { maxFailures: 10, windowSeconds: 900 } },
+        { email: 'ghost@example.test', password: 'x' },
+      ),
     ).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     expect(verified).toHaveLength(1);
     expect(verified[0]).toMatch(/^scrypt\$N=32768,r=8,p=3\$/);

@@ -1,30 +1,21 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import tableDefinition from '../../../infra/table.json';
+import {
+  type CloudFormationTemplate,
+  resourcesOfType as ofType,
+  packageTemplate,
+} from '../../support/serverless-template';
 
 /**
  * `serverless package` must work offline and without AWS credentials, and its CloudFormation
  * template is what a deploy would create: this reads it back.
  */
-const root = resolve(__dirname, '..', '..', '..');
-let template: { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
+let template: CloudFormationTemplate;
 
-const resourcesOfType = (type: string) =>
-  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+const resourcesOfType = (type: string) => ofType(template, type);
 
 beforeAll(async () => {
-  const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-  await promisify(execFile)(
-    process.execPath,
-    [join(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', out],
-    { cwd: root, env: { ...env, SLS_TELEMETRY_DISABLED: '1', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent' } },
-  );
-  template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  template = await packageTemplate('prod');
 }, 120_000);
 
 describe('serverless package (CloudFormation template)', () => {
