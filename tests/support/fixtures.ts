@@ -70,7 +70,9 @@ export const createTestTenant = async ({
 export const createTestCycles = async (tenantId: string, names: string[]) => {
   const cycles = [];
   for (const name of names) {
-    cycles.push(await createStrategicCycle(db, tenantId, { name, startDate: '2026-01-01', endDate: '2026-12-31' }));
+    cycles.push(
+      await createStrategicCycle(db, tenantId, { name, startDate: '2026-01-01', endDate: '2026-12-31' }),
+    );
   }
   return cycles;
 };

@@ -10,7 +10,15 @@ const measurements = (tenant: TestTenant, count: number, year: number): Measurem
   Array.from({ length: count }, (_, i) => {
     const date = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
     const kpi = tenant.kpis[i % tenant.kpis.length]!;
-    return { kpiId: kpi.id, kpiType: kpi.type, actual: i, target: undefined, forecast: undefined, periodStart: date, periodEnd: date };
+    return {
+      kpiId: kpi.id,
+      kpiType: kpi.type,
+      actual: i,
+      target: undefined,
+      forecast: undefined,
+      periodStart: date,
+      periodEnd: date,
+    };
   });
 
 let tenant: TestTenant;

@@ -31,7 +31,17 @@ const one = (t: TestTenant = tenant): MeasurementInput[] => {
   day += 1;
   const date = new Date(Date.UTC(2000, 0, day)).toISOString().slice(0, 10);
   const kpi = t.kpis[0]!;
-  return [{ kpiId: kpi.id, kpiType: kpi.type, actual: day, target: undefined, forecast: undefined, periodStart: date, periodEnd: date }];
+  return [
+    {
+      kpiId: kpi.id,
+      kpiType: kpi.type,
+      actual: day,
+      target: undefined,
+      forecast: undefined,
+      periodStart: date,
+      periodEnd: date,
+    },
+  ];
 };
 
 const attempt = (
