@@ -1,18 +1,13 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, hashApiKey, identificationPrefix } from '../api-keys/key-format';
 import { API_KEY_LIMITS } from '../domain';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
+import { batchGet } from './batch';
 import type { Database } from './client';
 import { cancellationReasons, isConditionalCheckFailed } from './conditions';
 import { GSI1, keys } from './keys';
-import { type Page, type PageRequest, queryPage } from './pagination';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { type Tenant, toTenant } from './tenants';
 
 /** Spec 3: active, revoked, expired. Computed, so an expiration date takes effect without any job. */
@@ -61,15 +56,10 @@ const MAX_CREATE_ATTEMPTS = 25;
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
 
-const readTenantAndSlots = async ({ client, tableName }: Database, tenantId: string) => {
+const readTenantAndSlots = async (db: Database, tenantId: string) => {
   const tenantKey = keys.tenant(tenantId);
   const slotsKey = keys.apiKeySlots(tenantId);
-  const { Responses } = await client.send(
-    new BatchGetCommand({
-      RequestItems: { [tableName]: { Keys: [tenantKey, slotsKey], ConsistentRead: true } },
-    }),
-  );
-  const items = Responses?.[tableName] ?? [];
+  const items = await batchGet(db, [tenantKey, slotsKey]);
   const tenantItem = items.find((item) => item.sk === tenantKey.sk);
   const slotsItem = items.find((item) => item.sk === slotsKey.sk);
   const slots: Slots = {
@@ -179,20 +169,8 @@ const assertUnderLimit = (tenant: Tenant, activeCount: number) => {
 };
 
 /** The tenant's keys, oldest first (ids are UUIDv7). */
-export const listApiKeys = (db: Database, tenantId: string, page: PageRequest): Promise<Page<ApiKey>> => {
-  const { gsi1pk, gsi1skPrefix } = keys.apiKeysOfTenant(tenantId);
-  return queryPage(
-    db,
-    {
-      IndexName: GSI1,
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': gsi1pk, ':prefix': gsi1skPrefix },
-    },
-    { gsi1pk },
-    page,
-    toApiKey,
-  );
-};
+export const listApiKeys = (db: Database, tenantId: string, page: PageRequest): Promise<Page<ApiKey>> =>
+  queryPrefix(db, keys.apiKeysOfTenant(tenantId), page, toApiKey);
 
 /**
  * Revokes a key of the tenant (spec 3: revoked keys are never reactivated) and frees its slot.

@@ -2,8 +2,8 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { KpiType } from '../domain';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { GSI1, keys } from './keys';
-import { type Page, type PageRequest, queryPage } from './pagination';
+import { keys } from './keys';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 
 export interface Kpi {
   id: string;
@@ -50,17 +50,5 @@ export const getKpiOfTenant = async (
   return Item && Item.tenantId === tenantId ? toKpi(Item) : undefined;
 };
 
-export const listKpis = (db: Database, tenantId: string, page: PageRequest): Promise<Page<Kpi>> => {
-  const { gsi1pk, gsi1skPrefix } = keys.kpisOfTenant(tenantId);
-  return queryPage(
-    db,
-    {
-      IndexName: GSI1,
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': gsi1pk, ':prefix': gsi1skPrefix },
-    },
-    { gsi1pk },
-    page,
-    toKpi,
-  );
-};
+export const listKpis = (db: Database, tenantId: string, page: PageRequest): Promise<Page<Kpi>> =>
+  queryPrefix(db, keys.kpisOfTenant(tenantId), page, toKpi);

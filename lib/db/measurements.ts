@@ -1,7 +1,7 @@
 import type { KpiType } from '../domain';
 import type { Database } from './client';
 import { keys } from './keys';
-import { type Page, type PageRequest, queryPage } from './pagination';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 
 /** A stored measurement as clients see it (spec 2.5 plus identity and timestamps). */
 export interface Measurement {
@@ -35,16 +35,4 @@ export const listMeasurements = (
   db: Database,
   kpiId: string,
   page: PageRequest,
-): Promise<Page<Measurement>> => {
-  const { pk, skPrefix } = keys.measurementsOfKpi(kpiId);
-  return queryPage(
-    db,
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-    },
-    { pk },
-    page,
-    toMeasurement,
-  );
-};
+): Promise<Page<Measurement>> => queryPrefix(db, keys.measurementsOfKpi(kpiId), page, toMeasurement);

@@ -2,6 +2,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { AppError } from '../errors';
 import type { Database } from './client';
+import { GSI1 } from './keys';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -76,4 +77,31 @@ export const queryPage = async <T>(
   );
   const items = (result.Items ?? []).map(toItem);
   return result.LastEvaluatedKey ? { items, nextCursor: encodeCursor(result.LastEvaluatedKey) } : { items };
+};
+
+/**
+ * One page of the items under a key prefix in a partition: of the table (`pk`/`sk`) or of the tenant
+ * index (`gsi1pk`/`gsi1sk`). Every list endpoint is this query.
+ */
+export const queryPrefix = <T>(
+  db: Database,
+  target: { pk: string; skPrefix: string } | { gsi1pk: string; gsi1skPrefix: string },
+  page: PageRequest,
+  toItem: (item: Record<string, unknown>) => T,
+): Promise<Page<T>> => {
+  const onIndex = 'gsi1pk' in target;
+  const [pkName, skName, pk, prefix] = onIndex
+    ? (['gsi1pk', 'gsi1sk', target.gsi1pk, target.gsi1skPrefix] as const)
+    : (['pk', 'sk', target.pk, target.skPrefix] as const);
+  return queryPage(
+    db,
+    {
+      ...(onIndex ? { IndexName: GSI1 } : {}),
+      KeyConditionExpression: `${pkName} = :pk AND begins_with(${skName}, :prefix)`,
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    },
+    { [pkName]: pk },
+    page,
+    toItem,
+  );
 };

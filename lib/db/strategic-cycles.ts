@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
 import { keys } from './keys';
-import { type Page, type PageRequest, queryPage } from './pagination';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 
 export interface StrategicCycle {
   id: string;
@@ -41,16 +41,5 @@ export const listStrategicCycles = (
   db: Database,
   tenantId: string,
   page: PageRequest,
-): Promise<Page<StrategicCycle>> => {
-  const { pk, skPrefix } = keys.strategicCyclesOfTenant(tenantId);
-  return queryPage(
-    db,
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-    },
-    { pk },
-    page,
-    toStrategicCycle,
-  );
-};
+): Promise<Page<StrategicCycle>> =>
+  queryPrefix(db, keys.strategicCyclesOfTenant(tenantId), page, toStrategicCycle);

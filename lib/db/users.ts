@@ -1,7 +1,8 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../auth/roles';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
+import { batchGet } from './batch';
 import type { Database } from './client';
 import { cancellationReasons, isConditionalCheckFailed } from './conditions';
 import { setFields } from './expressions';
@@ -97,18 +98,13 @@ export const createUser = async (
 
 /** The user and their tenant, read together in one round trip. */
 export const getUserWithTenant = async (
-  { client, tableName }: Database,
+  db: Database,
   tenantId: string,
   userId: string,
 ): Promise<{ user: User; tenant: Tenant } | undefined> => {
   const userKey = keys.user(tenantId, userId);
   const tenantKey = keys.tenant(tenantId);
-  const { Responses } = await client.send(
-    new BatchGetCommand({
-      RequestItems: { [tableName]: { Keys: [userKey, tenantKey], ConsistentRead: true } },
-    }),
-  );
-  const items = Responses?.[tableName] ?? [];
+  const items = await batchGet(db, [userKey, tenantKey]);
   const userItem = items.find((item) => item.sk === userKey.sk);
   const tenantItem = items.find((item) => item.sk === tenantKey.sk);
   return userItem && tenantItem ? { user: toUser(userItem), tenant: toTenant(tenantItem) } : undefined;

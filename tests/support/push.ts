@@ -1,6 +1,7 @@
 import { handler as singleHandler } from '../../functions/push-measurement';
 import { handler as batchHandler } from '../../functions/push-measurements-batch';
 import type { Kpi } from '../../lib/db/kpis';
+import type { MeasurementInput } from '../../lib/push/measurement-schema';
 import { invoke } from './events';
 
 export const pushOne = (apiKey: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
@@ -29,3 +30,19 @@ export const measurementFor = (kpi: Kpi, overrides: Record<string, unknown> = {}
   actual: 42,
   ...overrides,
 });
+
+/** `count` valid measurements spread over `kpis`, each for its own day of `year` (distinct identities). */
+export const dailyMeasurements = (kpis: Kpi[], count: number, year: number): MeasurementInput[] =>
+  Array.from({ length: count }, (_, i) => {
+    const date = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
+    const kpi = kpis[i % kpis.length] as Kpi;
+    return {
+      kpiId: kpi.id,
+      kpiType: kpi.type,
+      actual: i,
+      target: undefined,
+      forecast: undefined,
+      periodStart: date,
+      periodEnd: date,
+    };
+  });

@@ -5,7 +5,7 @@ import { KPI_TYPES } from '../../../lib/domain';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
 import { invoke } from '../../support/events';
 import { bearer, createRawKey, createTestTenant, type TestTenant } from '../../support/fixtures';
-import { measurementFor, pushBatch } from '../../support/push';
+import { dailyMeasurements, measurementFor, pushBatch } from '../../support/push';
 
 const stored = async (tenant: TestTenant, kpiId: string) =>
   (
@@ -20,15 +20,8 @@ const storedCount = async (tenant: TestTenant) =>
   (await Promise.all(tenant.kpis.map((kpi) => stored(tenant, kpi.id)))).flat().length;
 
 /** 50 valid measurements over the tenant's 8 KPI types, each with its own day of 2024. */
-const fifty = (tenant: TestTenant, year = 2024) =>
-  Array.from({ length: 50 }, (_, i) => {
-    const date = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
-    return measurementFor(tenant.kpis[i % tenant.kpis.length]!, {
-      actual: i,
-      periodStart: date,
-      periodEnd: date,
-    });
-  });
+const fifty = (tenant: TestTenant, year = 2024): Record<string, unknown>[] =>
+  dailyMeasurements(tenant.kpis, 50, year);
 
 let tenant: TestTenant;
 let apiKey: string;

@@ -1,25 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getTenant } from '../../../../lib/db/tenants';
-import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
 import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
 import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
+import { dailyMeasurements } from '../../../support/push';
 
-const measurements = (tenant: TestTenant, count: number, year: number): MeasurementInput[] =>
-  Array.from({ length: count }, (_, i) => {
-    const date = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
-    const kpi = tenant.kpis[i % tenant.kpis.length]!;
-    return {
-      kpiId: kpi.id,
-      kpiType: kpi.type,
-      actual: i,
-      target: undefined,
-      forecast: undefined,
-      periodStart: date,
-      periodEnd: date,
-    };
-  });
+const measurements = (tenant: TestTenant, count: number, year: number) =>
+  dailyMeasurements(tenant.kpis, count, year);
 
 let tenant: TestTenant;
 let apiKey: string;
