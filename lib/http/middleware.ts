@@ -131,9 +131,9 @@ export const readJsonBody = async (
   event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>,
 ): Promise<unknown> => {
   guardBody(event);
-  const request = {
-    event: { headers: event.headers, body: event.body, isBase64Encoded: event.isBase64Encoded },
-  };
+  // middy's parser looks up `content-type`/`Content-Type` only; any other spelling is valid HTTP.
+  const headers = { 'content-type': header(event, 'content-type') };
+  const request = { event: { headers, body: event.body, isBase64Encoded: event.isBase64Encoded } };
   try {
     await parser.before?.(request as never);
   } catch (error) {

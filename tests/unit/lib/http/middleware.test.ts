@@ -35,6 +35,7 @@ describe('jsonBody', () => {
     expect((await post('{}', { 'Content-Type': 'text/plain' })).status).toBe(415);
     expect((await post('{}', { 'content-type': 'application/merge-patch+json' })).status).toBe(200);
     expect((await post('{}', { 'Content-Type': 'application/json; charset=utf-8' })).status).toBe(200);
+    expect((await post('{}', { 'CONTENT-TYPE': 'application/json' })).status).toBe(200);
   });
 
   it('413 above the body limit', async () => {
