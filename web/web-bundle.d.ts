@@ -1,0 +1,8 @@
+/**
+ * Pages built by the `web-bundle` esbuild plugin (scripts/esbuild-plugins.cjs): `web/<name>.html` with
+ * `web/<name>.ts` and `web/<name>.css` inlined, and the Content-Security-Policy allowing exactly those.
+ */
+declare module 'web-bundle:*' {
+  export const html: string;
+  export const contentSecurityPolicy: string;
+}
