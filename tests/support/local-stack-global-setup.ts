@@ -32,6 +32,8 @@ export async function setup(project: TestProject) {
       DYNAMODB_PORT: String(dynamoPort),
       SEED_FILE: seedFile,
       OFFLINE_LOG: 'quiet',
+      // Its own build folder, so a developer's `npm start` in the same checkout keeps its handlers.
+      ESBUILD_WORK_FOLDER: '.esbuild-e2e',
     },
   });
   child.stdout?.on('data', (chunk) => {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,12 +25,34 @@ const root = resolve(__dirname, '..', '..');
  */
 export const packageTemplate = async (stage = 'prod'): Promise<CloudFormationTemplate> => {
   const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
+  // A build folder of its own: the default `.esbuild` is where a running serverless-offline (npm start,
+  // the e2e stack) serves its handlers from, and a package would rebuild it underneath them.
+  const workFolder = `.esbuild-test-${randomBytes(4).toString('hex')}`;
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-  await promisify(execFile)(
-    process.execPath,
-    [join(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', stage, '--package', out],
-    { cwd: root, env: { ...env, SLS_TELEMETRY_DISABLED: '1', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent' } },
-  );
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      [
+        join(root, 'node_modules/serverless/bin/serverless.js'),
+        'package',
+        '--stage',
+        stage,
+        '--package',
+        out,
+      ],
+      {
+        cwd: root,
+        env: {
+          ...env,
+          ESBUILD_WORK_FOLDER: workFolder,
+          SLS_TELEMETRY_DISABLED: '1',
+          AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+        },
+      },
+    );
+  } finally {
+    rmSync(join(root, workFolder), { recursive: true, force: true });
+  }
   return JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
 };
 
