@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { listMeasurements } from '../../../../lib/db/measurements';
 import { getTenant } from '../../../../lib/db/tenants';
 import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
 import { createTenantCache } from '../../../../lib/tenant-cache';
@@ -74,5 +75,42 @@ describe('push pipeline cost (issue 4 budgets)', () => {
         .filter((name) => name !== 'GetCommand')
         .sort(),
     ).toEqual(['BatchGetCommand', 'UpdateCommand']);
+  });
+});
+
+describe('push pipeline: a database failure midway through a batch', () => {
+  it('answers with the failure, and retrying the same batch converges to exactly the intended state', async () => {
+    const owner = await createTestTenant({ kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT'] });
+    const key = await createRawKey(owner.tenant.id);
+    const batch = measurements(owner, 50, 2015);
+    // The second BatchWriteItem call (items 25..49) fails as DynamoDB throttling would.
+    const failing = instrument(db, (command, nth) => {
+      if (command.constructor.name === 'BatchWriteCommand' && nth === 1) {
+        throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ThrottlingException',
+        });
+      }
+      return undefined;
+    });
+    const deps = (database = db): PushDeps => ({
+      db: database,
+      tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
+      rateLimits: { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } },
+    });
+    await expect(
+      pushMeasurements(deps(failing.db), { apiKey: key, readMeasurements: async () => batch }),
+    ).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
+    const partial = await Promise.all(owner.kpis.map((kpi) => listMeasurements(db, kpi.id, { limit: 1000 })));
+    expect(partial.flatMap((page) => page.items).length).toBeLessThan(50);
+
+    const retried = await pushMeasurements(deps(), { apiKey: key, readMeasurements: async () => batch });
+    expect(retried.items).toHaveLength(50);
+    const stored = (
+      await Promise.all(owner.kpis.map((kpi) => listMeasurements(db, kpi.id, { limit: 1000 })))
+    ).flatMap((page) => page.items);
+    expect(stored).toHaveLength(50);
+    expect(stored.map((m) => m.actual).sort((a, b) => a - b)).toEqual(batch.map((m) => m.actual));
   });
 });
