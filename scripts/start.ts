@@ -121,6 +121,7 @@ const main = async () => {
     [
       '',
       `Strategy service is running: ${baseUrl}`,
+      `API key page: http://localhost:${httpPort}/platform/api-keys`,
       `Demo data: ${seedFile}`,
       `Demo logins (password "${DEMO_PASSWORD}"):`,
       ...logins,

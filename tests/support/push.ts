@@ -1,8 +1,10 @@
+import { handler as listHandler } from '../../functions/list-measurements';
 import { handler as singleHandler } from '../../functions/push-measurement';
 import { handler as batchHandler } from '../../functions/push-measurements-batch';
 import type { Kpi } from '../../lib/db/kpis';
 import type { MeasurementInput } from '../../lib/push/measurement-schema';
 import { invoke } from './events';
+import { bearer, type TestTenant } from './fixtures';
 
 export const pushOne = (apiKey: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
   invoke(singleHandler, {
@@ -46,3 +48,13 @@ export const dailyMeasurements = (kpis: Kpi[], count: number, year: number): Mea
       periodEnd: date,
     };
   });
+
+/** What `GET /kpis/{kpiId}/measurements` shows a VIEWER of the tenant: how users see what push stored. */
+export const storedMeasurements = async (tenant: TestTenant, kpiId: string) =>
+  (
+    await invoke(listHandler, {
+      path: `/api/kpis/${kpiId}/measurements`,
+      pathParameters: { kpiId },
+      headers: bearer(tenant.users.VIEWER.token),
+    })
+  ).body.items as Record<string, any>[];

@@ -1,23 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as listHandler } from '../../../functions/list-measurements';
 import { hashApiKey } from '../../../lib/api-keys/key-format';
 import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { keys } from '../../../lib/db/keys';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
-import { invoke } from '../../support/events';
-import { bearer, createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
-import { measurementFor, pushOne } from '../../support/push';
-
-const storedMeasurements = async (tenant: TestTenant, kpiId: string) =>
-  (
-    await invoke(listHandler, {
-      path: `/api/kpis/${kpiId}/measurements`,
-      pathParameters: { kpiId },
-      headers: bearer(tenant.users.VIEWER.token),
-    })
-  ).body.items;
+import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { measurementFor, pushOne, storedMeasurements } from '../../support/push';
 
 const currentMonth = () => {
   const now = new Date();
@@ -137,7 +126,7 @@ describe('POST /integrations/push/measurement: happy path', () => {
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
     const stored = await storedMeasurements(tenant, kpi.id);
     expect(stored).toHaveLength(50);
-    expect(new Set(stored.map((m: { actual: number }) => m.actual)).size).toBe(50);
+    expect(new Set(stored.map((m) => m.actual)).size).toBe(50);
   });
 });
 

@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as listHandler } from '../../../functions/list-measurements';
 import { KPI_TYPES } from '../../../lib/domain';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
-import { invoke } from '../../support/events';
-import { bearer, createRawKey, createTestTenant, type TestTenant } from '../../support/fixtures';
-import { dailyMeasurements, measurementFor, pushBatch } from '../../support/push';
+import { createRawKey, createTestTenant, type TestTenant } from '../../support/fixtures';
+import { dailyMeasurements, measurementFor, pushBatch, storedMeasurements } from '../../support/push';
 
-const stored = async (tenant: TestTenant, kpiId: string) =>
-  (
-    await invoke(listHandler, {
-      path: `/api/kpis/${kpiId}/measurements`,
-      pathParameters: { kpiId },
-      headers: bearer(tenant.users.VIEWER.token),
-    })
-  ).body.items as { actual: number; periodStart: string }[];
+const stored = storedMeasurements;
 
 const storedCount = async (tenant: TestTenant) =>
   (await Promise.all(tenant.kpis.map((kpi) => stored(tenant, kpi.id)))).flat().length;
