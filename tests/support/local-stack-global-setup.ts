@@ -9,6 +9,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     seedFile: string;
+    /** The stack's DynamoDB Local, for tests that need data the seed does not have. */
+    stackDynamodbEndpoint: string;
   }
 }
 
@@ -57,5 +59,6 @@ export async function setup(project: TestProject) {
   }
   project.provide('baseUrl', baseUrl);
   project.provide('seedFile', seedFile);
+  project.provide('stackDynamodbEndpoint', `http://127.0.0.1:${dynamoPort}`);
   return () => stopGroupAndWait(child, 10_000);
 }
