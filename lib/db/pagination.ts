@@ -60,7 +60,7 @@ const decodeCursor = (cursor: string, partition: Record<string, string>): Record
  * Runs one page of a Query. `partition` names the partition-key attribute and value of the query,
  * used to check cursors.
  */
-export const queryPage = async <T>(
+const queryPage = async <T>(
   { client, tableName }: Database,
   input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>,
   partition: Record<string, string>,

@@ -1,7 +1,6 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
-  DeleteTableCommand,
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -23,10 +22,6 @@ export const createTable = async ({ client, tableName }: Database): Promise<void
     new CreateTableCommand({ ...(definition as CreateTableCommandInput), TableName: tableName }),
   );
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: ttl }));
-};
-
-export const deleteTable = async ({ client, tableName }: Database): Promise<void> => {
-  await client.send(new DeleteTableCommand({ TableName: tableName }));
 };
 
 /** Resolves once the endpoint answers; DynamoDB Local needs a few seconds after the JVM starts. */
