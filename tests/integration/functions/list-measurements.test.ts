@@ -66,9 +66,19 @@ describe('GET /kpis/{kpiId}/measurements: errors', () => {
 
 describe('GET /kpis/{kpiId}/measurements: security', () => {
   it("404 for another tenant's KPI, the same answer as for a missing one", async () => {
-    const result = await list(other.kpis[0]!.id, bearer(tenant.users.ADMIN.token));
-    expect(result.status).toBe(404);
-    expect(JSON.stringify(result.body)).not.toContain('42');
+    const foreignId = other.kpis[0]!.id;
+    const missingId = randomUUID();
+    const foreign = await list(foreignId, bearer(tenant.users.ADMIN.token));
+    const missing = await list(missingId, bearer(tenant.users.ADMIN.token));
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.items).toBeUndefined();
+    // Identical but for the id named in `detail` and the request id: nothing tells the KPI exists.
+    const { requestId: _a, ...foreignBody } = foreign.body;
+    const { requestId: _b, ...missingBody } = missing.body;
+    expect({ ...foreignBody, detail: foreignBody.detail.replace(foreignId, 'ID') }).toEqual({
+      ...missingBody,
+      detail: missingBody.detail.replace(missingId, 'ID'),
+    });
   });
 });
 
