@@ -21,6 +21,8 @@ export interface SessionDeps {
   verifyPassword?: typeof verifyPassword;
   /** Login lockout; see `LoginLockoutPolicy`. Required by `login`, unused by `refresh`. */
   lockout?: LoginLockoutPolicy;
+  /** Epoch milliseconds; injectable so tests move through lockout windows without sleeping. */
+  now?: () => number;
 }
 
 /** Spec 2.3. */
@@ -77,11 +79,12 @@ export const login = async (
     tokens,
     verifyPassword: verify = verifyPassword,
     lockout: { maxFailures, windowSeconds },
+    now: clock = Date.now,
   }: SessionDeps & { lockout: LoginLockoutPolicy },
   input: { email: string; password: string },
 ): Promise<LoginResult> => {
   const email = normalizeEmail(input.email);
-  const now = Date.now();
+  const now = clock();
   const [found, failures] = await Promise.all([
     findUserByEmail(db, email),
     getLoginFailures(db, email, { windowSeconds, now }),
@@ -90,7 +93,7 @@ export const login = async (
   const matches = await verify(input.password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
   if (!found || !matches) {
     // Awaited before answering: Lambda may freeze the container right after the response.
-    await recordLoginFailure(db, email, { windowSeconds, windowOpen: failures !== undefined });
+    await recordLoginFailure(db, email, { windowSeconds, now, windowOpen: failures !== undefined });
     throw invalidCredentials();
   }
   // The password is proven, so earlier failures no longer matter, even if the account may not log in.

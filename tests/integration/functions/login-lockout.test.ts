@@ -57,28 +57,29 @@ describe('POST /auth/login lockout: happy path', () => {
   });
 
   it('admits again once the window has passed, and the next failure opens a new window', async () => {
-    const lockout: LoginLockoutPolicy = { maxFailures: 3, windowSeconds: 1 };
-    // A fast stand-in for scrypt, so the three failures surely fit into the one-second window.
-    const fastVerify = async (password: string) => password === user.password;
-    const deps = { db, tokens, lockout, verifyPassword: fastVerify };
+    const lockout: LoginLockoutPolicy = { maxFailures: 3, windowSeconds: 60 };
+    // A clock the test moves, so the window is exact however slow the machine is.
+    let time = Date.now();
+    const deps = { db, tokens, lockout, now: () => time };
     for (let i = 0; i < 3; i++) {
       await expect(login(deps, { email: user.email, password: 'wrong' })).rejects.toMatchObject({
         code: 'INVALID_CREDENTIALS',
       });
     }
-    const locked = login(deps, { email: user.email, password: user.password });
-    await expect(locked).rejects.toMatchObject({
+    time += 30_000;
+    await expect(login(deps, { email: user.email, password: user.password })).rejects.toMatchObject({
       code: 'TOO_MANY_LOGIN_ATTEMPTS',
-      headers: { 'Retry-After': '1' },
+      headers: { 'Retry-After': '30' },
     });
-    const stored = await getLoginFailures(db, normalizeEmail(user.email), lockout);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, stored!.windowEndsAt - Date.now()) + 50));
+    time += 30_000;
 
     // DynamoDB Local never deletes the expired item: the window check alone must admit the login.
     await expect(login(deps, { email: user.email, password: 'wrong' })).rejects.toMatchObject({
       code: 'INVALID_CREDENTIALS',
     });
-    expect((await getLoginFailures(db, normalizeEmail(user.email), lockout))?.count).toBe(1);
+    expect((await getLoginFailures(db, normalizeEmail(user.email), { ...lockout, now: time }))?.count).toBe(
+      1,
+    );
     await expect(login(deps, { email: user.email, password: user.password })).resolves.toHaveProperty(
       'token',
     );
