@@ -1,27 +1,31 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Runtime configuration of the Lambda handlers, read from `process.env` once per container.
  * A missing or malformed variable throws here, at cold start, so a misconfigured deployment
  * fails its first invocation loudly instead of answering some requests and not others.
  */
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const positiveInt = (fallback: number) =>
+  z._default(z.coerce.number().check(z.int(), z.positive()), fallback);
 
 export const configSchema = z.object({
-  TABLE_NAME: z.string().min(3),
+  TABLE_NAME: z.string().check(z.minLength(3)),
   /** Set only for DynamoDB Local; on AWS the SDK's regional endpoint is used. */
-  DYNAMODB_ENDPOINT: z
-    .url()
-    .optional()
-    .or(z.literal('').transform(() => undefined)),
-  AWS_REGION: z.string().min(1).default('eu-central-1'),
+  DYNAMODB_ENDPOINT: z.union([
+    z.optional(z.url()),
+    z.pipe(
+      z.literal(''),
+      z.transform(() => undefined),
+    ),
+  ]),
+  AWS_REGION: z._default(z.string().check(z.minLength(1)), 'eu-central-1'),
   /** HS256 key: RFC 7518 §3.2 requires at least 256 bits, so 32 bytes is the floor. */
-  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters (RFC 7518 §3.2)'),
-  JWT_ISSUER: z.string().min(1).default('strategy-service'),
-  JWT_AUDIENCE: z.string().min(1).default('strategy-service-api'),
+  JWT_SECRET: z.string().check(z.minLength(32, 'JWT_SECRET must be at least 32 characters (RFC 7518 §3.2)')),
+  JWT_ISSUER: z._default(z.string().check(z.minLength(1)), 'strategy-service'),
+  JWT_AUDIENCE: z._default(z.string().check(z.minLength(1)), 'strategy-service-api'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   /** Tenant items are cached per container; the push issue caps staleness at 30 s. */
-  TENANT_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
+  TENANT_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(30)), 30),
   /** Push rate limit per API key: requests per fixed window, by plan (issue 5; README "Rate limits"). */
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
   RATE_LIMIT_FREE: positiveInt(60),
@@ -32,14 +36,14 @@ export const configSchema = z.object({
   LOGIN_LOCKOUT_WINDOW_SECONDS: positiveInt(15 * 60),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
 export const parseConfig = (env: NodeJS.ProcessEnv): Config => {
-  const result = configSchema.safeParse(env);
+  const result = z.safeParse(configSchema, env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`, { cause: result.error });

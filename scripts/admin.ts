@@ -5,7 +5,7 @@
  * with the usual credential chain. Every command calls the same lib functions as the service.
  */
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { apiKeyView } from '../lib/api-keys/views';
 import { hashPassword } from '../lib/auth/passwords';
 import { ROLES } from '../lib/auth/roles';
@@ -18,47 +18,54 @@ import { createUser, normalizeEmail, updateUser } from '../lib/db/users';
 import { FEATURES, KPI_TYPES, PLANS } from '../lib/domain';
 import { parseInput } from '../lib/http/validation';
 
-const list = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(z.enum(FEATURES)));
-const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
+const nonEmpty = z.string().check(z.minLength(1));
+const list = z.pipe(
+  z.pipe(
+    z.string(),
+    z.transform((value: string) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ),
+  z.array(z.enum(FEATURES)),
+);
+const bool = z.pipe(
+  z.enum(['true', 'false']),
+  z.transform((value: 'true' | 'false') => value === 'true'),
+);
 
 const commands = {
   'create-tenant': {
     schema: z.strictObject({
-      name: z.string().min(1),
-      plan: z.enum(PLANS).default('free'),
-      features: list.default([]),
-      active: bool.default(true),
+      name: nonEmpty,
+      plan: z._default(z.enum(PLANS), 'free'),
+      features: z._default(list, []),
+      active: z._default(bool, true),
     }),
     run: (db, input) => createTenant(db, input),
   },
   'update-tenant': {
     schema: z.strictObject({
-      tenant: z.string().min(1),
-      name: z.string().min(1).optional(),
-      plan: z.enum(PLANS).optional(),
-      features: list.optional(),
-      active: bool.optional(),
+      tenant: nonEmpty,
+      name: z.optional(nonEmpty),
+      plan: z.optional(z.enum(PLANS)),
+      features: z.optional(list),
+      active: z.optional(bool),
     }),
     run: (db, { tenant, ...patch }) => updateTenant(db, tenant, patch),
   },
   'get-tenant': {
-    schema: z.strictObject({ tenant: z.string().min(1) }),
+    schema: z.strictObject({ tenant: nonEmpty }),
     run: (db, { tenant }) => getTenant(db, tenant),
   },
   'create-user': {
     schema: z.strictObject({
-      tenant: z.string().min(1),
+      tenant: nonEmpty,
       email: z.email(),
-      password: z.string().min(8),
-      role: z.enum(ROLES).default('VIEWER'),
+      password: z.string().check(z.minLength(8)),
+      role: z._default(z.enum(ROLES), 'VIEWER'),
     }),
     run: async (db, { tenant, email, password, role }) => {
       const { passwordHash: _hash, ...user } = await createUser(db, {
@@ -72,10 +79,10 @@ const commands = {
   },
   'update-user': {
     schema: z.strictObject({
-      tenant: z.string().min(1),
-      user: z.string().min(1),
-      role: z.enum(ROLES).optional(),
-      disabled: bool.optional(),
+      tenant: nonEmpty,
+      user: nonEmpty,
+      role: z.optional(z.enum(ROLES)),
+      disabled: z.optional(bool),
     }),
     run: async (db, { tenant, user, ...patch }) => {
       const { passwordHash: _hash, ...updated } = await updateUser(db, tenant, user, patch);
@@ -83,13 +90,13 @@ const commands = {
     },
   },
   'create-kpi': {
-    schema: z.strictObject({ tenant: z.string().min(1), type: z.enum(KPI_TYPES), name: z.string().min(1) }),
+    schema: z.strictObject({ tenant: nonEmpty, type: z.enum(KPI_TYPES), name: nonEmpty }),
     run: (db, { tenant, type, name }) => createKpi(db, tenant, { type, name }),
   },
   'create-cycle': {
     schema: z.strictObject({
-      tenant: z.string().min(1),
-      name: z.string().min(1),
+      tenant: nonEmpty,
+      name: nonEmpty,
       start: z.iso.date(),
       end: z.iso.date(),
     }),
@@ -98,22 +105,22 @@ const commands = {
   },
   'create-api-key': {
     schema: z.strictObject({
-      tenant: z.string().min(1),
-      name: z.string().min(1).max(100),
-      'expires-at': z.iso.datetime({ offset: true }).optional(),
+      tenant: nonEmpty,
+      name: z.string().check(z.minLength(1), z.maxLength(100)),
+      'expires-at': z.optional(z.iso.datetime({ offset: true })),
     }),
     run: (db, { tenant, name, 'expires-at': expiresAt }) =>
       createApiKey(db, { tenantId: tenant, name, expiresAt }),
   },
   'list-api-keys': {
-    schema: z.strictObject({ tenant: z.string().min(1) }),
+    schema: z.strictObject({ tenant: nonEmpty }),
     run: async (db, { tenant }) => {
       const page = await listApiKeys(db, tenant, { limit: 1000 });
       return page.items.map((key) => apiKeyView(key));
     },
   },
   'revoke-api-key': {
-    schema: z.strictObject({ tenant: z.string().min(1), id: z.string().min(1) }),
+    schema: z.strictObject({ tenant: nonEmpty, id: nonEmpty }),
     run: async (db, { tenant, id }) => {
       await revokeApiKey(db, tenant, id);
       return { id, status: 'revoked' };
@@ -122,7 +129,7 @@ const commands = {
 } satisfies Record<
   string,
   // biome-ignore lint/suspicious/noExplicitAny: each command's input type comes from its own schema
-  { schema: z.ZodType; run: (db: ReturnType<typeof createDatabase>, input: any) => Promise<unknown> }
+  { schema: z.ZodMiniObject; run: (db: ReturnType<typeof createDatabase>, input: any) => Promise<unknown> }
 >;
 
 type CommandName = keyof typeof commands;
@@ -133,7 +140,7 @@ const usage = () =>
     '',
     ...Object.entries(commands).map(
       ([name, { schema }]) =>
-        `  ${name.padEnd(16)} ${Object.keys((schema as z.ZodObject).shape)
+        `  ${name.padEnd(16)} ${Object.keys(schema.shape)
           .map((option) => `--${option}`)
           .join(' ')}`,
     ),
@@ -148,7 +155,7 @@ const main = async () => {
     console.error(usage());
     process.exit(2);
   }
-  const optionNames = Object.keys((command.schema as z.ZodObject).shape);
+  const optionNames = Object.keys(command.schema.shape);
   const { values } = parseArgs({
     args,
     options: Object.fromEntries(optionNames.map((option) => [option, { type: 'string' as const }])),

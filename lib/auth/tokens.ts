@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AppError } from '../errors';
 import { ROLES, type Role } from './roles';
 
@@ -30,17 +30,19 @@ export interface TokenSettings {
   refreshTtlSeconds: number;
 }
 
+const nonEmpty = z.string().check(z.minLength(1));
+
 const accessClaims = z.object({
-  sub: z.string().min(1),
-  tenant_id: z.string().min(1),
+  sub: nonEmpty,
+  tenant_id: nonEmpty,
   role: z.enum(ROLES),
-  email: z.string().min(1),
+  email: nonEmpty,
   token_use: z.literal('access'),
 });
 
 const refreshClaims = z.object({
-  sub: z.string().min(1),
-  tenant_id: z.string().min(1),
+  sub: nonEmpty,
+  tenant_id: nonEmpty,
   token_use: z.literal('refresh'),
 });
 
@@ -106,14 +108,14 @@ export const createTokenService = (settings: TokenSettings) => {
     },
 
     async verifyAccessToken(token: string): Promise<UserPrincipal> {
-      const claims = accessClaims.safeParse(await verify(token, ACCESS_TYP));
+      const claims = z.safeParse(accessClaims, await verify(token, ACCESS_TYP));
       if (!claims.success) throw invalidToken('The token is not an access token.');
       const { sub, tenant_id, role, email } = claims.data;
       return { userId: sub, tenantId: tenant_id, role, email };
     },
 
     async verifyRefreshToken(token: string): Promise<{ userId: string; tenantId: string }> {
-      const claims = refreshClaims.safeParse(await verify(token, REFRESH_TYP));
+      const claims = z.safeParse(refreshClaims, await verify(token, REFRESH_TYP));
       if (!claims.success) throw invalidToken('The token is not a refresh token.');
       return { userId: claims.data.sub, tenantId: claims.data.tenant_id };
     },

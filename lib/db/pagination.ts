@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AppError } from '../errors';
 import type { Database } from './client';
 import { GSI1 } from './keys';
@@ -20,13 +20,17 @@ export interface Page<T> {
 
 /** Query-string schema shared by every list endpoint. */
 export const pageQuerySchema = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int('limit must be an integer')
-    .min(1, 'limit must be at least 1')
-    .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-    .default(DEFAULT_PAGE_SIZE),
-  cursor: z.string().min(1).max(2048).optional(),
+  limit: z._default(
+    z.coerce
+      .number()
+      .check(
+        z.int('limit must be an integer'),
+        z.gte(1, 'limit must be at least 1'),
+        z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+      ),
+    DEFAULT_PAGE_SIZE,
+  ),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
 });
 
 const encodeCursor = (key: Record<string, unknown>): string =>
@@ -48,7 +52,7 @@ const decodeCursor = (cursor: string, partition: Record<string, string>): Record
   } catch {
     throw invalidCursor();
   }
-  const parsed = z.record(z.string(), z.string()).safeParse(decoded);
+  const parsed = z.safeParse(z.record(z.string(), z.string()), decoded);
   if (!parsed.success) throw invalidCursor();
   for (const [name, value] of Object.entries(partition)) {
     if (parsed.data[name] !== value) throw invalidCursor();

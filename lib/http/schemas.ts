@@ -1,17 +1,17 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { pageQuerySchema } from '../db/pagination';
 import type { JsonEvent } from './types';
 import { parseInput } from './validation';
 
 /** Spec 2.2. The password is not trimmed or normalized beyond NFC: it is compared as typed. */
 export const loginSchema = z.strictObject({
-  email: z.email('email must be an e-mail address').max(254),
-  password: z.string().min(1, 'password is required').max(1024),
+  email: z.email('email must be an e-mail address').check(z.maxLength(254)),
+  password: z.string().check(z.minLength(1, 'password is required'), z.maxLength(1024)),
 });
 
 /** Spec 2.4. */
 export const refreshSchema = z.strictObject({
-  refreshToken: z.string().min(1, 'refreshToken is required').max(4096),
+  refreshToken: z.string().check(z.minLength(1, 'refreshToken is required'), z.maxLength(4096)),
 });
 
 /** `?limit=&cursor=` of every list endpoint. */
@@ -20,13 +20,27 @@ export const parsePageQuery = (event: Pick<JsonEvent, 'queryStringParameters'>) 
 
 /** POST /api-keys. The expiration must lie in the future: a key born expired is a mistake. */
 export const createApiKeySchema = z.strictObject({
-  name: z.string().trim().min(1, 'name is required').max(100, 'name must be at most 100 characters'),
-  expiresAt: z.iso
-    .datetime({ offset: true, message: 'expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' })
-    .refine((value) => {
-      const at = Date.parse(value);
-      return Number.isNaN(at) || at > Date.now(); // an unparseable value is reported by the format check
-    }, 'expiresAt must be in the future')
-    .transform((value) => new Date(value).toISOString())
-    .nullish(),
+  name: z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'name is required'),
+      z.maxLength(100, 'name must be at most 100 characters'),
+    ),
+  expiresAt: z.nullish(
+    z.pipe(
+      z.iso
+        .datetime({
+          offset: true,
+          message: 'expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z',
+        })
+        .check(
+          z.refine((value) => {
+            const at = Date.parse(value);
+            return Number.isNaN(at) || at > Date.now(); // an unparseable value is reported by the format check
+          }, 'expiresAt must be in the future'),
+        ),
+      z.transform((value: string) => new Date(value).toISOString()),
+    ),
+  ),
 });

@@ -1,5 +1,12 @@
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { AppError, type FieldError } from '../errors';
+
+/**
+ * zod/mini ships without messages; the English locale alone (a few KB, not all locales) gives readable
+ * defaults where a schema does not set its own message.
+ */
+z.config(en());
 
 /** Renders a zod path the way clients write it: `measurements[3].actual`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
@@ -26,12 +33,12 @@ const toFieldErrors = (issues: ReadonlyArray<z.core.$ZodIssue>, root: string): F
  * Parses request input with a strict schema. Every offending field is reported at once, so a client
  * fixes its request in one round instead of one error at a time.
  */
-export const parseInput = <S extends z.ZodType>(
+export const parseInput = <S extends z.core.$ZodType>(
   schema: S,
   input: unknown,
   { root = '', what = 'request body' }: { root?: string; what?: string } = {},
-): z.infer<S> => {
-  const result = schema.safeParse(input);
+): z.output<S> => {
+  const result = z.safeParse(schema, input);
   if (result.success) return result.data;
   const errors = toFieldErrors(result.error.issues, root);
   throw new AppError('VALIDATION_FAILED', `The ${what} has ${errors.length} invalid field(s).`, { errors });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { uuidv7 } from '../../../lib/ids';
 
 describe('uuidv7', () => {
   it('is a valid UUID of version 7 with the RFC 9562 variant', () => {
     const id = uuidv7();
-    expect(z.uuid().safeParse(id).success).toBe(true);
+    expect(z.safeParse(z.uuid(), id).success).toBe(true);
     expect(id[14]).toBe('7');
     expect('89ab').toContain(id[19]);
   });
