@@ -101,8 +101,20 @@ export const httpErrorHandler = (): MiddlewareObj<APIGatewayProxyEvent, APIGatew
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
+type BodyEvent = Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders' | 'isBase64Encoded'> & {
+  body: unknown;
+};
+
+/**
+ * The body as API Gateway sends it: a string, or null when there is none. serverless-offline hands a
+ * JSON body of `false` or `0` to the handler already parsed, so anything else is turned back into the
+ * JSON text it came from; the request is then judged exactly as it would be on AWS.
+ */
+const rawBody = (body: unknown): string =>
+  typeof body === 'string' ? body : body === null || body === undefined ? '' : JSON.stringify(body);
+
 /** Checks what middy's JSON parser leaves open, so each case gets its own clear 4xx. */
-const guardBody = (event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>) => {
+const guardBody = (event: BodyEvent, raw: string) => {
   const contentType = header(event, 'content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new AppError(
@@ -110,7 +122,6 @@ const guardBody = (event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBas
       `Content-Type must be application/json, got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'}.`,
     );
   }
-  const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
   if (bytes > MAX_BODY_BYTES) {
     throw new AppError('PAYLOAD_TOO_LARGE', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
@@ -127,13 +138,12 @@ const parser = httpJsonBodyParser();
  * parser, with its errors mapped to ours. A function rather than only a middleware because the push
  * endpoints must authenticate the API key before they look at the body (spec 1, issue 4 order).
  */
-export const readJsonBody = async (
-  event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>,
-): Promise<unknown> => {
-  guardBody(event);
+export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
+  const body = rawBody(event.body);
+  guardBody(event, body);
   // middy's parser looks up `content-type`/`Content-Type` only; any other spelling is valid HTTP.
   const headers = { 'content-type': header(event, 'content-type') };
-  const request = { event: { headers, body: event.body, isBase64Encoded: event.isBase64Encoded } };
+  const request = { event: { headers, body, isBase64Encoded: event.isBase64Encoded === true } };
   try {
     await parser.before?.(request as never);
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../errors';
 
 /**
  * API responses hold tenant data or credentials: no shared cache may store them (RFC 9111 §5.2.2.5,
@@ -22,11 +23,33 @@ export const noContent = (headers: Record<string, string> = {}): APIGatewayProxy
   body: '',
 });
 
-/** Header lookup that ignores case: API Gateway REST passes headers as the client spelled them. */
-export const header = (event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined => {
+/**
+ * Header lookup that ignores case: API Gateway REST passes headers as the client spelled them, so one
+ * header may arrive under several spellings, and a repeated header arrives as several values in
+ * `multiValueHeaders`. Every header the service reads is a singleton field; two different values are
+ * ambiguous (which key? which media type?), so the request is refused with a 400 naming the header
+ * (RFC 9110 §5.3) rather than one value being picked silently.
+ */
+export const header = (
+  event: Pick<APIGatewayProxyEvent, 'headers'> & {
+    multiValueHeaders?: APIGatewayProxyEvent['multiValueHeaders'];
+  },
+  name: string,
+): string | undefined => {
   const wanted = name.toLowerCase();
+  const values = new Set<string>();
   for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value !== undefined) return value;
+    if (key.toLowerCase() === wanted && typeof value === 'string') values.add(value);
   }
-  return undefined;
+  for (const [key, list] of Object.entries(event.multiValueHeaders ?? {})) {
+    if (key.toLowerCase() !== wanted || !Array.isArray(list)) continue;
+    for (const value of list) if (typeof value === 'string') values.add(value);
+  }
+  if (values.size > 1) {
+    throw new AppError(
+      'MALFORMED_REQUEST',
+      `The ${name} header is sent more than once with different values.`,
+    );
+  }
+  return values.values().next().value;
 };

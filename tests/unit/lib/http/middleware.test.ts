@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../lib/errors';
 import { httpErrorHandler, jsonBody } from '../../../../lib/http/middleware';
 import { json } from '../../../../lib/http/responses';
-import { invoke } from '../../../support/events';
+import { apiEvent, invoke, lambdaContext } from '../../../support/events';
 
 const echo = middy(async (event: { body: unknown }) => json(200, { received: event.body }))
   .use(httpErrorHandler())
@@ -36,6 +36,65 @@ describe('jsonBody', () => {
     expect((await post('{}', { 'content-type': 'application/merge-patch+json' })).status).toBe(200);
     expect((await post('{}', { 'Content-Type': 'application/json; charset=utf-8' })).status).toBe(200);
     expect((await post('{}', { 'CONTENT-TYPE': 'application/json' })).status).toBe(200);
+  });
+
+  it('a body that is not a string (serverless-offline parses `false` and `0`) is judged as its JSON text', async () => {
+    const send = (body: unknown) =>
+      (
+        echo as unknown as (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>
+      )(
+        { ...apiEvent({ method: 'POST', headers: { 'Content-Type': 'application/json' } }), body },
+        lambdaContext(),
+      );
+    for (const [body, parsed] of [
+      [false, false],
+      [0, 0],
+      [true, true],
+      [{ a: 1 }, { a: 1 }],
+      [[1], [1]],
+    ] as const) {
+      const result = await send(body);
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body)).toEqual({ received: parsed });
+    }
+    for (const empty of [null, undefined]) {
+      const result = await send(empty);
+      expect(result.statusCode).toBe(400);
+      expect(JSON.parse(result.body).type).toMatch(/\/malformed-request$/);
+    }
+  });
+
+  it('decodes a base64 body; a base64 body that is not JSON is 400', async () => {
+    const encoded = (text: string) =>
+      (
+        echo as unknown as (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>
+      )(
+        {
+          ...apiEvent({ method: 'POST', headers: { 'Content-Type': 'application/json' } }),
+          body: Buffer.from(text).toString('base64'),
+          isBase64Encoded: true,
+        },
+        lambdaContext(),
+      );
+    const ok = await encoded('{"a":"ü"}');
+    expect(ok.statusCode).toBe(200);
+    expect(JSON.parse(ok.body)).toEqual({ received: { a: 'ü' } });
+    expect((await encoded('not json')).statusCode).toBe(400);
+  });
+
+  it('400 naming the header when Content-Type is sent twice with different values; equal values are fine', async () => {
+    const conflicting = await post('{}', {
+      'Content-Type': 'text/plain',
+      'content-type': 'application/json',
+    });
+    expect(conflicting.status).toBe(400);
+    expect(conflicting.body.type).toMatch(/\/malformed-request$/);
+    expect(conflicting.body.detail).toMatch(/content-type/i);
+    const repeated = await post('{}', {
+      'Content-Type': 'application/json',
+      'content-type': 'application/json',
+    });
+    expect(repeated.status).toBe(200);
   });
 
   it('413 above the body limit', async () => {
