@@ -1,18 +1,23 @@
 import middy from '@middy/core';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
-import { header, json } from '../lib/http/responses';
+import { pushRequestOf } from '../lib/http/push';
+import { json } from '../lib/http/responses';
 import { parseInput } from '../lib/http/validation';
 import { batchSchema } from '../lib/push/measurement-schema';
 import { pushMeasurements } from '../lib/push/push-service';
 import { pushDeps } from '../lib/runtime';
 
 /** POST /integrations/push/measurements/batch (spec 4, 8): 1..50 measurements, all or nothing. */
-const core = async (event: APIGatewayProxyEvent) => {
-  const { items, headers } = await pushMeasurements(pushDeps, {
-    apiKey: header(event, 'x-api-key'),
-    readMeasurements: async () => parseInput(batchSchema, await readJsonBody(event)).measurements,
-  });
+const core = async (event: APIGatewayProxyEvent, context: Context) => {
+  const { items, headers } = await pushMeasurements(
+    pushDeps,
+    pushRequestOf(
+      event,
+      context,
+      async () => parseInput(batchSchema, await readJsonBody(event)).measurements,
+    ),
+  );
   return json(
     200,
     {

@@ -36,6 +36,12 @@ export const errorCatalog = {
     title: 'Content-Type must be application/json',
   },
   RATE_LIMIT_EXCEEDED: { status: 429, slug: 'rate-limit-exceeded', title: 'Request quota exceeded' },
+  /** Answered by API Gateway when a tenant's usage plan quota is used up (infra/gateway-responses.yml). */
+  QUOTA_EXCEEDED: {
+    status: 429,
+    slug: 'quota-exceeded',
+    title: 'The monthly request quota of the plan is used up',
+  },
   TOO_MANY_LOGIN_ATTEMPTS: {
     status: 429,
     slug: 'too-many-login-attempts',

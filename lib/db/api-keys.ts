@@ -1,12 +1,19 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, hashApiKey, identificationPrefix } from '../api-keys/key-format';
 import { API_KEY_LIMITS } from '../domain';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
+import { lastUsedOf } from './api-key-usage';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { cancellationReasons, isConditionalCheckFailed } from './conditions';
-import { GSI1, keys } from './keys';
+import { GSI1, hashOfApiKeyItem, type ItemKey, keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { type Tenant, toTenant } from './tenants';
 
@@ -45,10 +52,23 @@ export const toApiKey = (item: Record<string, unknown>): ApiKey => ({
   revokedAt: (item.revokedAt as string | undefined) ?? null,
 });
 
-/** The slots item: active key id → expiry (epoch ms, 0 = never), and a version for optimistic locking. */
+/**
+ * Plan maximums (spec 3, 8). A tenant on a plan with a maximum has a slots item listing the keys that
+ * hold a slot (key id → key hash). Only `createApiKey` writes it, in one transaction with the new key,
+ * conditioned on the item's version, so concurrent creates cannot both take the last slot: the loser
+ * re-reads and re-counts. Revoking and expiring do not touch it; instead, when the list is full, the
+ * create reads the holders' key items (at most a plan's maximum, 5) and frees the slots of keys that
+ * are revoked or expired by now. So the item stays as small as the plan's maximum, and a revoked key
+ * frees its slot without a write to it.
+ *
+ * A tenant on the unlimited plan keeps no slots item at all (issue 10): creating a key is one PutItem,
+ * whatever the number of keys. A plan change deletes the item (`updateTenant`), and the first create
+ * under a plan with a maximum rebuilds it from the tenant's keys.
+ */
 interface Slots {
+  exists: boolean;
   version: number;
-  keys: Record<string, number>;
+  holders: Record<string, string>;
 }
 
 const MAX_CREATE_ATTEMPTS = 25;
@@ -63,10 +83,43 @@ const readTenantAndSlots = async (db: Database, tenantId: string) => {
   const tenantItem = items.find((item) => item.sk === tenantKey.sk);
   const slotsItem = items.find((item) => item.sk === slotsKey.sk);
   const slots: Slots = {
+    exists: slotsItem !== undefined,
     version: (slotsItem?.version as number | undefined) ?? 0,
-    keys: (slotsItem?.keys as Record<string, number> | undefined) ?? {},
+    holders: (slotsItem?.holders as Record<string, string> | undefined) ?? {},
   };
   return { tenant: tenantItem ? toTenant(tenantItem) : undefined, slots };
+};
+
+const isActive = (item: Record<string, unknown> | undefined, now: number) =>
+  item !== undefined && apiKeyStatus(toApiKey(item), now) === ApiKeyStatus.ACTIVE;
+
+/** The tenant's active keys as slot holders, from the index: for a tenant whose slots item is missing. */
+const holdersFromIndex = async (db: Database, tenantId: string, now: number) => {
+  const holders: Record<string, string> = {};
+  let cursor: string | undefined;
+  do {
+    const page = await queryPrefix(
+      db,
+      keys.apiKeysOfTenant(tenantId),
+      { limit: 1000, cursor },
+      (item) => item,
+    );
+    for (const item of page.items) {
+      if (isActive(item, now)) holders[item.id as string] = hashOfApiKeyItem(item as ItemKey);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return holders;
+};
+
+/** The holders whose keys are still active; reads their key items (at most the plan's maximum). */
+const activeHolders = async (db: Database, holders: Record<string, string>, now: number) => {
+  const items = await batchGet(
+    db,
+    Object.values(holders).map((hash) => keys.apiKey(hash)),
+  );
+  const byHash = new Map(items.map((item) => [hashOfApiKeyItem(item as ItemKey), item]));
+  return Object.fromEntries(Object.entries(holders).filter(([, hash]) => isActive(byHash.get(hash), now)));
 };
 
 export interface CreatedApiKey extends ApiKey {
@@ -74,12 +127,6 @@ export interface CreatedApiKey extends ApiKey {
   key: string;
 }
 
-/**
- * Creates a key if the tenant is under its plan's maximum (spec 3, 8). The count and the new key are
- * written in one transaction conditioned on the slots item's version, so concurrent creates cannot
- * both take the last slot: the loser re-reads and re-counts. Expired keys drop out of the count as
- * soon as their date passes.
- */
 export const createApiKey = async (
   db: Database,
   input: { tenantId: string; name: string; expiresAt?: string | null | undefined; createdBy?: string },
@@ -88,12 +135,10 @@ export const createApiKey = async (
     const now = Date.now();
     const { tenant, slots } = await readTenantAndSlots(db, input.tenantId);
     if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${input.tenantId} not found.`);
-    const active = Object.fromEntries(
-      Object.entries(slots.keys).filter(([, expiry]) => expiry === 0 || expiry > now),
-    );
-    assertUnderLimit(tenant, Object.keys(active).length);
+    const limit = API_KEY_LIMITS[tenant.plan];
 
     const raw = generateApiKey();
+    const keyHash = hashApiKey(raw);
     const apiKey: ApiKey = {
       id: uuidv7(now),
       tenantId: tenant.id,
@@ -104,41 +149,52 @@ export const createApiKey = async (
       lastUsedAt: null,
       revokedAt: null,
     };
-    const expiry = apiKey.expiresAt ? Date.parse(apiKey.expiresAt) : 0;
+    const put = {
+      TableName: db.tableName,
+      Item: {
+        ...keys.apiKey(keyHash),
+        ...keys.apiKeyIndex(tenant.id, apiKey.id),
+        type: 'APIKEY',
+        ...apiKey,
+        expiresAt: apiKey.expiresAt ?? undefined,
+        lastUsedAt: undefined,
+        revokedAt: undefined,
+        createdBy: input.createdBy,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+
+    if (limit === null) {
+      await db.client.send(new PutCommand(put));
+      return { ...apiKey, key: raw };
+    }
+
+    let holders = slots.exists ? slots.holders : await holdersFromIndex(db, tenant.id, now);
+    if (Object.keys(holders).length >= limit) holders = await activeHolders(db, holders, now);
+    assertUnderLimit(tenant, Object.keys(holders).length);
     try {
       await db.client.send(
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: db.tableName,
-                Key: keys.apiKeySlots(tenant.id),
-                UpdateExpression: 'SET #keys = :keys, #version = :next',
-                ConditionExpression: 'attribute_not_exists(pk) OR #version = :seen',
-                ExpressionAttributeNames: { '#keys': 'keys', '#version': 'version' },
-                ExpressionAttributeValues: {
-                  ':keys': { ...active, [apiKey.id]: expiry },
-                  ':next': slots.version + 1,
-                  ':seen': slots.version,
-                },
-              },
-            },
-            {
               Put: {
                 TableName: db.tableName,
                 Item: {
-                  ...keys.apiKey(hashApiKey(raw)),
-                  ...keys.apiKeyIndex(tenant.id, apiKey.id),
-                  type: 'APIKEY',
-                  ...apiKey,
-                  expiresAt: apiKey.expiresAt ?? undefined,
-                  lastUsedAt: undefined,
-                  revokedAt: undefined,
-                  createdBy: input.createdBy,
+                  ...keys.apiKeySlots(tenant.id),
+                  type: 'APIKEYSLOTS',
+                  holders: { ...holders, [apiKey.id]: keyHash },
+                  version: slots.version + 1,
                 },
-                ConditionExpression: 'attribute_not_exists(pk)',
+                ConditionExpression: slots.exists ? '#version = :seen' : 'attribute_not_exists(pk)',
+                ...(slots.exists
+                  ? {
+                      ExpressionAttributeNames: { '#version': 'version' },
+                      ExpressionAttributeValues: { ':seen': slots.version },
+                    }
+                  : {}),
               },
             },
+            { Put: put },
           ],
         }),
       );
@@ -168,13 +224,28 @@ const assertUnderLimit = (tenant: Tenant, activeCount: number) => {
   }
 };
 
-/** The tenant's keys, oldest first (ids are UUIDv7). */
-export const listApiKeys = (db: Database, tenantId: string, page: PageRequest): Promise<Page<ApiKey>> =>
-  queryPrefix(db, keys.apiKeysOfTenant(tenantId), page, toApiKey);
+/**
+ * The tenant's keys, oldest first (ids are UUIDv7), with `lastUsedAt` from their usage items: one
+ * query of the index and one batch read, so the push path's writes never touch the index.
+ */
+export const listApiKeys = async (
+  db: Database,
+  tenantId: string,
+  page: PageRequest,
+): Promise<Page<ApiKey>> => {
+  const found = await queryPrefix(db, keys.apiKeysOfTenant(tenantId), page, (item) => item);
+  const lastUsed = await lastUsedOf(db, found.items as ItemKey[]);
+  const items = found.items.map((item) => ({
+    ...toApiKey(item),
+    lastUsedAt: lastUsed.get(item.pk as string) ?? null,
+  }));
+  return found.nextCursor ? { items, nextCursor: found.nextCursor } : { items };
+};
 
 /**
- * Revokes a key of the tenant (spec 3: revoked keys are never reactivated) and frees its slot.
- * Another tenant's key id is NOT_FOUND. Revoking a revoked key changes nothing.
+ * Revokes a key of the tenant (spec 3: revoked keys are never reactivated); its slot is freed by the
+ * next create that needs it (see `createApiKey`). Another tenant's key id is NOT_FOUND. Revoking a
+ * revoked key changes nothing.
  */
 export const revokeApiKey = async ({ client, tableName }: Database, tenantId: string, keyId: string) => {
   const { gsi1pk, gsi1sk } = keys.apiKeyIndex(tenantId, keyId);
@@ -191,36 +262,17 @@ export const revokeApiKey = async ({ client, tableName }: Database, tenantId: st
   if (item.revokedAt) return;
   try {
     await client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: { pk: item.pk as string, sk: item.sk as string },
-              UpdateExpression: 'SET revokedAt = :now',
-              ConditionExpression: 'tenantId = :tenant AND attribute_not_exists(revokedAt)',
-              ExpressionAttributeValues: { ':now': new Date().toISOString(), ':tenant': tenantId },
-            },
-          },
-          {
-            // Bumping the version makes a create that read the old slots retry instead of restoring this slot.
-            Update: {
-              TableName: tableName,
-              Key: keys.apiKeySlots(tenantId),
-              UpdateExpression: 'SET #version = if_not_exists(#version, :zero) + :one REMOVE #keys.#id',
-              ExpressionAttributeNames: { '#version': 'version', '#keys': 'keys', '#id': keyId },
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-              ConditionExpression: 'attribute_exists(#keys)',
-            },
-          },
-        ],
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: item.pk as string, sk: item.sk as string },
+        UpdateExpression: 'SET revokedAt = :now',
+        ConditionExpression: 'tenantId = :tenant AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':tenant': tenantId },
       }),
     );
   } catch (error) {
-    const reasons = cancellationReasons(error);
     // Revoked concurrently by someone else: the outcome the caller asked for.
-    if (reasons?.[0] === 'ConditionalCheckFailed') return;
-    throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
 };
 
@@ -230,22 +282,4 @@ export const getApiKeyByHash = async ({ client, tableName }: Database, keyHash: 
     new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ConsistentRead: true }),
   );
   return Item ? toApiKey(Item) : undefined;
-};
-
-/** Spec 5.2.5: `lastUsedAt` after each successful request; never moves backwards. */
-export const touchApiKey = async ({ client, tableName }: Database, keyHash: string, at: string) => {
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.apiKey(keyHash),
-        UpdateExpression: 'SET lastUsedAt = :at',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :at)',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
 };

@@ -1,4 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { AppError } from '../errors';
 import type { Database } from './client';
 import type { ItemKey } from './keys';
@@ -45,8 +46,12 @@ export const batchGet = async ({ client, tableName }: Database, keys: ItemKey[])
  * Puts items with BatchWriteItem (1 write unit per item under 1 KB; transactions would cost 2), all
  * chunks in parallel, retrying unprocessed items. Not atomic: callers make writes idempotent, so a
  * retry of a partly written request converges. Returns the write units consumed.
+ *
+ * Every item is converted to its stored form before the first chunk is sent (issue 9): a value the
+ * store cannot hold fails here, while nothing is written, never between two chunks of one request.
  */
 export const batchPut = async ({ client, tableName }: Database, items: Record<string, unknown>[]) => {
+  for (const item of items) marshall(item, { removeUndefinedValues: true });
   const write = async (chunk: Record<string, unknown>[]) => {
     let units = 0;
     let pending = chunk.map((Item) => ({ PutRequest: { Item } }));

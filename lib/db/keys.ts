@@ -10,15 +10,17 @@
  * | KPI              | KPI#<kid>           | KPI                         | TENANT#<tid>   | KPI#<kid>         |
  * | measurement      | KPI#<kid>           | MEASUREMENT#<start>#<end>   |                |                   |
  * | API key          | APIKEY#<sha256>     | APIKEY                      | TENANT#<tid>   | APIKEY#<keyId>    |
+ * | API key usage    | APIKEY#<sha256>     | USAGE                       |                |                   |
  * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
- * | push rate counter| APIKEY#<sha256>     | RATE#<windowStartEpochSec>  |                |                   |
  * | failed logins    | LOGIN#<email>       | FAILURES                    |                |                   |
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
  * the item's `tenantId`. API keys are keyed by the SHA-256 of the raw key, so verifying a key is one
  * strongly consistent GetItem (a revocation is seen by the very next request); the index lists a
- * tenant's keys. The slots item holds the tenant's active key ids and a version for the plan maximum.
+ * tenant's keys. The usage item (rate-limit counters, `lastUsedAt`) is what the push hot path writes:
+ * it is in no index, so those writes cost one unit each and never touch gsi1 (issue 10). The slots item
+ * holds the active key ids of a tenant on a plan with a key maximum, and a version.
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -43,14 +45,16 @@ export const keys = {
     gsi1sk: `APIKEY#${keyId}`,
   }),
   apiKeysOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'APIKEY#' }),
+  apiKeyUsage: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'USAGE' }),
+  /** The usage item next to a key item, from the key item's own key. */
+  apiKeyUsageOf: (apiKeyItem: ItemKey) => ({ pk: apiKeyItem.pk, sk: 'USAGE' }),
   apiKeySlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'APIKEYSLOTS' }),
-  rateCounter: (keyHash: string, windowStart: number) => ({
-    pk: `APIKEY#${keyHash}`,
-    sk: `RATE#${windowStart}`,
-  }),
   loginFailures: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'FAILURES' }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
+
+/** The key hash of an API key item, from its partition key (`APIKEY#<sha256>`). */
+export const hashOfApiKeyItem = ({ pk }: ItemKey): string => pk.slice('APIKEY#'.length);
 
 export const GSI1 = 'gsi1' as const;

@@ -1,4 +1,6 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KpiType } from '../domain';
+import { batchPut } from './batch';
 import type { Database } from './client';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
@@ -36,3 +38,121 @@ export const listMeasurements = (
   kpiId: string,
   page: PageRequest,
 ): Promise<Page<Measurement>> => queryPrefix(db, keys.measurementsOfKpi(kpiId), page, toMeasurement);
+
+/** What a push writes: the values of spec 2.5 plus where they came from. */
+export interface MeasurementWrite {
+  kpiId: string;
+  kpiType: KpiType;
+  actual: number;
+  target?: number | undefined;
+  forecast?: number | undefined;
+  periodStart: string;
+  periodEnd: string;
+}
+
+export interface WriteContext {
+  tenantId: string;
+  apiKeyId: string;
+  apiKeyPrefix: string;
+  /** ISO time of the push: `updatedAt` and `receivedAt`, and `createdAt` of a new record. */
+  at: string;
+}
+
+export interface WrittenMeasurement {
+  status: 'created' | 'updated';
+  measurement: Measurement;
+}
+
+/** The stored item; `id` and `createdAt` are the existing record's when there is one. */
+const measurementItem = (
+  m: MeasurementWrite,
+  context: WriteContext,
+  identity: { id: string; createdAt: string },
+): Record<string, unknown> => ({
+  ...keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
+  type: 'MEASUREMENT',
+  ...identity,
+  tenantId: context.tenantId,
+  kpiId: m.kpiId,
+  kpiType: m.kpiType,
+  actual: m.actual,
+  target: m.target,
+  forecast: m.forecast,
+  periodStart: m.periodStart,
+  periodEnd: m.periodEnd,
+  updatedAt: context.at,
+  receivedAt: context.at,
+  apiKeyId: context.apiKeyId,
+  apiKeyPrefix: context.apiKeyPrefix,
+});
+
+/**
+ * Upserts one measurement by its identity (KPI, periodStart, periodEnd) with a single UpdateItem: the
+ * values are replaced, `id` and `createdAt` are kept if the record exists (`if_not_exists`), and the
+ * answer says which happened. One write unit and no read, and exact under concurrency: of two
+ * simultaneous first pushes one is `created` and the other `updated`.
+ */
+export const upsertMeasurement = async (
+  { client, tableName }: Database,
+  m: MeasurementWrite,
+  context: WriteContext,
+  newId: string,
+): Promise<WrittenMeasurement> => {
+  const { pk, sk, id, createdAt, ...fields } = measurementItem(m, context, {
+    id: newId,
+    createdAt: context.at,
+  });
+  const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const remove = Object.entries(fields).filter(([, value]) => value === undefined);
+  const names = [...set, ...remove].map(([name]) => name);
+  const { Attributes } = await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { pk, sk },
+      UpdateExpression: [
+        `SET ${[...set.map(([name]) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}`,
+        remove.length > 0 ? `REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+      ExpressionAttributeNames: Object.fromEntries(
+        [...names, 'id', 'createdAt'].map((name) => [`#${name}`, name]),
+      ),
+      ExpressionAttributeValues: Object.fromEntries([
+        ...set.map(([name, value]) => [`:${name}`, value]),
+        [':id', id],
+        [':createdAt', createdAt],
+      ]),
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const stored = Attributes ?? {};
+  return { status: stored.id === newId ? 'created' : 'updated', measurement: toMeasurement(stored) };
+};
+
+/**
+ * Writes several measurements whose existing records were read beforehand (`existing`, by identity):
+ * whole items with BatchWriteItem, one write unit each (a transaction would cost two). Not atomic: the
+ * items are whole, so sending the same request again converges to the same state.
+ */
+export const putMeasurements = async (
+  db: Database,
+  measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined; newId: string }[],
+  context: WriteContext,
+): Promise<{ items: WrittenMeasurement[]; writeUnits: number }> => {
+  const items = measurements.map(({ input, existing, newId }) => {
+    const item = measurementItem(input, context, {
+      id: (existing?.id as string | undefined) ?? newId,
+      createdAt: (existing?.createdAt as string | undefined) ?? context.at,
+    });
+    return { item, status: existing ? ('updated' as const) : ('created' as const) };
+  });
+  const writeUnits = await batchPut(
+    db,
+    items.map(({ item }) => item),
+  );
+  return {
+    items: items.map(({ item, status }) => ({ status, measurement: toMeasurement(item) })),
+    writeUnits,
+  };
+};

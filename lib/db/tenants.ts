@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Feature, Plan } from '../domain';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { isConditionalCheckFailed } from './conditions';
+import { cancellationReasons, isConditionalCheckFailed } from './conditions';
 import { setFields } from './expressions';
 import { keys } from './keys';
 
@@ -15,6 +15,13 @@ export interface Tenant {
   active: boolean;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The tenant's API Gateway API key, on its tier's usage plan (issue 10): the push authorizer returns
+   * `value` as the usage identifier, so API Gateway throttles and meters the tenant's requests. Made by
+   * the service, never shown to anyone (it grants nothing: the API's key source is the authorizer).
+   * Absent on the local stack, where there is no API Gateway.
+   */
+  usageKey?: { id: string; value: string } | undefined;
 }
 
 export const toTenant = (item: Record<string, unknown>): Tenant => ({
@@ -25,6 +32,7 @@ export const toTenant = (item: Record<string, unknown>): Tenant => ({
   active: item.active === true,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
+  usageKey: item.usageKey as Tenant['usageKey'],
 });
 
 export const getTenant = async (
@@ -53,24 +61,40 @@ export const createTenant = async (
   return tenant;
 };
 
+/**
+ * Changes a tenant. A plan change also deletes the tenant's API key slots item, in the same
+ * transaction: the slot list is kept only under a plan with a key maximum, and the first key created
+ * under the new plan rebuilds it from the tenant's keys (lib/db/api-keys.ts).
+ */
 export const updateTenant = async (
-  { client, tableName }: Database,
+  db: Database,
   tenantId: string,
-  patch: Partial<Pick<Tenant, 'name' | 'plan' | 'features' | 'active'>>,
+  patch: Partial<Pick<Tenant, 'name' | 'plan' | 'features' | 'active' | 'usageKey'>>,
 ): Promise<Tenant> => {
+  const update = {
+    TableName: db.tableName,
+    Key: keys.tenant(tenantId),
+    ...setFields(patch),
+    ConditionExpression: 'attribute_exists(pk)',
+  };
   try {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.tenant(tenantId),
-        ...setFields(patch),
-        ConditionExpression: 'attribute_exists(pk)',
-        ReturnValues: 'ALL_NEW',
+    if (patch.plan === undefined) {
+      const { Attributes } = await db.client.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
+      return toTenant(Attributes ?? {});
+    }
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: update },
+          { Delete: { TableName: db.tableName, Key: keys.apiKeySlots(tenantId) } },
+        ],
       }),
     );
-    return toTenant(Attributes ?? {});
   } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`);
+    if (isConditionalCheckFailed(error) || cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+      throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`);
+    }
     throw error;
   }
+  return (await getTenant(db, tenantId)) as Tenant;
 };

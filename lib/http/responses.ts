@@ -30,12 +30,12 @@ export const noContent = (headers: Record<string, string> = {}): APIGatewayProxy
  * ambiguous (which key? which media type?), so the request is refused with a 400 naming the header
  * (RFC 9110 §5.3) rather than one value being picked silently.
  */
-export const header = (
-  event: Pick<APIGatewayProxyEvent, 'headers'> & {
-    multiValueHeaders?: APIGatewayProxyEvent['multiValueHeaders'];
-  },
-  name: string,
-): string | undefined => {
+export interface HeaderSource {
+  headers?: Record<string, string | undefined> | null;
+  multiValueHeaders?: Record<string, string[] | undefined> | null;
+}
+
+export const header = (event: HeaderSource, name: string): string | undefined => {
   const wanted = name.toLowerCase();
   const values = new Set<string>();
   for (const [key, value] of Object.entries(event.headers ?? {})) {

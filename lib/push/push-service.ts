@@ -1,17 +1,20 @@
-import { hashApiKey, isWellFormedApiKey } from '../api-keys/key-format';
-import { type ApiKey, apiKeyStatus, toApiKey, touchApiKey } from '../db/api-keys';
-import { batchGet, batchPut } from '../db/batch';
+import { countRequest, type RequestCount, recordUse } from '../db/api-key-usage';
+import { toApiKey } from '../db/api-keys';
+import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
 import { type ItemKey, keys } from '../db/keys';
 import { type Kpi, toKpi } from '../db/kpis';
-import { type Measurement, toMeasurement } from '../db/measurements';
-import { countRequest } from '../db/rate-counters';
-import type { Tenant } from '../db/tenants';
-import { Feature } from '../domain';
+import {
+  putMeasurements,
+  upsertMeasurement,
+  type WriteContext,
+  type WrittenMeasurement,
+} from '../db/measurements';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { logger } from '../logger';
 import type { TenantCache } from '../tenant-cache';
+import { apiKeyHashOf, assertKeyUsable, assertTenantMayPush } from './api-key-auth';
 import type { MeasurementInput } from './measurement-schema';
 import { decide, type RateLimitSettings, windowStart } from './rate-limit';
 
@@ -22,48 +25,44 @@ export interface PushDeps {
   now?: () => number;
 }
 
+/**
+ * What the API Gateway authorizer (functions/push-authorizer.ts) says about the key, from its cached
+ * result (≤ 5 minutes old). `active` lets the pipeline count the request in its first round trip; the
+ * key's state is checked again here from a fresh read either way, so a revocation still stops the very
+ * next request (issue 10).
+ */
+export interface AuthorizerVerdict {
+  keyId: string;
+  status: 'active' | 'refused';
+}
+
 export interface PushRequest {
   /** The `x-api-key` header. */
   apiKey: string | undefined;
-  /** Reads and validates the body; called only after the key is authenticated (issue 4 order). */
+  /** Present when the request came through the API Gateway authorizer. */
+  authorizer?: AuthorizerVerdict | undefined;
+  /** Reads and validates the body; its errors are reported only after the key is authenticated. */
   readMeasurements: () => Promise<MeasurementInput[]>;
+  /** Milliseconds the invocation has left (Lambda's `getRemainingTimeInMillis`). */
+  remainingTimeMs?: () => number;
 }
 
 export interface PushResult {
-  items: { status: 'created' | 'updated'; measurement: Measurement }[];
+  items: WrittenMeasurement[];
   /** RateLimit-* headers for the response. */
   headers: Record<string, string>;
-  writeUnits: number;
 }
 
-const invalidKey = (detail: string) =>
-  new AppError('INVALID_API_KEY', detail, { headers: { 'WWW-Authenticate': 'ApiKey header="x-api-key"' } });
+/**
+ * Writes are not started with less time than this left: a Lambda killed between two writes of a batch
+ * would leave it half written. One write round trip takes tens of milliseconds; this leaves room for
+ * the DynamoDB client's retries under throttling (issue 9).
+ */
+export const MIN_TIME_FOR_WRITES_MS = 2000;
 
 const itemId = ({ pk, sk }: ItemKey) => `${pk}|${sk}`;
 
-/** Keys that can be computed from the request alone, so they are read in the first round trip. */
 const measurementKey = (m: MeasurementInput) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd);
-
-const authenticate = (key: ApiKey | undefined, nowMs: number): ApiKey => {
-  if (!key) throw invalidKey('The API key is not known. Check the x-api-key header.');
-  const status = apiKeyStatus(key, nowMs);
-  if (status === 'revoked') throw new AppError('API_KEY_REVOKED', `API key ${key.prefix}… has been revoked.`);
-  if (status === 'expired')
-    throw new AppError('API_KEY_EXPIRED', `API key ${key.prefix}… expired at ${key.expiresAt}.`);
-  return key;
-};
-
-const authorize = (tenant: Tenant | undefined): Tenant => {
-  if (!tenant?.active) throw new AppError('TENANT_INACTIVE', 'The organization of this API key is inactive.');
-  if (!tenant.features.includes(Feature.KPI_PUSH_MEASUREMENT)) {
-    throw new AppError(
-      'FEATURE_NOT_ENABLED',
-      `The plan of this organization does not include ${Feature.KPI_PUSH_MEASUREMENT}. Upgrade the plan to push measurements; the key itself is fine.`,
-      { extensions: { feature: Feature.KPI_PUSH_MEASUREMENT } },
-    );
-  }
-  return tenant;
-};
 
 /** Spec 5.2.4: every KPI must be the key's tenant's, with that type. Foreign and missing look alike. */
 const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi>, tenantId: string) => {
@@ -81,53 +80,62 @@ const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi
     throw new AppError(
       'NOT_FOUND',
       `No KPI of this organization with the given id and kpiType: ${missing.join(', ')}.`,
-      {
-        extensions: { missingKpiIds: missing },
-      },
+      { extensions: { missingKpiIds: missing } },
     );
   }
 };
 
 /**
- * The push pipeline (spec 1, 5.2; issue 4 order): authenticate the key, check tenant and plan, count
- * the request against the key's rate limit, validate the body, check KPI ownership, write.
+ * The push pipeline (spec 1, 5.2): authenticate the key, check tenant and plan, count the request
+ * against the key's rate limit, validate the body, check KPI ownership, write. Every check comes
+ * before the first write, so a refused request writes nothing but its rate counter, and a request
+ * whose key is unknown, revoked or expired, or whose tenant may not push, writes nothing at all.
  *
- * Round trips: (1) one BatchGetItem for the key, the KPIs and the existing measurements, in parallel
- * with the rate counter's UpdateItem; (2) the tenant, only when not cached; (3) BatchWriteItem of the
- * measurements in parallel with the key's `lastUsedAt`. Nothing is written before every check passed.
+ * Round trips, tenant cached, through the authorizer (issue 10):
+ * 1. one strongly consistent BatchGetItem of the key, the KPIs and (for several measurements) their
+ *    existing records, in parallel with the rate counter's UpdateItem on the key's usage item;
+ * 2. the measurements (one UpdateItem, or BatchWriteItem in chunks of 25) in parallel with the usage
+ *    item's `lastUsedAt`.
+ * Without the authorizer's word that the key is active (a direct invocation), the request is counted
+ * only after the key was read: one round trip more, and nothing written for a key that is not usable.
+ * A tenant missing from the container's cache costs one read more.
  */
 export const pushMeasurements = async (deps: PushDeps, request: PushRequest): Promise<PushResult> => {
   const now = deps.now ?? Date.now;
-  if (!request.apiKey) throw invalidKey('Send the API key in the x-api-key header.');
-  // Checksum first: a mistyped or truncated key costs no database read.
-  if (!isWellFormedApiKey(request.apiKey)) throw invalidKey('The API key is malformed.');
-  const keyHash = hashApiKey(request.apiKey);
+  const keyHash = apiKeyHashOf(request.apiKey);
 
   // The body is parsed before the first read (CPU only) so its KPI ids can be read in the same round
-  // trip, but a body error is reported only after authentication.
+  // trip, but a body error is reported only after authentication (spec 5.2 order).
   const body = await request.readMeasurements().then(
     (measurements) => ({ ok: true as const, measurements }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   const measurements = body.ok ? body.measurements : [];
   const kpiIds = [...new Set(measurements.map((m) => m.kpiId))];
+  // One measurement is upserted without a read; several are read first, to keep their id and createdAt.
+  const readExisting = measurements.length > 1;
   const startedAt = now();
-  const start = windowStart(startedAt, deps.rateLimits.windowSeconds);
+  const window = {
+    windowStart: windowStart(startedAt, deps.rateLimits.windowSeconds),
+    windowSeconds: deps.rateLimits.windowSeconds,
+  };
+  const count = () => countRequest(deps.db, keyHash, window);
 
-  const [items, count] = await Promise.all([
+  const [items, earlyCount] = await Promise.all([
     batchGet(deps.db, [
       keys.apiKey(keyHash),
       ...kpiIds.map((id) => keys.kpi(id)),
-      ...measurements.map(measurementKey), // unique: the schema refuses duplicate identities
+      ...(readExisting ? measurements.map(measurementKey) : []), // unique: the schema refuses duplicates
     ]),
-    countRequest(deps.db, keyHash, start, deps.rateLimits.windowSeconds),
+    request.authorizer?.status === 'active' ? count() : undefined,
   ]);
   const byKey = new Map(items.map((item) => [itemId(item as ItemKey), item]));
   const keyItem = byKey.get(itemId(keys.apiKey(keyHash)));
-  const apiKey = authenticate(keyItem ? toApiKey(keyItem) : undefined, startedAt);
-  const tenant = authorize(await deps.tenants.get(apiKey.tenantId));
+  const apiKey = assertKeyUsable(keyItem ? toApiKey(keyItem) : undefined, startedAt);
+  const tenant = assertTenantMayPush(await deps.tenants.get(apiKey.tenantId));
+  const counted: RequestCount = earlyCount ?? (await count());
 
-  const rate = decide(count, tenant.plan, deps.rateLimits, start, now());
+  const rate = decide(counted.count, tenant.plan, deps.rateLimits, window.windowStart, now());
   try {
     if (!rate.admitted) {
       throw new AppError(
@@ -143,73 +151,42 @@ export const pushMeasurements = async (deps: PushDeps, request: PushRequest): Pr
       }),
     );
     assertOwnership(measurements, kpis, tenant.id);
-    const result = await write(deps.db, {
-      measurements,
-      byKey,
-      apiKey,
-      keyHash,
-      at: new Date(now()).toISOString(),
-    });
-    logger.info('measurements pushed', {
+    if (request.remainingTimeMs && request.remainingTimeMs() < MIN_TIME_FOR_WRITES_MS) {
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'The request ran out of time before it was written. Retry it.',
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
+    }
+
+    const at = new Date(now()).toISOString();
+    const context: WriteContext = {
       tenantId: tenant.id,
       apiKeyId: apiKey.id,
-      count: measurements.length,
-      writeUnits: result.writeUnits,
-    });
-    return { ...result, headers: rate.headers };
+      apiKeyPrefix: apiKey.prefix,
+      at,
+    };
+    const write = async (): Promise<WrittenMeasurement[]> => {
+      const [only] = measurements;
+      if (!readExisting && only) return [await upsertMeasurement(deps.db, only, context, uuidv7())];
+      const written = await putMeasurements(
+        deps.db,
+        measurements.map((input) => ({
+          input,
+          existing: byKey.get(itemId(measurementKey(input))),
+          newId: uuidv7(),
+        })),
+        context,
+      );
+      return written.items;
+    };
+    const [written] = await Promise.all([write(), recordUse(deps.db, keyHash, at, counted.staleWindows)]);
+    logger.info('measurements pushed', { tenantId: tenant.id, apiKeyId: apiKey.id, count: written.length });
+    return { items: written, headers: rate.headers };
   } catch (error) {
     if (error instanceof AppError) Object.assign(error.headers, rate.headers);
     throw error;
   }
-};
-
-/**
- * Upsert by identity (tenant's KPI, periodStart, periodEnd): a re-push replaces the values and keeps
- * `id` and `createdAt`. Put items are whole, so a retry after a partial failure converges to the same
- * state (issue 4: retrying a batch is safe).
- */
-const write = async (
-  db: Database,
-  {
-    measurements,
-    byKey,
-    apiKey,
-    keyHash,
-    at,
-  }: {
-    measurements: MeasurementInput[];
-    byKey: Map<string, Record<string, unknown>>;
-    apiKey: ApiKey;
-    keyHash: string;
-    at: string;
-  },
-) => {
-  const results = measurements.map((m) => {
-    const key = measurementKey(m);
-    const existing = byKey.get(itemId(key));
-    const item = {
-      ...key,
-      type: 'MEASUREMENT',
-      id: (existing?.id as string | undefined) ?? uuidv7(),
-      tenantId: apiKey.tenantId,
-      ...m,
-      createdAt: (existing?.createdAt as string | undefined) ?? at,
-      updatedAt: at,
-      receivedAt: at,
-      apiKeyId: apiKey.id,
-      apiKeyPrefix: apiKey.prefix,
-    };
-    return { item, status: existing ? ('updated' as const) : ('created' as const) };
-  });
-  const [writeUnits] = await Promise.all([
-    batchPut(
-      db,
-      results.map((r) => r.item),
-    ),
-    touchApiKey(db, keyHash, at),
-  ]);
-  return {
-    items: results.map(({ item, status }) => ({ status, measurement: toMeasurement(item) })),
-    writeUnits,
-  };
 };

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import gatewayResponses from '../../infra/gateway-responses.json';
+import { generateApiKey } from '../../lib/api-keys/key-format';
 import { loginAs, request, seed } from '../support/http';
 
 /** curl-equivalent pushes through serverless-offline, with the seeded keys. */
@@ -66,5 +68,25 @@ describe('push over HTTP (serverless-offline)', () => {
     expect((await push(noPush!.apiKeys[0]!.key, noPush!.kpis[0]!)).body.type).toMatch(/feature-not-enabled$/);
     expect((await push(inactive!.apiKeys[0]!.key, inactive!.kpis[0]!)).body.type).toMatch(/tenant-inactive$/);
     expect((await push(undefined, kpi)).status).toBe(401);
+  });
+
+  it('the authorizer refuses an unknown or missing key before any push Lambda runs: 401 problem+json', async () => {
+    const kpi = acme().kpis[0]!;
+    const unauthorized = gatewayResponses.GatewayResponseUnauthorized.Properties;
+    const edgeDetail = JSON.parse(
+      unauthorized.ResponseTemplates['application/json'].replace('$context.requestId', 'x'),
+    ).detail;
+    for (const headers of [{ 'x-api-key': generateApiKey() }, {}] as Record<string, string>[]) {
+      const refused = await request('POST', '/integrations/push/measurement', {
+        headers,
+        body: { kpiId: kpi.id, kpiType: kpi.type, actual: 1 },
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+      expect(refused.headers.get('www-authenticate')).toBe('ApiKey header="x-api-key"');
+      expect(refused.body).toMatchObject({ type: expect.stringMatching(/\/invalid-api-key$/), status: 401 });
+      // The gateway response's own text: the authorizer answered, not the handler.
+      expect(refused.body.detail).toBe(edgeDetail);
+    }
   });
 });

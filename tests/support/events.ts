@@ -58,7 +58,12 @@ export const apiEvent = ({
   };
 };
 
-export const lambdaContext = (): Context => ({
+/**
+ * A Lambda context. `remainingMs` is constant: 60 s by default, the local stage's timeout
+ * (serverless.yml `lambdaTimeout`), because middy aborts a handler that outlives it (503) and a loaded
+ * 2-core machine can take 10 s over a login. Tests of the deadline pass a short one.
+ */
+export const lambdaContext = ({ remainingMs = 60_000 }: { remainingMs?: number } = {}): Context => ({
   callbackWaitsForEmptyEventLoop: false,
   functionName: 'test',
   functionVersion: '$LATEST',
@@ -67,7 +72,7 @@ export const lambdaContext = (): Context => ({
   awsRequestId: randomUUID(),
   logGroupName: '/aws/lambda/test',
   logStreamName: 'test',
-  getRemainingTimeInMillis: () => 10_000,
+  getRemainingTimeInMillis: () => remainingMs,
   done: () => undefined,
   fail: () => undefined,
   succeed: () => undefined,

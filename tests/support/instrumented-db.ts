@@ -4,7 +4,13 @@ export interface Call {
   command: string;
   start: number;
   end: number;
+  /** Capacity units DynamoDB reports for the call (`ReturnConsumedCapacity: TOTAL`). */
+  units: number;
+  /** The command's input as sent. */
+  input: Record<string, any>;
 }
+
+const READS = new Set(['GetCommand', 'BatchGetCommand', 'QueryCommand', 'ScanCommand']);
 
 /** A command as the document client receives it: its class name and input. */
 export interface SentCommand {
@@ -30,7 +36,13 @@ export type Interceptor = (
 export const instrument = (
   db: Database,
   intercept?: Interceptor,
-): { db: Database; calls: Call[]; rounds: () => number; reset: () => void } => {
+): {
+  db: Database;
+  calls: Call[];
+  rounds: () => number;
+  capacity: () => { read: number; write: number };
+  reset: () => void;
+} => {
   const calls: Call[] = [];
   const client = new Proxy(db.client, {
     get(target, property, receiver) {
@@ -38,12 +50,23 @@ export const instrument = (
       return async (command: SentCommand) => {
         const name = command.constructor.name;
         const nth = calls.filter((call) => call.command === name).length;
-        const call = { command: name, start: performance.now(), end: Number.POSITIVE_INFINITY };
+        const call = {
+          command: name,
+          start: performance.now(),
+          end: Number.POSITIVE_INFINITY,
+          units: 0,
+          input: command.input,
+        };
         calls.push(call);
         try {
           const plan = intercept?.(command, nth);
           if (plan && 'answer' in plan) return plan.answer;
-          const result = await target.send((plan?.send ?? command) as never);
+          const sent = plan?.send ?? command;
+          sent.input.ReturnConsumedCapacity = 'TOTAL';
+          const result: any = await target.send(sent as never);
+          call.units = [result?.ConsumedCapacity ?? []]
+            .flat()
+            .reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
           return plan?.patchResult ? plan.patchResult(result) : result;
         } finally {
           call.end = performance.now();
@@ -61,5 +84,17 @@ export const instrument = (
     }
     return count;
   };
-  return { db: { client, tableName: db.tableName }, calls, rounds, reset: () => calls.splice(0) };
+  /**
+   * Read and write units of the calls so far. A conditional write that DynamoDB refuses is charged on
+   * AWS but reports nothing here; the budgets tested with this are of requests whose writes succeed.
+   */
+  const capacity = () =>
+    calls.reduce(
+      (sum, call) =>
+        READS.has(call.command)
+          ? { ...sum, read: sum.read + call.units }
+          : { ...sum, write: sum.write + call.units },
+      { read: 0, write: 0 },
+    );
+  return { db: { client, tableName: db.tableName }, calls, rounds, capacity, reset: () => calls.splice(0) };
 };

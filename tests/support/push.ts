@@ -3,11 +3,18 @@ import { handler as singleHandler } from '../../functions/push-measurement';
 import { handler as batchHandler } from '../../functions/push-measurements-batch';
 import type { Kpi } from '../../lib/db/kpis';
 import type { MeasurementInput } from '../../lib/push/measurement-schema';
+import { createGateway } from './api-gateway';
 import { invoke } from './events';
 import { bearer, type TestTenant } from './fixtures';
 
+/**
+ * Pushes go through API Gateway's authorizer as on AWS (tests/support/api-gateway.ts), without its
+ * result cache; tests of the handler alone call `invoke` on it directly.
+ */
+const gateway = createGateway();
+
 export const pushOne = (apiKey: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
-  invoke(singleHandler, {
+  gateway.invoke(singleHandler, {
     method: 'POST',
     path: '/api/integrations/push/measurement',
     headers: { ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }), ...headers },
@@ -19,7 +26,7 @@ export const pushBatch = (
   measurements: unknown,
   headers: Record<string, string> = {},
 ) =>
-  invoke(batchHandler, {
+  gateway.invoke(batchHandler, {
     method: 'POST',
     path: '/api/integrations/push/measurements/batch',
     headers: { ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }), ...headers },

@@ -1,14 +1,16 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../../functions/create-api-key';
 import { handler as listHandler } from '../../../functions/list-api-keys';
 import { handler as revokeHandler } from '../../../functions/revoke-api-key';
 import { hashApiKey, isWellFormedApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, getApiKeyByHash } from '../../../lib/db/api-keys';
+import { keys } from '../../../lib/db/keys';
 import { updateTenant } from '../../../lib/db/tenants';
 import type { Plan } from '../../../lib/domain';
 import { invoke } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { instrument } from '../../support/instrumented-db';
 import { describeJwtAuth } from '../../support/jwt-auth-cases';
 
 const create = (headers: Record<string, string>, body: unknown = { name: 'CI pipeline' }) =>
@@ -152,6 +154,53 @@ describe('API keys: plan maximums (spec 8)', () => {
     for (let i = 0; i < 3; i++) await create(admin(owner), { name: `k${i}` });
     await updateTenant(db, owner.tenant.id, { plan: 'free' });
     expect((await create(admin(owner), { name: 'fourth' })).status).toBe(409);
+  });
+
+  it('moving from the unlimited plan to one with a maximum counts the keys made while unlimited', async () => {
+    const owner = await tenantOn('enterprise');
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push((await create(admin(owner), { name: `k${i}` })).body.id);
+    await revoke(admin(owner), ids[0]);
+    await updateTenant(db, owner.tenant.id, { plan: 'free' });
+    // 3 active keys of 3: full. A revoked one holds no slot.
+    expect((await create(admin(owner), { name: 'over' })).status).toBe(409);
+    await revoke(admin(owner), ids[1]);
+    expect((await create(admin(owner), { name: 'fits' })).status).toBe(201);
+  });
+});
+
+describe('API keys: cost (issue 10)', () => {
+  const slotsItem = async (tenantId: string) =>
+    (await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(tenantId) }))).Item;
+
+  it('creating a key costs the same with 0 or 1000 active keys, and the unlimited plan keeps no slot list', async () => {
+    const owner = await tenantOn('enterprise');
+    const probe = instrument(db);
+    await createApiKey(probe.db, { tenantId: owner.tenant.id, name: 'first' });
+    const first = probe.capacity();
+    for (let i = 0; i < 1000; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          createApiKey(db, { tenantId: owner.tenant.id, name: `bulk ${i + j}` }),
+        ),
+      );
+    }
+    probe.reset();
+    await createApiKey(probe.db, { tenantId: owner.tenant.id, name: 'after a thousand' });
+    expect(probe.capacity()).toEqual(first);
+    expect(first.write).toBeLessThanOrEqual(2); // the key item and its index entry
+    expect(await slotsItem(owner.tenant.id)).toBeUndefined();
+  });
+
+  it('a plan with a maximum keeps at most its maximum of slot holders, whatever was revoked', async () => {
+    const owner = await tenantOn('free');
+    for (let round = 0; round < 4; round++) {
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await create(admin(owner), { name: `r${round}k${i}` })).body.id);
+      for (const id of ids) await revoke(admin(owner), id);
+    }
+    expect((await create(admin(owner), { name: 'last' })).status).toBe(201);
+    expect(Object.keys((await slotsItem(owner.tenant.id))?.holders ?? {}).length).toBeLessThanOrEqual(3);
   });
 });
 

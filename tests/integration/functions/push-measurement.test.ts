@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../../lib/api-keys/key-format';
-import { getApiKeyByHash } from '../../../lib/db/api-keys';
+import { getApiKeyByHash, listApiKeys } from '../../../lib/db/api-keys';
 import { keys } from '../../../lib/db/keys';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
@@ -88,7 +88,10 @@ describe('POST /integrations/push/measurement: happy path', () => {
 
   it('lastUsedAt moves forward after a successful push and not after a rejected one', async () => {
     const key = await createRawKey(tenant.tenant.id);
-    const lastUsed = async () => (await getApiKeyByHash(db, hashApiKey(key)))?.lastUsedAt;
+    const id = (await getApiKeyByHash(db, hashApiKey(key)))?.id;
+    // What the key list shows (GET /api-keys): lastUsedAt lives on the key's usage item.
+    const lastUsed = async () =>
+      (await listApiKeys(db, tenant.tenant.id, { limit: 1000 })).items.find((k) => k.id === id)?.lastUsedAt;
     expect(await lastUsed()).toBeNull();
     await pushOne(
       key,

@@ -9,8 +9,9 @@ import {
 } from '../../support/serverless-template';
 
 /**
- * Issue 5, edge throttling: one API Gateway usage plan per tier and a stage-wide default method
- * throttle, read back from the template `serverless package --stage prod` produces.
+ * Edge throttling (issues 5 and 10): one API Gateway usage plan per tier, applied per tenant through the
+ * push authorizer's usage identifier, and a stage-wide default method throttle, read back from the
+ * template `serverless package --stage prod` produces.
  */
 let template: CloudFormationTemplate;
 beforeAll(async () => {
@@ -159,11 +160,47 @@ describe('usage plans and stage throttle: security', () => {
     }
   });
 
-  it('requires no API Gateway key: x-api-key carries the service keys, which Lambda verifies', () => {
-    // An API Gateway key check would reject the service's own keys before they reach the handler.
+  it('takes the usage plan key from the authorizer, never from a header of the caller (issue 10)', () => {
+    const [, api] = resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]!;
+    expect(api.Properties.ApiKeySourceType).toBe('AUTHORIZER');
+    // The tenants' API Gateway keys are made by the operator CLI, never in the template.
     expect(resourcesOfType(template, 'AWS::ApiGateway::ApiKey')).toEqual([]);
-    for (const [, method] of resourcesOfType(template, 'AWS::ApiGateway::Method')) {
-      expect(method.Properties.ApiKeyRequired ?? false).toBe(false);
+  });
+
+  it('runs the push authorizer on both push routes and requires a plan key there only', () => {
+    const [authorizerId, authorizer] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer')[0]!;
+    expect(authorizer.Properties).toMatchObject({
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.x-api-key',
+    });
+    expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBeGreaterThan(0);
+    expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBeLessThanOrEqual(300);
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain('PushAuthorizerLambdaFunction');
+    const methods = resourcesOfType(template, 'AWS::ApiGateway::Method').filter(
+      ([, method]) => method.Properties.HttpMethod !== 'OPTIONS',
+    );
+    const pushMethods = methods.filter(([id]) => id.startsWith('ApiGatewayMethodApiIntegrationsPush'));
+    expect(pushMethods.map(([id]) => id).sort()).toEqual([
+      'ApiGatewayMethodApiIntegrationsPushMeasurementPost',
+      'ApiGatewayMethodApiIntegrationsPushMeasurementsBatchPost',
+    ]);
+    for (const [, method] of pushMethods) {
+      expect(method.Properties).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        ApiKeyRequired: true,
+      });
     }
+    for (const [id, method] of methods) {
+      if (pushMethods.some(([pushId]) => pushId === id)) continue;
+      expect(method.Properties.ApiKeyRequired ?? false, id).toBe(false);
+    }
+  });
+
+  it('gives every tier a monthly quota, larger for larger tiers', () => {
+    const quota = (tier: string) => plans()[`strategy-service-${tier}-prod`]!.Properties.Quota;
+    expect(quota('free')).toEqual({ Limit: 150_000, Period: 'MONTH' });
+    expect(quota('business')).toEqual({ Limit: 250_000, Period: 'MONTH' });
+    expect(quota('enterprise')).toEqual({ Limit: 5_000_000, Period: 'MONTH' });
   });
 });

@@ -1,7 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
+import { getApiKeyByHash, revokeApiKey } from '../../../../lib/db/api-keys';
+import { keys } from '../../../../lib/db/keys';
 import { listMeasurements } from '../../../../lib/db/measurements';
 import { getTenant } from '../../../../lib/db/tenants';
-import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
+import { AppError } from '../../../../lib/errors';
+import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
+import { type PushDeps, type PushRequest, pushMeasurements } from '../../../../lib/push/push-service';
 import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
@@ -10,71 +17,191 @@ import { dailyMeasurements } from '../../../support/push';
 const measurements = (tenant: TestTenant, count: number, year: number) =>
   dailyMeasurements(tenant.kpis, count, year);
 
+const RATE_LIMITS = { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } };
+
 let tenant: TestTenant;
 let apiKey: string;
+let keyId: string;
 beforeAll(async () => {
   tenant = await createTestTenant();
   apiKey = await createRawKey(tenant.tenant.id);
+  keyId = (await getApiKeyByHash(db, hashApiKey(apiKey)))!.id;
 });
 
-describe('push pipeline cost (issue 4 budgets)', () => {
-  const setup = () => {
-    const probe = instrument(db);
-    const deps: PushDeps = {
-      db: probe.db,
-      tenants: createTenantCache({ ttlSeconds: 30, load: (id) => getTenant(probe.db, id) }),
-      rateLimits: { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } },
-    };
-    return { probe, deps };
-  };
+/** Every item of the table: a rejected request must leave this unchanged. */
+const itemCount = async () => {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.client.send(
+      new ScanCommand({ TableName: db.tableName, Select: 'COUNT', ExclusiveStartKey: start }),
+    );
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+};
 
-  it('single push: 3 sequential round trips with a cold tenant cache, 2 when warm', async () => {
+const setup = (ttlSeconds = 30) => {
+  const probe = instrument(db);
+  const deps: PushDeps = {
+    db: probe.db,
+    tenants: createTenantCache({ ttlSeconds, load: (id) => getTenant(probe.db, id) }),
+    rateLimits: RATE_LIMITS,
+  };
+  return { probe, deps };
+};
+
+/** As the push handler calls it behind the API Gateway authorizer, which vouched for the key. */
+const viaAuthorizer = (key: string, id: string, body: MeasurementInput[]): PushRequest => ({
+  apiKey: key,
+  authorizer: { keyId: id, status: 'active' },
+  readMeasurements: async () => body,
+});
+
+describe('push cost at the write floor (issue 10 budgets, ConsumedCapacity from DynamoDB Local)', () => {
+  it('single push, tenant cached: 2 sequential round trips, ≤ 3 write units in all and ≤ 2 read units', async () => {
     const { probe, deps } = setup();
-    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2010) });
-    expect(probe.rounds()).toBe(3);
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2010))); // warms the tenant
     probe.reset();
-    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2011) });
+    const result = await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2011)));
+    expect(result.items.map((item) => item.status)).toEqual(['created']);
     expect(probe.rounds()).toBe(2);
+    const { read, write } = probe.capacity();
+    // measurement 1 + rate counter 1 + lastUsedAt 1; the key and the KPI, strongly consistent.
+    expect(write).toBeLessThanOrEqual(3);
+    expect(read).toBeLessThanOrEqual(2);
     expect(probe.calls.map((c) => c.command).sort()).toEqual(
-      ['BatchGetCommand', 'BatchWriteCommand', 'UpdateCommand', 'UpdateCommand'].sort(),
+      ['BatchGetCommand', 'UpdateCommand', 'UpdateCommand', 'UpdateCommand'].sort(),
     );
   });
 
-  it('batch of 50: still 2 round trips when warm, and 50 write units for 50 measurements', async () => {
+  it('re-pushing the same period is still one write unit for the measurement and answers "updated"', async () => {
     const { probe, deps } = setup();
-    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2012) });
+    const body = measurements(tenant, 1, 2012);
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, body));
     probe.reset();
-    const result = await pushMeasurements(deps, {
-      apiKey,
-      readMeasurements: async () => measurements(tenant, 50, 2013),
-    });
-    expect(probe.rounds()).toBe(2);
-    expect(result.items).toHaveLength(50);
-    expect(result.writeUnits).toBe(50);
-    // key + 8 distinct KPIs + 50 measurements = 59 keys → 1 BatchGetItem; 50 puts → 2 BatchWriteItem
-    // calls of 25; plus the rate counter and lastUsedAt.
-    expect(probe.calls.filter((c) => c.command === 'BatchGetCommand')).toHaveLength(1);
-    expect(probe.calls.filter((c) => c.command === 'BatchWriteCommand')).toHaveLength(2);
-    expect(probe.calls).toHaveLength(5);
+    const again = await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, body));
+    expect(again.items.map((item) => item.status)).toEqual(['updated']);
+    expect(probe.capacity().write).toBeLessThanOrEqual(3);
   });
 
-  it('a rejected request writes nothing (only the rate counter)', async () => {
+  it('batch of 50 (mixed KPI types), tenant cached: 2 round trips and ≤ 52 write units', async () => {
     const { probe, deps } = setup();
-    const [bad] = measurements(tenant, 1, 2014);
-    await expect(
-      pushMeasurements(deps, {
-        apiKey,
-        readMeasurements: async () => [
-          { ...bad!, kpiType: bad!.kpiType === 'BSC_KPI' ? 'SWOT_KPI' : 'BSC_KPI' },
-        ],
-      }),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2013)));
+    probe.reset();
+    const result = await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 50, 2014)));
+    expect(result.items).toHaveLength(50);
+    expect(probe.rounds()).toBe(2);
+    expect(probe.capacity().write).toBeLessThanOrEqual(52);
+    expect(probe.calls.filter((c) => c.command === 'BatchWriteCommand')).toHaveLength(2);
+  });
+
+  it('without the authorizer (a direct invocation) the request is counted after the key was read: 3 round trips', async () => {
+    const { probe, deps } = setup();
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2015)));
+    probe.reset();
+    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2016) });
+    expect(probe.rounds()).toBe(3);
+  });
+
+  it('the usage item takes the counter and lastUsedAt at one write unit each: no index is written', async () => {
+    const { probe, deps } = setup();
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2017)));
+    const usageUpdates = probe.calls.filter((c) => c.input.Key?.sk === keys.apiKeyUsage('x').sk);
+    expect(usageUpdates.map((c) => c.units)).toEqual([1, 1]); // the counter, then lastUsedAt
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.apiKeyUsage(hashApiKey(apiKey)) }),
+    );
+    expect(Item).toBeDefined();
+    expect(Item?.gsi1pk).toBeUndefined();
+  });
+});
+
+describe('a rejected push writes nothing (issues 9 and 10)', () => {
+  const attempt = (deps: PushDeps, request: PushRequest) =>
+    pushMeasurements(deps, request).then(
+      () => 200,
+      (error: AppError) => error.status,
+    );
+
+  it('1000 requests with an unknown well-formed key: 401, 0 items created, 0 write units', async () => {
+    const { probe, deps } = setup();
+    const before = await itemCount();
+    // Well-formed keys no one was given: anyone can compute a right checksum, the hash is not known.
+    const forged = Array.from({ length: 1000 }, () => generateApiKey());
+    const statuses = [];
+    for (let i = 0; i < forged.length; i += 50) {
+      statuses.push(
+        ...(await Promise.all(
+          forged
+            .slice(i, i + 50)
+            .map((key) =>
+              attempt(deps, { apiKey: key, readMeasurements: async () => measurements(tenant, 1, 2020) }),
+            ),
+        )),
+      );
+    }
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    expect(probe.capacity().write).toBe(0);
+    expect(await itemCount()).toBe(before);
+  });
+
+  it('a revoked key, an expired key and a key of an inactive tenant: 403, 0 items, 0 write units', async () => {
+    const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
+    const revoked = await createRawKey(tenant.tenant.id);
+    await revokeApiKey(db, tenant.tenant.id, (await getApiKeyByHash(db, hashApiKey(revoked)))!.id);
+    const expired = await createRawKey(tenant.tenant.id, new Date(Date.now() - 1000).toISOString());
+    const cases: [string, TestTenant][] = [
+      [revoked, tenant],
+      [expired, tenant],
+      [await createRawKey(inactive.tenant.id), inactive],
+    ];
+    const { probe, deps } = setup(0);
+    const before = await itemCount();
+    for (const [key, owner] of cases) {
+      for (let i = 0; i < 20; i++) {
+        expect(
+          await attempt(deps, { apiKey: key, readMeasurements: async () => measurements(owner, 1, 2021) }),
+        ).toBe(403);
+      }
+    }
+    expect(probe.capacity().write).toBe(0);
+    expect(await itemCount()).toBe(before);
+  });
+
+  it('400, 404 and 429 of an authenticated key write only its rate counter, and create no item', async () => {
+    const owner = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'] });
+    const key = await createRawKey(owner.tenant.id);
+    const id = (await getApiKeyByHash(db, hashApiKey(key)))!.id;
+    const { probe, deps } = setup();
+    const limited = {
+      ...deps,
+      rateLimits: { windowSeconds: 3600, perPlan: { ...RATE_LIMITS.perPlan, free: 3 } },
+    };
+    await pushMeasurements(limited, viaAuthorizer(key, id, measurements(owner, 1, 2022))); // the usage item exists
+    const before = await itemCount();
+    probe.reset();
+    const [valid] = measurements(owner, 1, 2023);
+    const invalid = {
+      ...viaAuthorizer(key, id, []),
+      readMeasurements: () =>
+        Promise.reject(new AppError('VALIDATION_FAILED', 'The request body is invalid.')),
+    };
+    const foreign = viaAuthorizer(key, id, [{ ...valid!, kpiId: randomUUID() }]);
+    expect(await attempt(limited, invalid)).toBe(400);
+    expect(await attempt(limited, foreign)).toBe(404);
+    expect(await attempt(limited, viaAuthorizer(key, id, [valid!]))).toBe(429);
+    expect(probe.capacity().write).toBe(3); // one counter write per request
+    expect(probe.calls.filter((c) => c.command !== 'BatchGetCommand').map((c) => c.command)).toEqual([
+      'UpdateCommand',
+      'UpdateCommand',
+      'UpdateCommand',
+    ]);
+    expect(await itemCount()).toBe(before);
     expect(
-      probe.calls
-        .map((c) => c.command)
-        .filter((name) => name !== 'GetCommand')
-        .sort(),
-    ).toEqual(['BatchGetCommand', 'UpdateCommand']);
+      (await listMeasurements(db, valid!.kpiId, { limit: 10 })).items.map((m) => m.periodStart),
+    ).not.toContain(valid!.periodStart);
   });
 });
 
@@ -95,13 +222,11 @@ describe('push pipeline: a database failure midway through a batch', () => {
     const deps = (database = db): PushDeps => ({
       db: database,
       tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
-      rateLimits: { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } },
+      rateLimits: RATE_LIMITS,
     });
     await expect(
       pushMeasurements(deps(failing.db), { apiKey: key, readMeasurements: async () => batch }),
-    ).rejects.toMatchObject({
-      name: 'ThrottlingException',
-    });
+    ).rejects.toMatchObject({ name: 'ThrottlingException' });
     const partial = await Promise.all(owner.kpis.map((kpi) => listMeasurements(db, kpi.id, { limit: 1000 })));
     expect(partial.flatMap((page) => page.items).length).toBeLessThan(50);
 

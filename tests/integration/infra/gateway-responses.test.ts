@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { handler as singleHandler } from '../../../functions/push-measurement';
+import gatewayResponses from '../../../infra/gateway-responses.json';
+import { generateApiKey } from '../../../lib/api-keys/key-format';
+import { AppError, errorCatalog, PROBLEM_TYPE_BASE } from '../../../lib/errors';
+import { problemResponse } from '../../../lib/http/middleware';
+import { createGateway, renderGatewayResponse } from '../../support/api-gateway';
+import { invoke } from '../../support/events';
+import { createTestTenant } from '../../support/fixtures';
+import { measurementFor } from '../../support/push';
+
+/**
+ * Issue 10: "a push answered by the authorizer has the same status and problem type as one answered by
+ * the handler". API Gateway renders infra/gateway-responses.json; these tests render it the same way
+ * (only `$context.requestId` is substituted) and compare it with the handler's problem documents.
+ */
+const bySlug = new Map<string, { status: number; title: string }>(
+  Object.values(errorCatalog).map((entry) => [entry.slug, entry]),
+);
+
+describe('gateway responses: happy path', () => {
+  it('each is a problem document of the catalog: type, title and status as lib/errors.ts has them', () => {
+    for (const [id, resource] of Object.entries(gatewayResponses)) {
+      const rendered = renderGatewayResponse(resource.Properties.ResponseType, 'req-1');
+      expect(rendered.headers['content-type'], id).toBe('application/problem+json');
+      expect(rendered.headers['cache-control'], id).toBe('no-store');
+      const slug = String(rendered.body.type).slice(PROBLEM_TYPE_BASE.length);
+      const entry = bySlug.get(slug);
+      expect(entry, id).toBeDefined();
+      expect(rendered.body, id).toMatchObject({
+        title: entry!.title,
+        status: entry!.status,
+        requestId: 'req-1',
+      });
+      expect(rendered.status, id).toBe(entry!.status);
+    }
+  });
+
+  it('covers the refusals API Gateway makes on its own', () => {
+    expect(Object.values(gatewayResponses).map((r) => r.Properties.ResponseType)).toEqual(
+      expect.arrayContaining([
+        'THROTTLED',
+        'QUOTA_EXCEEDED',
+        'UNAUTHORIZED',
+        'ACCESS_DENIED',
+        'AUTHORIZER_FAILURE',
+      ]),
+    );
+  });
+});
+
+describe('gateway responses: the same answers as the handler', () => {
+  const sameProblem = (
+    edge: { status: number; body: any; headers: Record<string, string> },
+    handler: typeof edge,
+  ) => {
+    expect(edge.status).toBe(handler.status);
+    expect(edge.body.type).toBe(handler.body.type);
+    expect(edge.body.title).toBe(handler.body.title);
+    expect(edge.headers['content-type']).toBe(handler.headers['content-type']);
+  };
+  const handlerAnswer = (error: AppError) => {
+    const response = problemResponse(error, 'req');
+    return {
+      status: response.statusCode,
+      body: JSON.parse(response.body),
+      headers: Object.fromEntries(
+        Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
+      ),
+    };
+  };
+
+  it('401 for an unknown key: the authorizer refuses it as the handler alone would, WWW-Authenticate included', async () => {
+    const tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+    const request = {
+      method: 'POST',
+      path: '/api/integrations/push/measurement',
+      headers: { 'x-api-key': generateApiKey() },
+      body: measurementFor(tenant.kpis[0]!),
+    };
+    const edge = await createGateway().invoke(singleHandler, request);
+    const handler = await invoke(singleHandler, request);
+    sameProblem(edge, handler);
+    expect(edge.headers['www-authenticate']).toBe(handler.headers['www-authenticate']);
+    const missing = await createGateway().invoke(singleHandler, { ...request, headers: {} });
+    sameProblem(missing, await invoke(singleHandler, { ...request, headers: {} }));
+  });
+
+  it('429 when the usage plan throttles: the rate-limit problem with Retry-After', () => {
+    const edge = renderGatewayResponse('THROTTLED');
+    sameProblem(edge, handlerAnswer(new AppError('RATE_LIMIT_EXCEEDED', 'x')));
+    expect(Number(edge.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('503 with Retry-After when the authorizer fails (DynamoDB unavailable), as the handler answers', () => {
+    const edge = renderGatewayResponse('AUTHORIZER_FAILURE');
+    sameProblem(edge, handlerAnswer(new AppError('SERVICE_UNAVAILABLE', 'x')));
+    expect(edge.headers['retry-after']).toBe('1');
+  });
+
+  it('429 with its own type when the monthly quota is used up', () => {
+    const edge = renderGatewayResponse('QUOTA_EXCEEDED');
+    expect(edge.body.type).toBe(`${PROBLEM_TYPE_BASE}quota-exceeded`);
+    expect(Number(edge.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { handler as pushAuthorizer } from '../../functions/push-authorizer';
+import gatewayResponses from '../../infra/gateway-responses.json';
+import { apiEvent, type EventInput, type Handler, type InvokeResult, lambdaContext } from './events';
+
+type AuthorizerAnswer = APIGatewayAuthorizerResult & { usageIdentifierKey?: string };
+
+/** A gateway response of infra/gateway-responses.json, rendered as API Gateway renders it. */
+export const renderGatewayResponse = (
+  responseType: string,
+  requestId: string = randomUUID(),
+): InvokeResult => {
+  const resource = Object.values(gatewayResponses).find((r) => r.Properties.ResponseType === responseType);
+  if (!resource) throw new Error(`no gateway response of type ${responseType}`);
+  const { StatusCode, ResponseParameters, ResponseTemplates } = resource.Properties;
+  const headers = Object.fromEntries(
+    Object.entries(ResponseParameters as Record<string, string>).map(([name, value]) => [
+      name.slice('gatewayresponse.header.'.length).toLowerCase(),
+      value.slice(1, -1),
+    ]),
+  );
+  const body = ResponseTemplates['application/json'].replaceAll('$context.requestId', requestId);
+  return { status: Number(StatusCode), headers, body: JSON.parse(body) };
+};
+
+/**
+ * API Gateway in front of the push handlers, as far as the push routes use it (serverless.yml): the
+ * Lambda REQUEST authorizer with identity source `x-api-key` and its result cache, the authorizer's
+ * context handed to the handler, and the gateway responses for its refusals. What it does not do is
+ * throttle (usage plans): `usageKeys` records the usage identifier of every admitted request instead.
+ */
+export const createGateway = ({
+  cacheTtlMs = 0,
+  now = Date.now,
+}: {
+  cacheTtlMs?: number;
+  now?: () => number;
+} = {}) => {
+  const cache = new Map<string, { answer: AuthorizerAnswer; expiresAt: number }>();
+  const state = { authorizerRuns: 0, usageKeys: [] as (string | undefined)[] };
+
+  const authorize = async (event: APIGatewayRequestAuthorizerEvent, identity: string) => {
+    const cached = cache.get(identity);
+    if (cached && cached.expiresAt > now()) return cached.answer;
+    state.authorizerRuns += 1;
+    const answer = (await pushAuthorizer(event)) as AuthorizerAnswer;
+    if (cacheTtlMs > 0) cache.set(identity, { answer, expiresAt: now() + cacheTtlMs });
+    return answer;
+  };
+
+  const invoke = async (handler: unknown, input: EventInput): Promise<InvokeResult> => {
+    const event = apiEvent(input);
+    const identity = Object.entries(event.headers ?? {}).find(
+      ([name]) => name.toLowerCase() === 'x-api-key',
+    )?.[1];
+    // API Gateway answers 401 without running the authorizer when the identity source is missing.
+    if (!identity) return renderGatewayResponse('UNAUTHORIZED');
+    const methodArn = `arn:aws:execute-api:eu-central-1:123456789012:test/test/${event.httpMethod}${event.resource}`;
+    let answer: AuthorizerAnswer;
+    try {
+      answer = await authorize(
+        {
+          type: 'REQUEST',
+          methodArn,
+          resource: event.resource,
+          path: event.path,
+          httpMethod: event.httpMethod,
+          headers: event.headers,
+          multiValueHeaders: event.multiValueHeaders,
+          pathParameters: event.pathParameters,
+          queryStringParameters: event.queryStringParameters,
+          multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+          stageVariables: event.stageVariables,
+          requestContext: event.requestContext,
+        } as APIGatewayRequestAuthorizerEvent,
+        identity,
+      );
+    } catch (error) {
+      return renderGatewayResponse(
+        error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
+      );
+    }
+    const allowed = answer.policyDocument.Statement.some(
+      (statement) =>
+        'Effect' in statement &&
+        statement.Effect === 'Allow' &&
+        [(statement as { Resource?: string | string[] }).Resource ?? []]
+          .flat()
+          .some((resource) => arnMatches(resource, methodArn)),
+    );
+    if (!allowed) return renderGatewayResponse('ACCESS_DENIED');
+    state.usageKeys.push(answer.usageIdentifierKey);
+    event.requestContext.authorizer = { principalId: answer.principalId, ...answer.context };
+    const result = await (handler as Handler)(event, lambdaContext());
+    const headers = Object.fromEntries(
+      Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
+    );
+    return { status: result.statusCode, headers, body: result.body ? JSON.parse(result.body) : undefined };
+  };
+
+  return { invoke, state, clearCache: () => cache.clear() };
+};
+
+/** IAM resource matching as API Gateway applies it to an authorizer policy: `*` spans any characters. */
+const arnMatches = (pattern: string, arn: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(arn);
