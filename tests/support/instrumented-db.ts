@@ -88,13 +88,13 @@ export const instrument = (
    * Read and write units of the calls so far. A conditional write that DynamoDB refuses is charged on
    * AWS but reports nothing here; the budgets tested with this are of requests whose writes succeed.
    */
-  const capacity = () =>
-    calls.reduce(
-      (sum, call) =>
-        READS.has(call.command)
-          ? { ...sum, read: sum.read + call.units }
-          : { ...sum, write: sum.write + call.units },
-      { read: 0, write: 0 },
-    );
+  const capacity = () => {
+    const sum = { read: 0, write: 0 };
+    for (const call of calls) {
+      if (READS.has(call.command)) sum.read += call.units;
+      else sum.write += call.units;
+    }
+    return sum;
+  };
   return { db: { client, tableName: db.tableName }, calls, rounds, capacity, reset: () => calls.splice(0) };
 };
