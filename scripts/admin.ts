@@ -13,10 +13,11 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../lib/db/api-keys';
 import { createDatabase } from '../lib/db/client';
 import { createKpi } from '../lib/db/kpis';
 import { createStrategicCycle } from '../lib/db/strategic-cycles';
-import { createTenant, getTenant, updateTenant } from '../lib/db/tenants';
+import { createTenant, getTenant, type Tenant, updateTenant } from '../lib/db/tenants';
 import { createUser, normalizeEmail, updateUser } from '../lib/db/users';
 import { FEATURES, KPI_TYPES, PLANS } from '../lib/domain';
 import { parseInput } from '../lib/http/validation';
+import { type UsagePlans, usagePlansFromEnv } from './usage-plans';
 
 const nonEmpty = z.string().check(z.minLength(1));
 const list = z.pipe(
@@ -36,6 +37,14 @@ const bool = z.pipe(
   z.transform((value: 'true' | 'false') => value === 'true'),
 );
 
+/** What the CLI shows of a tenant: everything but its usage plan key, which nobody is shown. */
+const tenantView = ({ usageKey: _usageKey, ...tenant }: Tenant) => tenant;
+
+interface CommandContext {
+  /** The deployed stage's usage plans, or undefined on the local stack. */
+  usagePlans: UsagePlans | undefined;
+}
+
 const commands = {
   'create-tenant': {
     schema: z.strictObject({
@@ -44,7 +53,20 @@ const commands = {
       features: z._default(list, []),
       active: z._default(bool, true),
     }),
-    run: (db, input) => createTenant(db, input),
+    run: async (db, input, { usagePlans }) => {
+      const tenant = await createTenant(db, input);
+      if (!usagePlans) return tenantView(tenant);
+      try {
+        return tenantView(
+          await updateTenant(db, tenant.id, { usageKey: await usagePlans.provision(tenant) }),
+        );
+      } catch (error) {
+        throw new Error(
+          `Tenant ${tenant.id} was created, but its usage plan key was not: ${(error as Error).message}. Run update-tenant --tenant ${tenant.id} --plan ${tenant.plan} to finish.`,
+          { cause: error },
+        );
+      }
+    },
   },
   'update-tenant': {
     schema: z.strictObject({
@@ -54,11 +76,29 @@ const commands = {
       features: z.optional(list),
       active: z.optional(bool),
     }),
-    run: (db, { tenant, ...patch }) => updateTenant(db, tenant, patch),
+    run: async (db, { tenant, ...patch }, { usagePlans }) => {
+      const before = await getTenant(db, tenant);
+      if (!before) throw new Error(`Tenant ${tenant} not found.`);
+      const updated = await updateTenant(db, tenant, patch);
+      // The plan change reaches API Gateway here: the tenant's key moves to the new tier's usage plan
+      // (or is made, if the tenant has none yet, e.g. one created before the stage had usage plans).
+      if (usagePlans && patch.plan !== undefined) {
+        if (!before.usageKey) {
+          return tenantView(
+            await updateTenant(db, tenant, { usageKey: await usagePlans.provision(updated) }),
+          );
+        }
+        await usagePlans.move(before.usageKey, before.plan, updated.plan);
+      }
+      return tenantView(updated);
+    },
   },
   'get-tenant': {
     schema: z.strictObject({ tenant: nonEmpty }),
-    run: (db, { tenant }) => getTenant(db, tenant),
+    run: async (db, { tenant }) => {
+      const found = await getTenant(db, tenant);
+      return found ? tenantView(found) : null;
+    },
   },
   'create-user': {
     schema: z.strictObject({
@@ -129,7 +169,10 @@ const commands = {
 } satisfies Record<
   string,
   // biome-ignore lint/suspicious/noExplicitAny: each command's input type comes from its own schema
-  { schema: z.ZodMiniObject; run: (db: ReturnType<typeof createDatabase>, input: any) => Promise<unknown> }
+  {
+    schema: z.ZodMiniObject;
+    run: (db: ReturnType<typeof createDatabase>, input: any, context: CommandContext) => Promise<unknown>;
+  }
 >;
 
 type CommandName = keyof typeof commands;
@@ -167,7 +210,7 @@ const main = async () => {
     region: process.env.AWS_REGION ?? 'eu-central-1',
     endpoint: endpoint === 'aws' ? undefined : endpoint,
   });
-  const result = await command.run(db, input as never);
+  const result = await command.run(db, input as never, { usagePlans: usagePlansFromEnv(process.env) });
   console.log(JSON.stringify(result ?? null, null, 2));
 };
 

@@ -74,4 +74,35 @@ describe('serverless package (CloudFormation template)', () => {
       { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi1']] },
     ]);
   });
+
+  it("gives the operator CLI this table and this API's tenant keys and plans only (issue 10)", () => {
+    const [, policy] = resourcesOfType('AWS::IAM::ManagedPolicy').find(([id]) => id === 'OperatorPolicy')!;
+    const statements: any[] = policy.Properties.PolicyDocument.Statement;
+    const text = JSON.stringify(statements);
+    expect(text).not.toContain('"*"');
+    expect(text).not.toMatch(/"(dynamodb|apigateway):\*"/);
+    const bySid = Object.fromEntries(statements.map((statement) => [statement.Sid, statement]));
+    expect(bySid.TableItems.Resource).toEqual([
+      { 'Fn::GetAtt': ['Table', 'Arn'] },
+      { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi1']] },
+    ]);
+    expect(bySid.CreateTenantKeys.Condition).toEqual({
+      StringEquals: { 'aws:RequestTag/service': 'strategy-service', 'aws:RequestTag/stage': 'prod' },
+    });
+    const plans = bySid.MoveTenantKeysBetweenThisStagesPlans.Resource.map(
+      (r: { 'Fn::Sub': string }) => r['Fn::Sub'],
+    );
+    expect(plans).toEqual(
+      ['Free', 'Business', 'Enterprise'].map(
+        (tier) =>
+          `arn:\${AWS::Partition}:apigateway:\${AWS::Region}::/usageplans/\${ApiGatewayUsagePlan${tier}}/keys*`,
+      ),
+    );
+    expect(template.Outputs).toHaveProperty('OperatorPolicyArn');
+  });
+
+  it('the Lambda functions may not touch API Gateway: only the operator manages usage plan keys', () => {
+    const role = resourcesOfType('AWS::IAM::Role')[0]![1];
+    expect(JSON.stringify(role.Properties.Policies)).not.toContain('apigateway:');
+  });
 });
