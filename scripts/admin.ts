@@ -168,9 +168,9 @@ const commands = {
   },
 } satisfies Record<
   string,
-  // biome-ignore lint/suspicious/noExplicitAny: each command's input type comes from its own schema
   {
     schema: z.ZodMiniObject;
+    // biome-ignore lint/suspicious/noExplicitAny: each command's input type comes from its own schema
     run: (db: ReturnType<typeof createDatabase>, input: any, context: CommandContext) => Promise<unknown>;
   }
 >;
