@@ -110,8 +110,16 @@ type BodyEvent = Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders' | 'i
  * JSON body of `false` or `0` to the handler already parsed, so anything else is turned back into the
  * JSON text it came from; the request is then judged exactly as it would be on AWS.
  */
-const rawBody = (body: unknown): string =>
-  typeof body === 'string' ? body : body === null || body === undefined ? '' : JSON.stringify(body);
+const rawBody = (body: unknown): string => {
+  if (typeof body === 'string') return body;
+  if (body === null || body === undefined) return '';
+  try {
+    return JSON.stringify(body);
+  } catch {
+    // Nested too deeply to write back (JSON.parse takes any depth, JSON.stringify does not).
+    throw new AppError('MALFORMED_REQUEST', 'The request body cannot be read as JSON.');
+  }
+};
 
 /** Checks what middy's JSON parser leaves open, so each case gets its own clear 4xx. */
 const guardBody = (event: BodyEvent, raw: string) => {

@@ -20,13 +20,13 @@ export const parsePageQuery = (event: Pick<JsonEvent, 'queryStringParameters'>) 
 
 /** POST /api-keys. The expiration must lie in the future: a key born expired is a mistake. */
 export const createApiKeySchema = z.strictObject({
-  name: z
-    .string()
-    .check(
-      z.trim(),
-      z.minLength(1, 'name is required'),
-      z.maxLength(100, 'name must be at most 100 characters'),
-    ),
+  name: z.string().check(
+    z.trim(),
+    z.minLength(1, 'name is required'),
+    z.maxLength(100, 'name must be at most 100 characters'),
+    // A lone UTF-16 surrogate has no UTF-8 form: it could not be stored and read back as sent.
+    z.refine((value) => !/\p{Cs}/u.test(value), 'name must be valid Unicode text'),
+  ),
   expiresAt: z.nullish(
     z.pipe(
       z.iso

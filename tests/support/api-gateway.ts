@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayRequestAuthorizerEvent,
+} from 'aws-lambda';
 import { handler as pushAuthorizer } from '../../functions/push-authorizer';
 import gatewayResponses from '../../infra/gateway-responses.json';
 import { apiEvent, type EventInput, type Handler, type InvokeResult, lambdaContext } from './events';
@@ -49,8 +53,13 @@ export const createGateway = ({
     return answer;
   };
 
-  const invoke = async (handler: unknown, input: EventInput): Promise<InvokeResult> => {
-    const event = apiEvent(input);
+  const invoke = async (
+    handler: unknown,
+    input: EventInput | APIGatewayProxyEvent,
+  ): Promise<InvokeResult> => {
+    // A fresh requestContext: the authorizer's context is set on it below.
+    const event =
+      'httpMethod' in input ? { ...input, requestContext: { ...input.requestContext } } : apiEvent(input);
     const identity = Object.entries(event.headers ?? {}).find(
       ([name]) => name.toLowerCase() === 'x-api-key',
     )?.[1];

@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as loginHandler } from '../../../functions/login';
+import { createTestTenant, type TestTenant } from '../../support/fixtures';
+import {
+  call,
+  changedItems,
+  eventAround,
+  expectSound,
+  fuzzOptions,
+  fuzzTimeout,
+  hostileBody,
+  nearMiss,
+  storedData,
+} from '../../support/fuzz';
+
+const RUNS = 40;
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+});
+
+describe('fuzz: POST /auth/login (issue 9)', () => {
+  it(
+    'any body in any event shape: never 5xx, every 4xx a problem document, nothing stored',
+    async () => {
+      const user = tenant.users.EDITOR;
+      const credentials = fc.record({
+        email: fc.oneof(fc.constant(user.email), fc.emailAddress(), fc.constant(user.email.toUpperCase())),
+        password: fc.oneof(fc.constant(user.password), fc.string({ maxLength: 40 })),
+      });
+      const body = fc.oneof(credentials, nearMiss(credentials), hostileBody);
+      const before = await storedData();
+      await fc.assert(
+        fc.asyncProperty(
+          body.chain((value) => eventAround(value)),
+          async (event) => {
+            const result = await call(loginHandler, event);
+            expectSound(result);
+            if (result.status === 200) {
+              expect(Object.keys(result.body).sort()).toEqual(['expiresIn', 'refreshToken', 'token']);
+            }
+          },
+        ),
+        fuzzOptions(RUNS),
+      );
+      // A login writes nothing but its failure counter (left out of storedData: the lockout, by design).
+      expect([...changedItems(before, await storedData())]).toEqual([]);
+    },
+    fuzzTimeout(RUNS),
+  );
+});
