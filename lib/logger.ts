@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 
 /**
  * Issue 14: structured JSON logs through Powertools Logger (the ecosystem's standard): level, message,
@@ -12,7 +13,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
  */
 export const SERVICE_NAME = 'strategy-service';
 
-export const logger = new Logger({ serviceName: SERVICE_NAME });
+// Powertools reads LOG_LEVEL only in upper case; the project's documented values are lower case.
+export const logger = new Logger({
+  serviceName: SERVICE_NAME,
+  logLevel: (process.env.LOG_LEVEL ?? 'info').toUpperCase() as LogLevel,
+});
 
 /** Security-relevant events (README, Operations): who did what to which tenant, never a secret. */
 export type AuditEvent =
