@@ -39,8 +39,11 @@ const tokenSettings = (): TokenSettings => ({
 
 export const tokens = /* @__PURE__ */ createTokenService(/* @__PURE__ */ tokenSettings());
 
-/** Push pipeline dependencies; the tenant cache lives as long as the container. */
-export const pushDeps: PushDeps = {
+/**
+ * Push pipeline dependencies; the tenant cache lives as long as the container. Built by a function
+ * marked pure, like `tokens`, so functions that do not push leave the cache and its reads out.
+ */
+const createPushDeps = (): PushDeps => ({
   db,
   tenants: createTenantCache({
     ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
@@ -54,4 +57,6 @@ export const pushDeps: PushDeps = {
       enterprise: config.RATE_LIMIT_ENTERPRISE,
     },
   },
-};
+});
+
+export const pushDeps: PushDeps = /* @__PURE__ */ createPushDeps();
