@@ -50,7 +50,7 @@ const finish = (request: Request) => {
 export const observe = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: (request) => {
     startedAt.set(request, performance.now());
-    logger.refreshSampleRateCalculation();
+    // No debug sampling (Powertools' refreshSampleRateCalculation): LOG_LEVEL alone sets the level.
     logger.addContext(request.context);
     const requestId = requestIdOf(request);
     if (requestId) logger.setCorrelationId(requestId);
