@@ -12,8 +12,11 @@
  * `access-control-*` it added and an OPTIONS status it rewrote. What remains is what API Gateway
  * sends: the Lambda's own headers, and for routes with `cors` the preflight of hapi's route CORS,
  * configured by serverless-offline from the same `cors` setting. Difference left: an OPTIONS request
- * to a route without `cors` is 404 here and 403 on API Gateway; both fail a browser's preflight.
+ * to a route without `cors` gets a status other than API Gateway's 403, but, as there, no
+ * Access-Control-Allow-Origin, so a browser's preflight fails the same way.
  */
+const { join } = require('node:path');
+
 const HAPI_ID = '@hapi/hapi';
 
 class ServerlessOfflineCors {
@@ -27,11 +30,13 @@ class ServerlessOfflineCors {
 /** @param {any} serverless */
 const patchHapi = (serverless) => {
   // The hapi that serverless-offline imports (its dependency), not whichever a project might have.
-  const offlineDir = require.resolve('serverless-offline/package.json', { paths: [serverless.serviceDir] });
+  const offlineDir = join(serverless.serviceDir, 'node_modules', 'serverless-offline');
   const hapiPath = require.resolve(HAPI_ID, { paths: [offlineDir] });
   const { Server } = require(hapiPath);
-  if (Server.prototype.ext.corsPatched) return;
-  const originalExt = Server.prototype.ext;
+  // hapi exports a factory; its servers share the prototype of an instance (this one never listens).
+  const prototype = Object.getPrototypeOf(Server({ autoListen: false }));
+  if (prototype.ext.corsPatched) return;
+  const originalExt = prototype.ext;
   /** @this {any} @param {any} events @param {any[]} rest */
   const ext = function (events, ...rest) {
     const [method] = rest;
@@ -56,7 +61,7 @@ const patchHapi = (serverless) => {
     return originalExt.call(this, events, wrapped, ...rest.slice(1));
   };
   ext.corsPatched = true;
-  Server.prototype.ext = ext;
+  prototype.ext = ext;
 };
 
 module.exports = ServerlessOfflineCors;
