@@ -16,7 +16,13 @@ export default defineConfig({
     // ten times longer than an idle one. No test asserts time (issue 9: tests that do not flake).
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'silent' },
+    // Quiet suites: no log lines (Powertools Logger) and no EMF metric lines; tests that check them turn
+    // them on for themselves (tests/support/output.ts).
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      LOG_LEVEL: 'silent',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
       {

@@ -1,12 +1,14 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { corsOrigins } from '../lib/config';
 import { type Kpi, listKpis } from '../lib/db/kpis';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler } from '../lib/http/middleware';
+import { cors, observe } from '../lib/http/observability';
 import { json } from '../lib/http/responses';
 import { parsePageQuery } from '../lib/http/schemas';
 import type { UserContext } from '../lib/http/types';
-import { db, tokens } from '../lib/runtime';
+import { config, db, tokens } from '../lib/runtime';
 
 const toResponse = ({ tenantId: _tenant, ...kpi }: Kpi) => kpi;
 
@@ -16,4 +18,8 @@ const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
   return json(200, { ...page, items: page.items.map(toResponse) });
 };
 
-export const handler = middy(core).use(httpErrorHandler()).use(jwtAuth({ tokens }));
+export const handler = middy(core)
+  .use(observe())
+  .use(cors(corsOrigins(config)))
+  .use(httpErrorHandler())
+  .use(jwtAuth({ tokens }));

@@ -1,6 +1,8 @@
 import middy from '@middy/core';
 import { type LoginLockoutPolicy, login } from '../lib/auth/sessions';
+import { corsOrigins } from '../lib/config';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
+import { cors, observe } from '../lib/http/observability';
 import { json } from '../lib/http/responses';
 import { loginSchema } from '../lib/http/schemas';
 import type { JsonEvent } from '../lib/http/types';
@@ -17,4 +19,8 @@ const lockout: LoginLockoutPolicy = {
 const core = async (event: JsonEvent) =>
   json(200, await login({ db, tokens, lockout }, parseInput(loginSchema, event.body)));
 
-export const handler = middy(core).use(httpErrorHandler()).use(jsonBody());
+export const handler = middy(core)
+  .use(observe())
+  .use(cors(corsOrigins(config)))
+  .use(httpErrorHandler())
+  .use(jsonBody());

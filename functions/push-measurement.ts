@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
+import { observe } from '../lib/http/observability';
 import { pushRequestOf } from '../lib/http/push';
 import { json } from '../lib/http/responses';
 import { parseInput } from '../lib/http/validation';
@@ -18,4 +19,4 @@ const core = async (event: APIGatewayProxyEvent, context: Context) => {
   return json(status === 'created' ? 201 : 200, measurement, headers);
 };
 
-export const handler = middy(core).use(httpErrorHandler());
+export const handler = middy(core).use(observe()).use(httpErrorHandler());

@@ -8,6 +8,26 @@ import * as z from 'zod/mini';
 const positiveInt = (fallback: number) =>
   z._default(z.coerce.number().check(z.int(), z.positive()), fallback);
 
+/** An unset variable or an empty one (a stage that passes "") is absent. */
+const optionalString = <T extends z.ZodMiniType<string | undefined>>(schema: T) =>
+  z.union([
+    z.pipe(
+      z.literal(''),
+      z.transform(() => undefined),
+    ),
+    z.optional(schema),
+  ]);
+
+/** RFC 6454 origins (scheme, host, optional port; no path, no trailing slash), comma-separated. */
+const ORIGIN = 'https?://[A-Za-z0-9.-]+(?::\\d{1,5})?';
+const ORIGIN_LIST = new RegExp(`^(?:\\s*${ORIGIN}\\s*(?:,\\s*${ORIGIN}\\s*)*)?$`);
+
+/** The allowed CORS origins as a list. */
+export const corsOrigins = (config: Pick<Config, 'CORS_ALLOWED_ORIGINS'>): string[] =>
+  config.CORS_ALLOWED_ORIGINS.split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+
 export const configSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(3)),
   /** Set only for DynamoDB Local; on AWS the SDK's regional endpoint is used. */
@@ -19,8 +39,37 @@ export const configSchema = z.object({
     ),
   ]),
   AWS_REGION: z._default(z.string().check(z.minLength(1)), 'eu-central-1'),
-  /** HS256 key: RFC 7518 §3.2 requires at least 256 bits, so 32 bytes is the floor. */
-  JWT_SECRET: z.string().check(z.minLength(32, 'JWT_SECRET must be at least 32 characters (RFC 7518 §3.2)')),
+  /**
+   * The HS256 key itself: only the local stack and tests. RFC 7518 §3.2 requires at least 256 bits, so
+   * 32 bytes is the floor. Several keys, one per line, for a rotation: the first signs, all verify.
+   */
+  JWT_SECRET: optionalString(
+    z.string().check(z.minLength(32, 'JWT_SECRET must be at least 32 characters (RFC 7518 §3.2)')),
+  ),
+  /**
+   * On AWS (issue 14): the name of the SSM SecureString parameter holding the key, read at the first
+   * request of a container and cached; never the key in the environment.
+   */
+  JWT_SECRET_PARAMETER: optionalString(
+    z.string().check(z.regex(/^\/[\w./-]+$/, 'JWT_SECRET_PARAMETER must be a parameter name such as /a/b')),
+  ),
+  /** How long a container uses the key it read before reading it again (a rotation's propagation time). */
+  JWT_KEY_MAX_AGE_SECONDS: positiveInt(300),
+  /**
+   * Browser origins allowed to call the JWT endpoints (issue 14), comma-separated RFC 6454 origins
+   * (scheme, host, optional port; no path); empty: none. `corsOrigins()` splits it.
+   */
+  CORS_ALLOWED_ORIGINS: z._default(
+    z
+      .string()
+      .check(
+        z.regex(
+          ORIGIN_LIST,
+          'CORS_ALLOWED_ORIGINS must be comma-separated origins like https://app.example.com',
+        ),
+      ),
+    '',
+  ),
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), 'strategy-service'),
   JWT_AUDIENCE: z._default(z.string().check(z.minLength(1)), 'strategy-service-api'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
@@ -47,6 +96,12 @@ export const parseConfig = (env: NodeJS.ProcessEnv): Config => {
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`, { cause: result.error });
+  }
+  const { JWT_SECRET, JWT_SECRET_PARAMETER } = result.data;
+  if ((JWT_SECRET === undefined) === (JWT_SECRET_PARAMETER === undefined)) {
+    throw new ConfigError(
+      'Invalid configuration: set exactly one of JWT_SECRET (local stack, tests) and JWT_SECRET_PARAMETER (AWS).',
+    );
   }
   return result.data;
 };

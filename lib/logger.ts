@@ -1,33 +1,39 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+
 /**
- * Structured JSON logs for CloudWatch. Callers pass explicit fields; nothing logs request headers or
- * bodies wholesale, because those carry passwords, tokens and API keys.
+ * Issue 14: structured JSON logs through Powertools Logger (the ecosystem's standard): level, message,
+ * timestamp, service, cold start, function name and Lambda request id on every line, plus the keys a
+ * request appends (`correlation_id` = the API Gateway request id sent back as `X-Request-Id`, and the
+ * tenant, user or API key prefix once known). `LOG_LEVEL` (`debug`, `info`, `warn`, `error`, `silent`)
+ * sets the level; the test suites run with `silent`.
+ *
+ * Never log request headers or bodies wholesale: they carry passwords, tokens and API keys. Callers
+ * pass explicit fields; API keys appear only as their 8-character identification prefix (spec 2.7).
  */
-type Level = 'debug' | 'info' | 'warn' | 'error';
-const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export const SERVICE_NAME = 'strategy-service';
 
-/** LOG_LEVEL: debug, info (default), warn, error, or silent (tests). */
-const threshold = (): number => {
-  const configured = (process.env.LOG_LEVEL ?? 'info').toLowerCase();
-  if (configured === 'silent') return Number.POSITIVE_INFINITY;
-  return order[configured as Level] ?? order.info;
-};
+// Powertools reads LOG_LEVEL only in upper case; the project's documented values are lower case.
+export const logger = new Logger({
+  serviceName: SERVICE_NAME,
+  logLevel: (process.env.LOG_LEVEL ?? 'info').toUpperCase() as LogLevel,
+});
 
-const write = (level: Level, message: string, fields: Record<string, unknown>) => {
-  if (order[level] < threshold()) return;
-  const line = JSON.stringify({ level, message, timestamp: new Date().toISOString(), ...fields });
-  if (level === 'error' || level === 'warn') console.error(line);
-  else console.log(line);
-};
+/** Security-relevant events (README, Operations): who did what to which tenant, never a secret. */
+export type AuditEvent =
+  | 'login.succeeded'
+  | 'login.failed'
+  | 'login.locked'
+  | 'api-key.created'
+  | 'api-key.rolled'
+  | 'api-key.revoked';
 
-export const logger = {
-  debug: (message: string, fields: Record<string, unknown> = {}) => write('debug', message, fields),
-  info: (message: string, fields: Record<string, unknown> = {}) => write('info', message, fields),
-  warn: (message: string, fields: Record<string, unknown> = {}) => write('warn', message, fields),
-  error: (message: string, fields: Record<string, unknown> = {}) => write('error', message, fields),
-};
-
-/** Error fields safe to log: name, message and stack, without request data. */
-export const describeError = (error: unknown): Record<string, unknown> =>
-  error instanceof Error
-    ? { errorName: error.name, errorMessage: error.message, stack: error.stack }
-    : { errorName: typeof error };
+/**
+ * One audit line: `{"message":"audit","audit":"<event>", ...fields}`, at info level, with the request's
+ * correlation id and tenant like every other line, so CloudWatch Logs Insights can list them with
+ * `filter ispresent(audit)`.
+ */
+export const audit = (
+  event: AuditEvent,
+  fields: Record<string, string | number | boolean | null | undefined>,
+) => logger.info('audit', { audit: event, ...fields });

@@ -1,4 +1,5 @@
-import { createTokenService } from './auth/tokens';
+import { ssmSecret } from './auth/jwt-secret';
+import { createTokenService, type TokenSettings } from './auth/tokens';
 import { parseConfig } from './config';
 import { createDatabase } from './db/client';
 import { getTenant } from './db/tenants';
@@ -17,15 +18,32 @@ export const db = createDatabase({
   endpoint: config.DYNAMODB_ENDPOINT,
 });
 
-export const tokens = createTokenService({
-  secret: config.JWT_SECRET,
+/**
+ * The JWT key is read at the first sign or verify, from SSM on AWS (issue 14); locally it is JWT_SECRET.
+ * Both calls are marked pure (and the settings built by a function, so no argument has side effects):
+ * a function that never uses `tokens` (push, pages) drops the token service, jose and the SSM read
+ * from its bundle.
+ */
+const tokenSettings = (): TokenSettings => ({
+  secret:
+    config.JWT_SECRET ??
+    ssmSecret({
+      name: config.JWT_SECRET_PARAMETER as string,
+      region: config.AWS_REGION,
+      maxAgeSeconds: config.JWT_KEY_MAX_AGE_SECONDS,
+    }),
   issuer: config.JWT_ISSUER,
   audience: config.JWT_AUDIENCE,
   refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
 });
 
-/** Push pipeline dependencies; the tenant cache lives as long as the container. */
-export const pushDeps: PushDeps = {
+export const tokens = /* @__PURE__ */ createTokenService(/* @__PURE__ */ tokenSettings());
+
+/**
+ * Push pipeline dependencies; the tenant cache lives as long as the container. Built by a function
+ * marked pure, like `tokens`, so functions that do not push leave the cache and its reads out.
+ */
+const createPushDeps = (): PushDeps => ({
   db,
   tenants: createTenantCache({
     ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
@@ -39,4 +57,6 @@ export const pushDeps: PushDeps = {
       enterprise: config.RATE_LIMIT_ENTERPRISE,
     },
   },
-};
+});
+
+export const pushDeps: PushDeps = /* @__PURE__ */ createPushDeps();

@@ -11,7 +11,12 @@
  * the stage out of the deployment: it removes the deployment's `StageName`, points the declared stage at
  * this package's deployment, and makes the usage plans (which name the stage) wait for the stage.
  * A redeploy creates a new deployment and updates the stage's `DeploymentId` in place (no interruption).
+ *
+ * Issue 14, access logs: the stage waits for `ApiGatewayAccount` (the account's CloudWatch role for API
+ * Gateway), because a stage cannot enable access logs before the account has that role. With
+ * `custom.manageApiGatewayAccount` "false" (the account already has one) both resources are left out.
  */
+const ACCOUNT_RESOURCES = ['ApiGatewayAccount', 'ApiGatewayCloudWatchRole'];
 const STAGE_LOGICAL_ID = 'ApiGatewayStage';
 
 class ServerlessApiStage {
@@ -45,6 +50,11 @@ class ServerlessApiStage {
       );
     }
     delete deployment.Properties.StageName;
+    if (String(this.serverless.service.custom?.manageApiGatewayAccount) === 'false') {
+      for (const id of ACCOUNT_RESOURCES) delete resources[id];
+    } else if (resources.ApiGatewayAccount) {
+      stage.DependsOn = [...[stage.DependsOn ?? []].flat(), 'ApiGatewayAccount'];
+    }
     stage.Properties.DeploymentId = { Ref: deploymentId };
     for (const resource of Object.values(resources)) {
       if (resource.Type !== 'AWS::ApiGateway::UsagePlan') continue;

@@ -4,10 +4,12 @@
  * 2. the table from infra/table.json, 3. demo data, written to SEED_FILE (default .local/seed.json)
  * 4. serverless-offline on PORT (default 3000) with LAMBDA_PORT (default 3002)
  * Ctrl-C (SIGINT) or SIGTERM stops everything, by process group.
+ * STACK_LOG_FILE: also append everything serverless-offline and the handlers print (the JSON log and
+ * metric lines) to this file, so a test can read every line a run wrote (issue 14).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createDatabase } from '../lib/db/client';
 import { createTable } from '../lib/db/table';
@@ -22,6 +24,8 @@ const seedFile = resolve(process.env.SEED_FILE ?? join(root, '.local', 'seed.jso
 const stage = 'local';
 const tableName = `strategy-service-${stage}`;
 const baseUrl = `http://localhost:${httpPort}/api`;
+const quiet = process.env.OFFLINE_LOG === 'quiet';
+const logFile = process.env.STACK_LOG_FILE ? resolve(process.env.STACK_LOG_FILE) : undefined;
 
 /** One secret per checkout, generated on first start, unless JWT_SECRET is set. */
 const localJwtSecret = (): string => {
@@ -93,7 +97,7 @@ const main = async () => {
     {
       cwd: root,
       detached: true,
-      stdio: ['ignore', process.env.OFFLINE_LOG === 'quiet' ? 'ignore' : 'inherit', 'inherit'],
+      stdio: ['ignore', logFile ? 'pipe' : quiet ? 'ignore' : 'inherit', logFile ? 'pipe' : 'inherit'],
       env: {
         ...process.env,
         JWT_SECRET: localJwtSecret(),
@@ -106,6 +110,17 @@ const main = async () => {
       },
     },
   );
+  if (logFile) {
+    const file = createWriteStream(logFile, { flags: 'a' });
+    offline.stdout?.on('data', (chunk) => {
+      file.write(chunk);
+      if (!quiet) process.stdout.write(chunk);
+    });
+    offline.stderr?.on('data', (chunk) => {
+      file.write(chunk);
+      process.stderr.write(chunk);
+    });
+  }
   offline.once('exit', (code) => {
     if (!stopping) {
       console.error(`serverless offline exited (code ${code}); stopping.`);

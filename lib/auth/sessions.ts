@@ -2,7 +2,9 @@ import type { Database } from '../db/client';
 import { clearLoginFailures, getLoginFailures, recordLoginFailure } from '../db/login-failures';
 import type { Tenant } from '../db/tenants';
 import { findUserByEmail, getUserWithTenant, normalizeEmail, type User } from '../db/users';
-import { AppError } from '../errors';
+import { AppError, errorCatalog } from '../errors';
+import { audit, logger } from '../logger';
+import { emitMetric, UNKNOWN_PLAN } from '../metrics';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords';
 import { ACCESS_TOKEN_TTL_SECONDS, type TokenService } from './tokens';
 
@@ -74,6 +76,27 @@ const principalOf = (user: User) => ({
  * the 401 nor the 429 tells whether an account exists. A matching password clears the counter.
  */
 export const login = async (
+  deps: SessionDeps & { lockout: LoginLockoutPolicy },
+  input: { email: string; password: string },
+): Promise<LoginResult> => {
+  const email = normalizeEmail(input.email);
+  const known: { user?: User; tenant?: Tenant } = {};
+  try {
+    const result = await authenticate(deps, email, input.password, known);
+    audit('login.succeeded', { userId: known.user?.id, tenantId: known.tenant?.id });
+    return result;
+  } catch (error) {
+    // Issue 14: every refused login is an audit line and a LoginFailed metric, by reason and plan.
+    if (error instanceof AppError && error.status < 500) {
+      const reason = errorCatalog[error.code].slug;
+      audit('login.failed', { reason, email, userId: known.user?.id, tenantId: known.tenant?.id });
+      emitMetric('LoginFailed', 1, { plan: known.tenant?.plan ?? UNKNOWN_PLAN, reason });
+    }
+    throw error;
+  }
+};
+
+const authenticate = async (
   {
     db,
     tokens,
@@ -81,19 +104,30 @@ export const login = async (
     lockout: { maxFailures, windowSeconds },
     now: clock = Date.now,
   }: SessionDeps & { lockout: LoginLockoutPolicy },
-  input: { email: string; password: string },
+  email: string,
+  password: string,
+  known: { user?: User; tenant?: Tenant },
 ): Promise<LoginResult> => {
-  const email = normalizeEmail(input.email);
   const now = clock();
   const [found, failures] = await Promise.all([
     findUserByEmail(db, email),
     getLoginFailures(db, email, { windowSeconds, now }),
   ]);
+  if (found) {
+    Object.assign(known, found);
+    logger.appendKeys({ tenantId: found.tenant.id, userId: found.user.id });
+  }
   if (failures && failures.count >= maxFailures) throw tooManyAttempts(failures.windowEndsAt - now);
-  const matches = await verify(input.password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
+  const matches = await verify(password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
   if (!found || !matches) {
     // Awaited before answering: Lambda may freeze the container right after the response.
-    await recordLoginFailure(db, email, { windowSeconds, now, windowOpen: failures !== undefined });
+    const recorded = await recordLoginFailure(db, email, {
+      windowSeconds,
+      now,
+      windowOpen: failures !== undefined,
+    });
+    // The failure that reaches the maximum locks the e-mail: one audit line per lockout.
+    if (recorded.count === maxFailures) audit('login.locked', { email, failures: recorded.count });
     throw invalidCredentials();
   }
   // The password is proven, so earlier failures no longer matter, even if the account may not log in.

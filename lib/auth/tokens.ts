@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import * as z from 'zod/mini';
 import { AppError } from '../errors';
+import type { SecretSource } from './jwt-secret';
 import { ROLES, type Role } from './roles';
 
 /** Spec 2.1 and 8: access tokens live 24 hours. */
@@ -24,7 +25,11 @@ export interface UserPrincipal {
 }
 
 export interface TokenSettings {
-  secret: string;
+  /**
+   * The HS256 key text, or a function that reads it (SSM on AWS, issue 14). One key per line, for a
+   * rotation without logging everyone out: the first line signs, every line verifies (README, Operations).
+   */
+  secret: SecretSource;
   issuer: string;
   audience: string;
   refreshTtlSeconds: number;
@@ -55,23 +60,53 @@ const invalidToken = (detail: string, cause?: unknown) =>
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
+/** RFC 7518 §3.2: an HS256 key has at least 256 bits. */
+const MIN_KEY_LENGTH = 32;
+
+const parseKeys = (text: string): Uint8Array[] => {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  if (lines.length === 0 || lines.some((line) => line.length < MIN_KEY_LENGTH)) {
+    // A deployment error, not the caller's: it becomes a 500 and the log names it (never the key).
+    throw new Error(`Every JWT key must be at least ${MIN_KEY_LENGTH} characters (RFC 7518 §3.2).`);
+  }
+  const encoder = new TextEncoder();
+  return lines.map((line) => encoder.encode(line));
+};
+
 export const createTokenService = (settings: TokenSettings) => {
-  const key = new TextEncoder().encode(settings.secret);
+  const { secret } = settings;
+  let parsed: { text: string; keys: Uint8Array[] } | undefined;
+  const signingKeys = async (): Promise<Uint8Array[]> => {
+    const text = typeof secret === 'string' ? secret : await secret();
+    if (parsed?.text !== text) parsed = { text, keys: parseKeys(text) };
+    return parsed.keys;
+  };
+  const signingKey = async () => (await signingKeys())[0] as Uint8Array;
 
   const verify = async (token: string, typ: string) => {
-    try {
-      const { payload } = await jwtVerify(token, key, {
-        algorithms: [ALGORITHM],
-        issuer: settings.issuer,
-        audience: settings.audience,
-        typ,
-        requiredClaims: ['sub', 'iat', 'exp', 'jti'],
-      });
-      return payload;
-    } catch (error) {
-      const expired = error instanceof joseErrors.JWTExpired;
-      throw invalidToken(expired ? 'The token has expired.' : 'The token is invalid.', error);
+    const keys = await signingKeys();
+    for (const [index, key] of keys.entries()) {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: [ALGORITHM],
+          issuer: settings.issuer,
+          audience: settings.audience,
+          typ,
+          requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+        });
+        return payload;
+      } catch (error) {
+        // Only a wrong signature may be another key's token; everything else is final.
+        const tryNext = error instanceof joseErrors.JWSSignatureVerificationFailed && index < keys.length - 1;
+        if (tryNext) continue;
+        const expired = error instanceof joseErrors.JWTExpired;
+        throw invalidToken(expired ? 'The token has expired.' : 'The token is invalid.', error);
+      }
     }
+    throw invalidToken('The token is invalid.');
   };
 
   return {
@@ -89,7 +124,7 @@ export const createTokenService = (settings: TokenSettings) => {
         .setIssuedAt(nowSeconds)
         .setExpirationTime(nowSeconds + ACCESS_TOKEN_TTL_SECONDS)
         .setJti(randomUUID())
-        .sign(key);
+        .sign(await signingKey());
     },
 
     async issueRefreshToken(
@@ -104,7 +139,7 @@ export const createTokenService = (settings: TokenSettings) => {
         .setIssuedAt(nowSeconds)
         .setExpirationTime(nowSeconds + settings.refreshTtlSeconds)
         .setJti(randomUUID())
-        .sign(key);
+        .sign(await signingKey());
     },
 
     async verifyAccessToken(token: string): Promise<UserPrincipal> {

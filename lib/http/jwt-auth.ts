@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Role } from '../auth/roles';
 import type { TokenService } from '../auth/tokens';
 import { AppError } from '../errors';
+import { logger } from '../logger';
 import { header } from './responses';
 import type { UserContext } from './types';
 
@@ -41,5 +42,7 @@ export const jwtAuth = ({
       });
     }
     request.context.user = user;
+    // Issue 14: the access line and every other line of the request name the caller.
+    logger.appendKeys({ tenantId: user.tenantId, userId: user.userId });
   },
 });

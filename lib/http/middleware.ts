@@ -2,7 +2,8 @@ import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, type ErrorCode, errorCatalog, problemType } from '../errors';
-import { describeError, logger } from '../logger';
+import { logger } from '../logger';
+import { requestIdOf } from './observability';
 import { header } from './responses';
 
 /**
@@ -81,14 +82,11 @@ export const httpErrorHandler = (): MiddlewareObj<APIGatewayProxyEvent, APIGatew
   onError: async (request) => {
     if (request.response && request.error === null) return;
     const error = toAppError(request.error);
-    const requestId = request.context?.awsRequestId;
+    const requestId = requestIdOf(request);
     if (error.status >= 500) {
-      logger.error('request failed', {
-        requestId,
-        resource: request.event?.resource,
-        method: request.event?.httpMethod,
-        ...describeError(error.cause ?? error),
-      });
+      // Name, message and stack of the cause (Powertools formats the error); never the event.
+      const cause = error.cause ?? error;
+      logger.error('request failed', cause instanceof Error ? cause : String(cause));
       const generic = new AppError(error.code, GENERIC_5XX_DETAIL[error.code] ?? 'Server error.', {
         headers: error.headers,
       });

@@ -10,9 +10,11 @@ import {
   type WriteContext,
   type WrittenMeasurement,
 } from '../db/measurements';
-import { AppError } from '../errors';
+import type { Plan } from '../domain';
+import { AppError, errorCatalog } from '../errors';
 import { uuidv7 } from '../ids';
 import { logger } from '../logger';
+import { emitMetric, UNKNOWN_PLAN } from '../metrics';
 import type { TenantCache } from '../tenant-cache';
 import { apiKeyHashOf, assertKeyUsable, assertTenantMayPush } from './api-key-auth';
 import type { MeasurementInput } from './measurement-schema';
@@ -101,6 +103,27 @@ const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi
  * A tenant missing from the container's cache costs one read more.
  */
 export const pushMeasurements = async (deps: PushDeps, request: PushRequest): Promise<PushResult> => {
+  const caller: { plan?: Plan } = {};
+  try {
+    const result = await pipeline(deps, request, caller);
+    emitMetric('MeasurementsPushed', result.items.length, { plan: caller.plan ?? UNKNOWN_PLAN });
+    return result;
+  } catch (error) {
+    // Issue 14: every refused push by reason (the problem slug) and plan; 5xx are the alarms' business.
+    if (error instanceof AppError && error.status < 500) {
+      const plan = caller.plan ?? UNKNOWN_PLAN;
+      emitMetric('PushRejected', 1, { plan, reason: errorCatalog[error.code].slug });
+      if (error.code === 'RATE_LIMIT_EXCEEDED') emitMetric('RateLimited', 1, { plan });
+    }
+    throw error;
+  }
+};
+
+const pipeline = async (
+  deps: PushDeps,
+  request: PushRequest,
+  caller: { plan?: Plan },
+): Promise<PushResult> => {
   const now = deps.now ?? Date.now;
   const keyHash = apiKeyHashOf(request.apiKey);
 
@@ -132,7 +155,11 @@ export const pushMeasurements = async (deps: PushDeps, request: PushRequest): Pr
   const byKey = new Map(items.map((item) => [itemId(item as ItemKey), item]));
   const keyItem = byKey.get(itemId(keys.apiKey(keyHash)));
   const apiKey = assertKeyUsable(keyItem ? toApiKey(keyItem) : undefined, startedAt);
-  const tenant = assertTenantMayPush(await deps.tenants.get(apiKey.tenantId));
+  // Issue 14: every later log line of this request, the access line included, names tenant and key.
+  logger.appendKeys({ tenantId: apiKey.tenantId, keyPrefix: apiKey.prefix });
+  const loaded = await deps.tenants.get(apiKey.tenantId);
+  caller.plan = loaded?.plan;
+  const tenant = assertTenantMayPush(loaded);
   const counted: RequestCount = earlyCount ?? (await count());
 
   const rate = decide(counted.count, tenant.plan, deps.rateLimits, window.windowStart, now());

@@ -11,6 +11,10 @@ declare module 'vitest' {
     seedFile: string;
     /** The stack's DynamoDB Local, for tests that need data the seed does not have. */
     stackDynamodbEndpoint: string;
+    /** Everything the stack printed: serverless-offline, and every log and metric line of the handlers. */
+    stackLogFile: string;
+    /** The one browser origin the stack allows on its JWT endpoints (CORS, issue 14). */
+    corsOrigin: string;
   }
 }
 
@@ -21,7 +25,10 @@ declare module 'vitest' {
 export async function setup(project: TestProject) {
   const root = resolve(__dirname, '..', '..');
   const [httpPort, lambdaPort, dynamoPort] = [await freePort(), await freePort(), await freePort()];
-  const seedFile = join(mkdtempSync(join(tmpdir(), 'strategy-e2e-')), 'seed.json');
+  const dir = mkdtempSync(join(tmpdir(), 'strategy-e2e-'));
+  const seedFile = join(dir, 'seed.json');
+  const stackLogFile = join(dir, 'stack.log');
+  const corsOrigin = 'https://app.example.test';
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
@@ -34,6 +41,11 @@ export async function setup(project: TestProject) {
       DYNAMODB_PORT: String(dynamoPort),
       SEED_FILE: seedFile,
       OFFLINE_LOG: 'quiet',
+      // Every line at the most verbose level into one file: tests can search all of it (issue 9, 14).
+      STACK_LOG_FILE: stackLogFile,
+      LOG_LEVEL: 'debug',
+      POWERTOOLS_METRICS_DISABLED: 'false',
+      CORS_ORIGINS: corsOrigin,
       // Its own build folder, so a developer's `npm start` in the same checkout keeps its handlers.
       ESBUILD_WORK_FOLDER: '.esbuild-e2e',
     },
@@ -60,5 +72,7 @@ export async function setup(project: TestProject) {
   project.provide('baseUrl', baseUrl);
   project.provide('seedFile', seedFile);
   project.provide('stackDynamodbEndpoint', `http://127.0.0.1:${dynamoPort}`);
+  project.provide('stackLogFile', stackLogFile);
+  project.provide('corsOrigin', corsOrigin);
   return () => stopGroupAndWait(child, 10_000);
 }

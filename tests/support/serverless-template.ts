@@ -7,13 +7,17 @@ import { promisify } from 'node:util';
 
 export interface CloudFormationResource {
   Type: string;
+  Condition?: string;
   DependsOn?: string | string[];
   Properties: Record<string, any>;
 }
 
 export interface CloudFormationTemplate {
   Resources: Record<string, CloudFormationResource>;
-  Outputs?: Record<string, unknown>;
+  Outputs?: Record<string, any>;
+  Conditions?: Record<string, unknown>;
+  /** Where `serverless package` wrote the template and the function zips (not part of the template). */
+  packageDir?: string;
 }
 
 const root = resolve(__dirname, '..', '..');
@@ -23,7 +27,10 @@ const root = resolve(__dirname, '..', '..');
  * template a deploy would apply. Runs without AWS credentials (they are removed from the environment),
  * which is what the README promises; a command that needed them would fail here.
  */
-export const packageTemplate = async (stage = 'prod'): Promise<CloudFormationTemplate> => {
+export const packageTemplate = async (
+  stage = 'prod',
+  params: Record<string, string> = {},
+): Promise<CloudFormationTemplate> => {
   const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
   // A build folder of its own: the default `.esbuild` is where a running serverless-offline (npm start,
   // the e2e stack) serves its handlers from, and a package would rebuild it underneath them.
@@ -39,6 +46,7 @@ export const packageTemplate = async (stage = 'prod'): Promise<CloudFormationTem
         stage,
         '--package',
         out,
+        ...Object.entries(params).map(([name, value]) => `--param=${name}=${value}`),
       ],
       {
         cwd: root,
@@ -53,7 +61,9 @@ export const packageTemplate = async (stage = 'prod'): Promise<CloudFormationTem
   } finally {
     rmSync(join(root, workFolder), { recursive: true, force: true });
   }
-  return JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  const template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  template.packageDir = out;
+  return template;
 };
 
 /** `[logicalId, resource]` pairs of one resource type. */

@@ -1,0 +1,185 @@
+// @ts-check
+/**
+ * Local Serverless plugin (issue 14): CloudWatch alarms from serverless.yml `custom.alarms`, added to
+ * the packaged template. The thresholds live in serverless.yml (and the README); this file only builds
+ * the resources, so a new function gets its alarms without a line here, and an authorizer needs one
+ * line in `custom.alarms.authorizers`.
+ *
+ * - every function: Lambda `Errors` (authorizers: `authorizerErrors` instead) and `Throttles`;
+ * - `pushLatency.functions`: p99 `Duration`;
+ * - the REST API: share of 5xx answers (`5XXError` / `Count`), once `minimumRequests` came in;
+ * - the table and its index: read and write throttle events.
+ * `topicArn` (stage parameter `alarmTopicArn`), when set, receives ALARM and OK notifications.
+ * Missing data is "not breaching": no traffic is not an incident.
+ */
+
+/**
+ * @typedef {{ threshold: number; periodSeconds: number; evaluationPeriods: number }} Rule
+ * @typedef {{
+ *   topicArn?: string;
+ *   functionErrors: Rule;
+ *   functionThrottles: Rule;
+ *   authorizers?: string[];
+ *   authorizerErrors: Rule;
+ *   api5xxRate: Rule & { minimumRequests: number };
+ *   dynamodbThrottles: Rule;
+ *   pushLatency: { functions: string[]; p99Milliseconds: number; periodSeconds: number; evaluationPeriods: number };
+ * }} AlarmConfig
+ */
+
+class ServerlessAlarms {
+  /** @param {any} serverless */
+  constructor(serverless) {
+    this.serverless = serverless;
+    this.hooks = { 'before:aws:package:finalize:saveServiceState': () => this.addAlarms() };
+  }
+
+  addAlarms() {
+    const { service, provider } = this.serverless.service;
+    /** @type {AlarmConfig | undefined} */
+    const config = this.serverless.service.custom?.alarms;
+    if (!config) return;
+    const naming = this.serverless.getProvider('aws').naming;
+    const stage = provider.stage;
+    const resources = provider.compiledCloudFormationTemplate.Resources;
+    const functions = this.serverless.service.getAllFunctions();
+    const fail = (/** @type {string} */ message) => {
+      throw new this.serverless.classes.Error(`serverless-alarms: ${message}`);
+    };
+    const authorizers = config.authorizers ?? [];
+    for (const name of [...authorizers, ...config.pushLatency.functions]) {
+      if (!functions.includes(name)) fail(`custom.alarms names "${name}", which is not a function`);
+    }
+    const actions = config.topicArn ? { AlarmActions: [config.topicArn], OKActions: [config.topicArn] } : {};
+    /** @param {string} id @param {string} what @param {Record<string, unknown>} properties */
+    const alarm = (id, what, properties) => {
+      resources[id] = {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: {
+          AlarmName: `${service}-${stage}-${what}`,
+          TreatMissingData: 'notBreaching',
+          ...actions,
+          ...properties,
+        },
+      };
+    };
+    /** @param {Rule} rule */
+    const window = (rule) => ({ Period: rule.periodSeconds, EvaluationPeriods: rule.evaluationPeriods });
+
+    for (const name of functions) {
+      const logicalId = naming.getLambdaLogicalId(name);
+      if (!resources[logicalId]) fail(`no resource ${logicalId} for function ${name}`);
+      const dimensions = [{ Name: 'FunctionName', Value: { Ref: logicalId } }];
+      const lambdaMetric = (/** @type {string} */ metric, /** @type {Rule} */ rule) => ({
+        Namespace: 'AWS/Lambda',
+        MetricName: metric,
+        Dimensions: dimensions,
+        Statistic: 'Sum',
+        Threshold: rule.threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        ...window(rule),
+      });
+      const isAuthorizer = authorizers.includes(name);
+      const errors = isAuthorizer ? config.authorizerErrors : config.functionErrors;
+      alarm(`${logicalId}ErrorsAlarm`, `${name}-${isAuthorizer ? 'authorizer-errors' : 'errors'}`, {
+        AlarmDescription: `${name}: ${errors.threshold}+ ${isAuthorizer ? 'authorizer ' : ''}errors in ${errors.periodSeconds} s`,
+        ...lambdaMetric('Errors', errors),
+      });
+      alarm(`${logicalId}ThrottlesAlarm`, `${name}-throttles`, {
+        AlarmDescription: `${name}: ${config.functionThrottles.threshold}+ throttled invocations in ${config.functionThrottles.periodSeconds} s`,
+        ...lambdaMetric('Throttles', config.functionThrottles),
+      });
+      if (config.pushLatency.functions.includes(name)) {
+        const rule = config.pushLatency;
+        alarm(`${logicalId}P99DurationAlarm`, `${name}-p99-duration`, {
+          AlarmDescription: `${name}: p99 duration above ${rule.p99Milliseconds} ms`,
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Duration',
+          Dimensions: dimensions,
+          ExtendedStatistic: 'p99',
+          Threshold: rule.p99Milliseconds,
+          ComparisonOperator: 'GreaterThanThreshold',
+          Period: rule.periodSeconds,
+          EvaluationPeriods: rule.evaluationPeriods,
+        });
+      }
+    }
+
+    const api = config.api5xxRate;
+    const apiDimensions = [
+      { Name: 'ApiName', Value: provider.apiName ?? `${stage}-${service}` },
+      { Name: 'Stage', Value: stage },
+    ];
+    const apiMetric = (/** @type {string} */ id, /** @type {string} */ metric) => ({
+      Id: id,
+      ReturnData: false,
+      MetricStat: {
+        Metric: { Namespace: 'AWS/ApiGateway', MetricName: metric, Dimensions: apiDimensions },
+        Period: api.periodSeconds,
+        Stat: 'Sum',
+      },
+    });
+    alarm('Api5xxRateAlarm', 'api-5xx-rate', {
+      AlarmDescription: `More than ${api.threshold * 100} % of API requests answered 5xx (at least ${api.minimumRequests} requests)`,
+      Metrics: [
+        apiMetric('errors', '5XXError'),
+        apiMetric('requests', 'Count'),
+        {
+          Id: 'rate',
+          Label: '5xx share of requests',
+          ReturnData: true,
+          Expression: `IF(requests >= ${api.minimumRequests}, errors / requests, 0)`,
+        },
+      ],
+      Threshold: api.threshold,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: api.evaluationPeriods,
+    });
+
+    const ddb = config.dynamodbThrottles;
+    const tableName = resources.Table?.Properties?.TableName;
+    if (!tableName) fail('no Table resource with a TableName');
+    const indexes = (resources.Table.Properties.GlobalSecondaryIndexes ?? []).map(
+      (/** @type {{ IndexName: string }} */ index) => index.IndexName,
+    );
+    /** @type {Record<string, unknown>[]} */
+    const throttleMetrics = [];
+    for (const [i, index] of [undefined, ...indexes].entries()) {
+      for (const metric of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
+        throttleMetrics.push({
+          Id: `m${throttleMetrics.length}`,
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/DynamoDB',
+              MetricName: metric,
+              Dimensions: [
+                { Name: 'TableName', Value: tableName },
+                ...(i === 0 ? [] : [{ Name: 'GlobalSecondaryIndexName', Value: index }]),
+              ],
+            },
+            Period: ddb.periodSeconds,
+            Stat: 'Sum',
+          },
+        });
+      }
+    }
+    alarm('DynamoDbThrottlesAlarm', 'dynamodb-throttles', {
+      AlarmDescription: `${ddb.threshold}+ throttled reads or writes on the table or its indexes in ${ddb.periodSeconds} s`,
+      Metrics: [
+        ...throttleMetrics,
+        {
+          Id: 'throttled',
+          Label: 'Throttle events',
+          ReturnData: true,
+          Expression: throttleMetrics.map((m) => `FILL(${m.Id}, 0)`).join(' + '),
+        },
+      ],
+      Threshold: ddb.threshold,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: ddb.evaluationPeriods,
+    });
+  }
+}
+
+module.exports = ServerlessAlarms;
