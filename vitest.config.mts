@@ -1,4 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** Runs tests/e2e/secrets-in-logs.test.ts last: it searches the log of the whole end-to-end run. */
+class LogSearchLast extends BaseSequencer {
+  override async sort(files: TestSpecification[]) {
+    const sorted = await super.sort(files);
+    const last = (file: TestSpecification) => file.moduleId.endsWith('secrets-in-logs.test.ts');
+    return [...sorted.filter((file) => !last(file)), ...sorted.filter(last)];
+  }
+}
 
 // The AWS SDK warns about Node 20 at load time, also in global setups; the warning is known (README).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -12,6 +22,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
  */
 export default defineConfig({
   test: {
+    sequence: { sequencer: LogSearchLast },
     // Generous: the machine is shared (2 cores) and a login costs one scrypt, so a loaded run can take
     // ten times longer than an idle one. No test asserts time (issue 9: tests that do not flake).
     testTimeout: 120_000,

@@ -57,7 +57,7 @@ process.on('exit', () => {
   stopGroup(dynamo?.process, 'SIGKILL');
 });
 
-const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 120_000) => {
+const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 300_000) => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}`);

@@ -1,6 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { AppError } from '../errors';
+import { settleAll } from '../promises';
 import type { Database } from './client';
 import type { ItemKey } from './keys';
 
@@ -66,6 +67,6 @@ export const batchPut = async ({ client, tableName }: Database, items: Record<st
     }
     return units;
   };
-  const units = await Promise.all(chunks(items, WRITE_CHUNK).map(write));
+  const units = await settleAll(chunks(items, WRITE_CHUNK).map(write));
   return units.reduce((sum, n) => sum + n, 0);
 };

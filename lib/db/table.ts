@@ -24,8 +24,12 @@ export const createTable = async ({ client, tableName }: Database): Promise<void
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: ttl }));
 };
 
-/** Resolves once the endpoint answers; DynamoDB Local needs a few seconds after the JVM starts. */
-export const waitForDynamoDb = async ({ client }: Database, timeoutMs = 30_000): Promise<void> => {
+/**
+ * Resolves once the endpoint answers. DynamoDB Local needs a few seconds after the JVM starts, and far
+ * longer on a loaded machine (more than 30 s was seen with several JVMs starting at once): waiting
+ * longer costs nothing when it is quick.
+ */
+export const waitForDynamoDb = async ({ client }: Database, timeoutMs = 120_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -15,6 +15,7 @@ import { AppError, errorCatalog } from '../errors';
 import { uuidv7 } from '../ids';
 import { logger } from '../logger';
 import { emitMetric, UNKNOWN_PLAN } from '../metrics';
+import { settleAll } from '../promises';
 import type { TenantCache } from '../tenant-cache';
 import { apiKeyHashOf, assertKeyUsable, assertTenantMayPush } from './api-key-auth';
 import type { MeasurementInput } from './measurement-schema';
@@ -144,7 +145,7 @@ const pipeline = async (
   };
   const count = () => countRequest(deps.db, keyHash, window);
 
-  const [items, earlyCount] = await Promise.all([
+  const [items, earlyCount] = await settleAll([
     batchGet(deps.db, [
       keys.apiKey(keyHash),
       ...kpiIds.map((id) => keys.kpi(id)),
@@ -209,7 +210,7 @@ const pipeline = async (
       );
       return written.items;
     };
-    const [written] = await Promise.all([write(), recordUse(deps.db, keyHash, at, counted.staleWindows)]);
+    const [written] = await settleAll([write(), recordUse(deps.db, keyHash, at, counted.staleWindows)]);
     logger.info('measurements pushed', { tenantId: tenant.id, apiKeyId: apiKey.id, count: written.length });
     return { items: written, headers: rate.headers };
   } catch (error) {

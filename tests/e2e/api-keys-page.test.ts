@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotPath } from '../support/browser';
+import { BROWSER_TIMEOUT_MS, launchBrowser, screenshotPath } from '../support/browser';
 import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/http';
 
 /**
@@ -35,7 +35,7 @@ const openPage = async (options: BrowserContextOptions = {}): Promise<OpenedPage
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, ...options });
   contexts.push(context);
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
@@ -139,7 +139,7 @@ describe('the API key page in Chromium', () => {
     await page.keyboard.press('Escape');
     await reveal.waitFor({ state: 'hidden' });
     // The dialog's `close` event (a queued task) removes the key; a key left in the DOM times out here.
-    await page.locator('#new-key').waitFor({ state: 'detached', timeout: 2000 });
+    await page.locator('#new-key').waitFor({ state: 'detached' });
     expect(await page.locator('#new-key').count()).toBe(0);
     expect(await page.content()).not.toContain(key);
 
@@ -163,7 +163,7 @@ describe('the API key page in Chromium', () => {
           await page.locator('#keys:not([aria-busy])').waitFor();
           return cell(page, name, 'Last used').locator('time').count();
         },
-        { timeout: 10_000, interval: 500 },
+        { timeout: BROWSER_TIMEOUT_MS, interval: 500 },
       )
       .toBe(1);
     await shot(page, '05-last-used-after-push');

@@ -5,8 +5,15 @@ import type { Feature } from '../../lib/domain';
 import type { InvokeResult } from './events';
 import { createRawKey, createTestTenant, db, type TestTenant } from './fixtures';
 
-/** Sends an otherwise valid push for `tenant` with the given `x-api-key` (or none). */
-type Call = (apiKey: string | undefined, tenant: TestTenant) => Promise<InvokeResult>;
+/**
+ * Sends an otherwise valid push for `tenant` with the given `x-api-key` (or none); `headers` replaces
+ * the key header altogether.
+ */
+type Call = (
+  apiKey: string | undefined,
+  tenant: TestTenant,
+  headers?: Record<string, string>,
+) => Promise<InvokeResult>;
 
 const tenantWith = (options: { active?: boolean; features?: Feature[] }) =>
   createTestTenant({ kpiTypes: ['BSC_KPI'], ...options });
@@ -15,6 +22,8 @@ const tenantWith = (options: { active?: boolean; features?: Feature[] }) =>
 export const describeApiKeyAuth = (route: string, call: Call) =>
   describe(`${route}: API key authentication (shared cases)`, () => {
     let tenant: TestTenant;
+    const callWithHeaders = (headers: Record<string, string>, owner: TestTenant) =>
+      call(undefined, owner, headers);
     beforeAll(async () => {
       tenant = await tenantWith({});
     });
@@ -35,6 +44,22 @@ export const describeApiKeyAuth = (route: string, call: Call) =>
       for (const key of ['not-a-key', valid.slice(0, -3), badChecksum, generateApiKey()]) {
         expectProblem(await call(key, tenant), 401, 'invalid-api-key');
       }
+    });
+
+    it('401 for a key one character off anywhere, 10 kB long, or sent in the Authorization header', async () => {
+      const valid = await createRawKey(tenant.tenant.id);
+      for (const at of [0, 4, 8, valid.length - 7, valid.length - 1]) {
+        const changed = valid[at] === 'A' ? 'B' : 'A';
+        expectProblem(
+          await call(`${valid.slice(0, at)}${changed}${valid.slice(at + 1)}`, tenant),
+          401,
+          'invalid-api-key',
+        );
+      }
+      expectProblem(await call(valid + 'x'.repeat(10_240), tenant), 401, 'invalid-api-key');
+      expectProblem(await call(`Bearer ${valid}`, tenant), 401, 'invalid-api-key');
+      const inAuthorization = await callWithHeaders({ Authorization: `Bearer ${valid}` }, tenant);
+      expectProblem(inAuthorization, 401, 'invalid-api-key');
     });
 
     it('403 for a revoked key, at once', async () => {

@@ -87,8 +87,12 @@ export interface InvokeResult {
 }
 
 /** Invokes a handler like API Gateway does and parses the JSON answer. */
-export const invoke = async (handler: unknown, input: EventInput): Promise<InvokeResult> => {
-  const result = await (handler as Handler)(apiEvent(input), lambdaContext());
+export const invoke = async (
+  handler: unknown,
+  input: EventInput,
+  context: Parameters<typeof lambdaContext>[0] = {},
+): Promise<InvokeResult> => {
+  const result = await (handler as Handler)(apiEvent(input), lambdaContext(context));
   const headers = Object.fromEntries(
     Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
   );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../lib/auth/roles';
 import type { InvokeResult } from './events';
@@ -108,6 +108,53 @@ export const describeJwtAuth = (
       const result = await call(bearer(token), tenant);
       expectUnauthenticated(result);
       expect(result.body.detail).toMatch(/expired/);
+    });
+
+    it('401 for a token with another algorithm: HS512 with the same secret, RS256 with its own key pair', async () => {
+      const claims = { ...claimsFor(tenant), sub: tenant.users.ADMIN.id, jti: randomUUID() };
+      const hs512 = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS512', typ: 'at+jwt' })
+        .setIssuer('strategy-service')
+        .setAudience('strategy-service-api')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(secret());
+      expectUnauthenticated(await call(bearer(hs512), tenant));
+      const { privateKey } = await generateKeyPair('RS256');
+      const rs256 = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' })
+        .setIssuer('strategy-service')
+        .setAudience('strategy-service-api')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(privateKey);
+      expectUnauthenticated(await call(bearer(rs256), tenant));
+      // The RS256 header on an HS256 signature made with the service's own secret (algorithm confusion).
+      const [, payload, signature] = (await sign(tenant)).split('.') as [string, string, string];
+      const confused = `${Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'at+jwt' })).toString('base64url')}.${payload}.${signature}`;
+      expectUnauthenticated(await call(bearer(confused), tenant));
+    });
+
+    it('401 for a token not valid yet (nbf in the future)', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const token = await new SignJWT({ ...claimsFor(tenant) })
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setSubject(tenant.users.ADMIN.id)
+        .setIssuer('strategy-service')
+        .setAudience('strategy-service-api')
+        .setIssuedAt(now)
+        .setNotBefore(now + 3600)
+        .setExpirationTime(now + 7200)
+        .setJti(randomUUID())
+        .sign(secret());
+      expectUnauthenticated(await call(bearer(token), tenant));
+    });
+
+    it('401 for a valid token followed by junk, or sent twice', async () => {
+      const token = tenant.users.ADMIN.token;
+      expectUnauthenticated(await call({ Authorization: `Bearer ${token} junk` }, tenant));
+      expectUnauthenticated(await call({ Authorization: `Bearer ${token}.x` }, tenant));
+      expectUnauthenticated(await call({ Authorization: `Bearer ${token}${token}` }, tenant));
     });
 
     it('401 for a wrong issuer, audience or token type', async () => {

@@ -202,6 +202,6 @@ describe('POST /integrations/push/measurement: security', () => {
   });
 });
 
-describeApiKeyAuth('POST /integrations/push/measurement', (key, owner) =>
-  pushOne(key, measurementFor(owner.kpis[0]!)),
+describeApiKeyAuth('POST /integrations/push/measurement', (key, owner, headers) =>
+  pushOne(key, measurementFor(owner.kpis[0]!), headers),
 );

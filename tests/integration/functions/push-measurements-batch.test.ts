@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as batchHandler } from '../../../functions/push-measurements-batch';
 import { KPI_TYPES } from '../../../lib/domain';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
+import { invoke } from '../../support/events';
 import { createRawKey, createTestTenant, type TestTenant } from '../../support/fixtures';
 import { dailyMeasurements, measurementFor, pushBatch, storedMeasurements } from '../../support/push';
 
@@ -119,6 +121,31 @@ describe('POST /integrations/push/measurements/batch: errors (all or nothing)', 
   });
 });
 
-describeApiKeyAuth('POST /integrations/push/measurements/batch', (key, owner) =>
-  pushBatch(key, [measurementFor(owner.kpis[0]!)]),
+describeApiKeyAuth('POST /integrations/push/measurements/batch', (key, owner, headers) =>
+  pushBatch(key, [measurementFor(owner.kpis[0]!)], headers),
 );
+
+describe('POST /integrations/push/measurements/batch: faults (issue 9)', () => {
+  it('with too little Lambda time left, answers 503 with Retry-After before writing anything', async () => {
+    const own = await createTestTenant();
+    const key = await createRawKey(own.tenant.id);
+    const batch = fifty(own, 2027);
+    const result = await invoke(
+      batchHandler,
+      {
+        method: 'POST',
+        path: '/api/integrations/push/measurements/batch',
+        headers: { 'x-api-key': key },
+        body: { measurements: batch },
+      },
+      { remainingMs: 1500 },
+    );
+    expect(result.status).toBe(503);
+    expect(result.headers['retry-after']).toBe('1');
+    expect(result.body.type).toMatch(/\/service-unavailable$/);
+    expect(await storedCount(own)).toBe(0);
+    // The same batch with time enough is written whole.
+    expect((await pushBatch(key, batch)).status).toBe(200);
+    expect(await storedCount(own)).toBe(50);
+  });
+});

@@ -1,11 +1,12 @@
-import { decodeJwt } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler } from '../../../functions/refresh-token';
 import { updateTenant } from '../../../lib/db/tenants';
 import { updateUser } from '../../../lib/db/users';
 import { invoke } from '../../support/events';
-import { createTestTenant, db, type TestTenant, type TestUser } from '../../support/fixtures';
+import { createTestTenant, db, type TestTenant, type TestUser, tokens } from '../../support/fixtures';
 
 const refresh = (body: unknown) => invoke(handler, { method: 'POST', path: '/api/auth/refresh-token', body });
 
@@ -73,6 +74,31 @@ describe('POST /auth/refresh-token: errors', () => {
     const [header, payload] = refreshToken.split('.');
     expect((await refresh({ refreshToken: 'garbage' })).status).toBe(401);
     expect((await refresh({ refreshToken: `${header}.${payload}.AAAA` })).status).toBe(401);
+  });
+
+  it('401 for an expired refresh token, one of an unknown user, and one with another algorithm', async () => {
+    const expired = await tokens.issueRefreshToken(
+      { userId: tenant.users.VIEWER.id, tenantId: tenant.tenant.id },
+      Math.floor(Date.now() / 1000) - 40 * 24 * 3600,
+    );
+    const expiredAnswer = await refresh({ refreshToken: expired });
+    expect(expiredAnswer.status).toBe(401);
+    expect(expiredAnswer.body.detail).toMatch(/expired/);
+    const orphan = await tokens.issueRefreshToken({ userId: randomUUID(), tenantId: tenant.tenant.id });
+    const orphanAnswer = await refresh({ refreshToken: orphan });
+    expect(orphanAnswer.status).toBe(401);
+    expect(orphanAnswer.body.detail).toMatch(/no longer exists/);
+    expect(orphanAnswer.headers['www-authenticate']).toMatch(/error="invalid_token"/);
+    const hs512 = await new SignJWT({ tenant_id: tenant.tenant.id, token_use: 'refresh' })
+      .setProtectedHeader({ alg: 'HS512', typ: 'rt+jwt' })
+      .setSubject(tenant.users.VIEWER.id)
+      .setIssuer('strategy-service')
+      .setAudience('strategy-service-api')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .setJti(randomUUID())
+      .sign(new TextEncoder().encode(process.env.JWT_SECRET));
+    expect((await refresh({ refreshToken: hs512 })).status).toBe(401);
   });
 
   it('400 without refreshToken or with unknown fields', async () => {
