@@ -9,14 +9,18 @@ import { measurementSchema } from '../lib/push/measurement-schema';
 import { pushMeasurements } from '../lib/push/push-service';
 import { pushDeps } from '../lib/runtime';
 
-/** POST /integrations/push/measurement (spec 2.5, 5.2): 201 when created, 200 when it replaced. */
+/**
+ * POST /integrations/push/measurement (spec 2.5, 5.2): 201 when created, 200 when it replaced.
+ * `?dryRun=true` (issue 12): 200 `{ dryRun, status, measurement }`, nothing written.
+ */
 const core = async (event: APIGatewayProxyEvent, context: Context) => {
-  const { items, headers } = await pushMeasurements(
+  const result = await pushMeasurements(
     pushDeps,
     pushRequestOf(event, context, async () => [parseInput(measurementSchema, await readJsonBody(event))]),
   );
-  const [{ status, measurement }] = items as [(typeof items)[number]];
-  return json(status === 'created' ? 201 : 200, measurement, headers);
+  const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
+  if (result.dryRun) return json(200, { dryRun: true, status, measurement }, result.headers);
+  return json(status === 'created' ? 201 : 200, measurement, result.headers);
 };
 
 export const handler = middy(core).use(observe()).use(httpErrorHandler());

@@ -9,9 +9,12 @@ import { batchSchema } from '../lib/push/measurement-schema';
 import { pushMeasurements } from '../lib/push/push-service';
 import { pushDeps } from '../lib/runtime';
 
-/** POST /integrations/push/measurements/batch (spec 4, 8): 1..50 measurements, all or nothing. */
+/**
+ * POST /integrations/push/measurements/batch (spec 4, 8): 1..50 measurements, all or nothing.
+ * `?dryRun=true` (issue 12): the same answer with `dryRun: true`, nothing written.
+ */
 const core = async (event: APIGatewayProxyEvent, context: Context) => {
-  const { items, headers } = await pushMeasurements(
+  const { dryRun, items, headers } = await pushMeasurements(
     pushDeps,
     pushRequestOf(
       event,
@@ -22,6 +25,7 @@ const core = async (event: APIGatewayProxyEvent, context: Context) => {
   return json(
     200,
     {
+      ...(dryRun ? { dryRun } : {}),
       count: items.length,
       items: items.map(({ status, measurement }, index) => ({ index, status, measurement })),
     },

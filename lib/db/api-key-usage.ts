@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { isConditionalCheckFailed } from './conditions';
@@ -96,4 +96,16 @@ export const lastUsedOf = async (db: Database, keyItems: ItemKey[]): Promise<Map
       typeof item.lastUsedAt === 'string' ? [[item.pk as string, item.lastUsedAt] as const] : [],
     ),
   );
+};
+
+/** The requests counted so far in the window starting at `windowStart`, without counting one. */
+export const requestsInWindow = async (
+  { client, tableName }: Database,
+  keyHash: string,
+  windowStart: number,
+): Promise<number> => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: keys.apiKeyUsage(keyHash), ConsistentRead: true }),
+  );
+  return Number(Item?.[windowAttribute(windowStart)] ?? 0);
 };

@@ -63,11 +63,17 @@ export interface WrittenMeasurement {
   measurement: Measurement;
 }
 
+/** What a dry run answers: the record a push would store; `id` is null for one that does not exist yet. */
+export interface PlannedMeasurement {
+  status: 'created' | 'updated';
+  measurement: Omit<Measurement, 'id'> & { id: string | null };
+}
+
 /** The stored item; `id` and `createdAt` are the existing record's when there is one. */
 const measurementItem = (
   m: MeasurementWrite,
   context: WriteContext,
-  identity: { id: string; createdAt: string },
+  identity: { id: string | null; createdAt: string },
 ): Record<string, unknown> => ({
   ...keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
   type: 'MEASUREMENT',
@@ -140,13 +146,7 @@ export const putMeasurements = async (
   measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined; newId: string }[],
   context: WriteContext,
 ): Promise<{ items: WrittenMeasurement[]; writeUnits: number }> => {
-  const items = measurements.map(({ input, existing, newId }) => {
-    const item = measurementItem(input, context, {
-      id: (existing?.id as string | undefined) ?? newId,
-      createdAt: (existing?.createdAt as string | undefined) ?? context.at,
-    });
-    return { item, status: existing ? ('updated' as const) : ('created' as const) };
-  });
+  const items = plan(measurements, context);
   const writeUnits = await batchPut(
     db,
     items.map(({ item }) => item),
@@ -156,3 +156,32 @@ export const putMeasurements = async (
     writeUnits,
   };
 };
+
+const plan = (
+  measurements: {
+    input: MeasurementWrite;
+    existing: Record<string, unknown> | undefined;
+    newId: string | null;
+  }[],
+  context: WriteContext,
+) =>
+  measurements.map(({ input, existing, newId }) => ({
+    item: measurementItem(input, context, {
+      id: (existing?.id as string | undefined) ?? newId,
+      createdAt: (existing?.createdAt as string | undefined) ?? context.at,
+    }),
+    status: existing ? ('updated' as const) : ('created' as const),
+  }));
+
+/**
+ * What a push of these measurements would store, given their existing records: the dry run's answer
+ * (issue 12), built exactly as `putMeasurements` builds what it writes.
+ */
+export const planMeasurements = (
+  measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined }[],
+  context: WriteContext,
+): PlannedMeasurement[] =>
+  plan(
+    measurements.map((m) => ({ ...m, newId: null })),
+    context,
+  ).map(({ item, status }) => ({ status, measurement: toMeasurement(item) }));

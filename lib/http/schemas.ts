@@ -44,3 +44,13 @@ export const createApiKeySchema = z.strictObject({
     ),
   ),
 });
+
+/** `?dryRun=true|false` of the push endpoints (issue 12); any other query parameter is refused. */
+export const pushQuerySchema = z.strictObject({
+  dryRun: z.optional(
+    z.pipe(
+      z.enum(['true', 'false'], { message: 'dryRun must be true or false' }),
+      z.transform((value: 'true' | 'false') => value === 'true'),
+    ),
+  ),
+});

@@ -5,6 +5,8 @@ import type { Database } from '../db/client';
 import { type ItemKey, keys } from '../db/keys';
 import { type Kpi, toKpi } from '../db/kpis';
 import {
+  type PlannedMeasurement,
+  planMeasurements,
   putMeasurements,
   upsertMeasurement,
   type WriteContext,
@@ -48,13 +50,17 @@ export interface PushRequest {
   readMeasurements: () => Promise<MeasurementInput[]>;
   /** Milliseconds the invocation has left (Lambda's `getRemainingTimeInMillis`). */
   remainingTimeMs?: () => number;
+  /**
+   * Issue 12: every check as for a real push (same answers; it counts against the rate limit), then
+   * nothing written, not even `lastUsedAt`; the answer says what would be created or updated.
+   */
+  dryRun?: boolean;
 }
 
-export interface PushResult {
-  items: WrittenMeasurement[];
-  /** RateLimit-* headers for the response. */
-  headers: Record<string, string>;
-}
+/** The written (or, for a dry run, planned) measurements, and the RateLimit-* headers for the answer. */
+export type PushResult =
+  | { dryRun: false; items: WrittenMeasurement[]; headers: Record<string, string> }
+  | { dryRun: true; items: PlannedMeasurement[]; headers: Record<string, string> };
 
 /**
  * Writes are not started with less time than this left: a Lambda killed between two writes of a batch
@@ -107,7 +113,8 @@ export const pushMeasurements = async (deps: PushDeps, request: PushRequest): Pr
   const caller: { plan?: Plan } = {};
   try {
     const result = await pipeline(deps, request, caller);
-    emitMetric('MeasurementsPushed', result.items.length, { plan: caller.plan ?? UNKNOWN_PLAN });
+    if (!result.dryRun)
+      emitMetric('MeasurementsPushed', result.items.length, { plan: caller.plan ?? UNKNOWN_PLAN });
     return result;
   } catch (error) {
     // Issue 14: every refused push by reason (the problem slug) and plan; 5xx are the alarms' business.
@@ -136,8 +143,9 @@ const pipeline = async (
   );
   const measurements = body.ok ? body.measurements : [];
   const kpiIds = [...new Set(measurements.map((m) => m.kpiId))];
-  // One measurement is upserted without a read; several are read first, to keep their id and createdAt.
-  const readExisting = measurements.length > 1;
+  // One measurement is upserted without a read; several are read first, to keep their id and createdAt,
+  // and so is any of a dry run, which must tell created from updated.
+  const readExisting = measurements.length > 1 || request.dryRun === true;
   const startedAt = now();
   const window = {
     windowStart: windowStart(startedAt, deps.rateLimits.windowSeconds),
@@ -179,6 +187,21 @@ const pipeline = async (
       }),
     );
     assertOwnership(measurements, kpis, tenant.id);
+    const at = new Date(now()).toISOString();
+    const context: WriteContext = {
+      tenantId: tenant.id,
+      apiKeyId: apiKey.id,
+      apiKeyPrefix: apiKey.prefix,
+      at,
+    };
+    const existing = (input: MeasurementInput) => byKey.get(itemId(measurementKey(input)));
+    if (request.dryRun) {
+      const items = planMeasurements(
+        measurements.map((input) => ({ input, existing: existing(input) })),
+        context,
+      );
+      return { dryRun: true, items, headers: rate.headers };
+    }
     if (request.remainingTimeMs && request.remainingTimeMs() < MIN_TIME_FOR_WRITES_MS) {
       throw new AppError(
         'SERVICE_UNAVAILABLE',
@@ -189,30 +212,19 @@ const pipeline = async (
       );
     }
 
-    const at = new Date(now()).toISOString();
-    const context: WriteContext = {
-      tenantId: tenant.id,
-      apiKeyId: apiKey.id,
-      apiKeyPrefix: apiKey.prefix,
-      at,
-    };
     const write = async (): Promise<WrittenMeasurement[]> => {
       const [only] = measurements;
       if (!readExisting && only) return [await upsertMeasurement(deps.db, only, context, uuidv7())];
       const written = await putMeasurements(
         deps.db,
-        measurements.map((input) => ({
-          input,
-          existing: byKey.get(itemId(measurementKey(input))),
-          newId: uuidv7(),
-        })),
+        measurements.map((input) => ({ input, existing: existing(input), newId: uuidv7() })),
         context,
       );
       return written.items;
     };
     const [written] = await settleAll([write(), recordUse(deps.db, keyHash, at, counted.staleWindows)]);
     logger.info('measurements pushed', { tenantId: tenant.id, apiKeyId: apiKey.id, count: written.length });
-    return { items: written, headers: rate.headers };
+    return { dryRun: false, items: written, headers: rate.headers };
   } catch (error) {
     if (error instanceof AppError) Object.assign(error.headers, rate.headers);
     throw error;

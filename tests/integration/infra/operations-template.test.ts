@@ -61,7 +61,7 @@ const JWT_FUNCTIONS = [
   'listApiKeys',
   'revokeApiKey',
 ];
-const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer'];
+const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
 const PAGE_FUNCTIONS = ['apiKeysPage'];
 
@@ -83,6 +83,8 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
   apiKeysPage: { actions: [], index: false },
   // Issue 10's authorizer reads the key and the tenant, nothing else.
   pushAuthorizer: { actions: ['GetItem'], index: false },
+  // Issue 12's key check reads the key, its usage item and the tenant.
+  checkPushKey: { actions: ['GetItem'], index: false },
 };
 
 const functionsOf = (template: CloudFormationTemplate) =>

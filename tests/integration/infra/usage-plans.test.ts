@@ -167,7 +167,7 @@ describe('usage plans and stage throttle: security', () => {
     expect(resourcesOfType(template, 'AWS::ApiGateway::ApiKey')).toEqual([]);
   });
 
-  it('runs the push authorizer on both push routes and requires a plan key there only', () => {
+  it('runs the push authorizer on the push routes (and the key check) and requires a plan key there only', () => {
     const [authorizerId, authorizer] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer')[0]!;
     expect(authorizer.Properties).toMatchObject({
       Type: 'REQUEST',
@@ -181,6 +181,7 @@ describe('usage plans and stage throttle: security', () => {
     );
     const pushMethods = methods.filter(([id]) => id.startsWith('ApiGatewayMethodApiIntegrationsPush'));
     expect(pushMethods.map(([id]) => id).sort()).toEqual([
+      'ApiGatewayMethodApiIntegrationsPushKeyGet',
       'ApiGatewayMethodApiIntegrationsPushMeasurementPost',
       'ApiGatewayMethodApiIntegrationsPushMeasurementsBatchPost',
     ]);

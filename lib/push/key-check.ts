@@ -1,0 +1,59 @@
+import { requestsInWindow } from '../db/api-key-usage';
+import { getApiKeyByHash } from '../db/api-keys';
+import { Feature } from '../domain';
+import { AppError } from '../errors';
+import { settleAll } from '../promises';
+import { apiKeyHashOf, assertKeyUsable } from './api-key-auth';
+import type { PushDeps } from './push-service';
+import { decide, windowStart } from './rate-limit';
+
+/**
+ * `GET /integrations/push/key` (issue 12): does this key work, and for what? For a CI job's setup step,
+ * like Datadog's `GET /api/v1/validate`. A key a push would refuse with 401 or 403 is refused the same
+ * way here (unknown, malformed, revoked, expired, tenant inactive). A key whose tenant's plan lacks push
+ * is answered 200 with `pushEnabled: false`: the key itself is fine, as the push's 403 also says. The
+ * check reads the current rate-limit budget without spending any of it.
+ */
+export const checkApiKey = async (deps: PushDeps, apiKey: string | undefined) => {
+  const now = deps.now ?? Date.now;
+  const keyHash = apiKeyHashOf(apiKey);
+  const start = windowStart(now(), deps.rateLimits.windowSeconds);
+  const [key, counted] = await settleAll([
+    getApiKeyByHash(deps.db, keyHash),
+    requestsInWindow(deps.db, keyHash, start),
+  ]);
+  const usable = assertKeyUsable(key, now());
+  const tenant = await deps.tenants.get(usable.tenantId);
+  if (!tenant?.active) throw new AppError('TENANT_INACTIVE', 'The organization of this API key is inactive.');
+  // The budget as the next push would see it: `decide` for one request more than counted so far.
+  const { headers } = decide(counted + 1, tenant.plan, deps.rateLimits, start, now());
+  const remaining = Math.max(0, Number(headers['RateLimit-Limit']) - counted);
+  return {
+    body: {
+      key: {
+        id: usable.id,
+        prefix: usable.prefix,
+        name: usable.name,
+        status: 'active' as const,
+        createdAt: usable.createdAt,
+        expiresAt: usable.expiresAt,
+      },
+      organization: {
+        id: tenant.id,
+        plan: tenant.plan,
+        pushEnabled: tenant.features.includes(Feature.KPI_PUSH_MEASUREMENT),
+      },
+      rateLimit: {
+        limit: Number(headers['RateLimit-Limit']),
+        remaining,
+        resetSeconds: Number(headers['RateLimit-Reset']),
+        windowSeconds: deps.rateLimits.windowSeconds,
+      },
+    },
+    headers: {
+      'RateLimit-Limit': headers['RateLimit-Limit'] as string,
+      'RateLimit-Remaining': String(remaining),
+      'RateLimit-Reset': headers['RateLimit-Reset'] as string,
+    },
+  };
+};
