@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { type KeyObject, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { AppError } from '../errors';
+import { hmacKey, JwtError, signJwt, verifyJwt } from './jwt';
 import type { SecretSource } from './jwt-secret';
 import { ROLES, type Role } from './roles';
 
@@ -13,7 +13,6 @@ export const ACCESS_TOKEN_TTL_SECONDS = 86_400;
  * §3.11/§3.12: the two kinds of token carry different `typ` headers and `token_use` claims, so one can
  * never be replayed as the other.
  */
-const ALGORITHM = 'HS256';
 const ACCESS_TYP = 'at+jwt'; // RFC 9068 §2.1
 const REFRESH_TYP = 'rt+jwt';
 
@@ -63,7 +62,7 @@ export type TokenService = ReturnType<typeof createTokenService>;
 /** RFC 7518 §3.2: an HS256 key has at least 256 bits. */
 const MIN_KEY_LENGTH = 32;
 
-const parseKeys = (text: string): Uint8Array[] => {
+const parseKeys = (text: string): KeyObject[] => {
   const lines = text
     .split('\n')
     .map((line) => line.trim())
@@ -72,74 +71,73 @@ const parseKeys = (text: string): Uint8Array[] => {
     // A deployment error, not the caller's: it becomes a 500 and the log names it (never the key).
     throw new Error(`Every JWT key must be at least ${MIN_KEY_LENGTH} characters (RFC 7518 §3.2).`);
   }
-  const encoder = new TextEncoder();
-  return lines.map((line) => encoder.encode(line));
+  return lines.map((line) => hmacKey(line));
 };
 
 export const createTokenService = (settings: TokenSettings) => {
   const { secret } = settings;
-  let parsed: { text: string; keys: Uint8Array[] } | undefined;
-  const signingKeys = async (): Promise<Uint8Array[]> => {
+  let parsed: { text: string; keys: KeyObject[] } | undefined;
+  const signingKeys = async (): Promise<KeyObject[]> => {
     const text = typeof secret === 'string' ? secret : await secret();
     if (parsed?.text !== text) parsed = { text, keys: parseKeys(text) };
     return parsed.keys;
   };
-  const signingKey = async () => (await signingKeys())[0] as Uint8Array;
+  const signingKey = async () => (await signingKeys())[0] as KeyObject;
 
   const verify = async (token: string, typ: string) => {
     const keys = await signingKeys();
-    for (const [index, key] of keys.entries()) {
-      try {
-        const { payload } = await jwtVerify(token, key, {
-          algorithms: [ALGORITHM],
-          issuer: settings.issuer,
-          audience: settings.audience,
-          typ,
-          requiredClaims: ['sub', 'iat', 'exp', 'jti'],
-        });
-        return payload;
-      } catch (error) {
-        // Only a wrong signature may be another key's token; everything else is final.
-        const tryNext = error instanceof joseErrors.JWSSignatureVerificationFailed && index < keys.length - 1;
-        if (tryNext) continue;
-        const expired = error instanceof joseErrors.JWTExpired;
-        throw invalidToken(expired ? 'The token has expired.' : 'The token is invalid.', error);
-      }
+    try {
+      return verifyJwt(token, keys, {
+        typ,
+        issuer: settings.issuer,
+        audience: settings.audience,
+        requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+        now: Math.floor(Date.now() / 1000),
+      });
+    } catch (error) {
+      const expired = error instanceof JwtError && error.failure === 'expired';
+      throw invalidToken(expired ? 'The token has expired.' : 'The token is invalid.', error);
     }
-    throw invalidToken('The token is invalid.');
   };
+
+  /** The registered claims of both kinds of token (RFC 7519 §4.1), issued at `nowSeconds`. */
+  const registered = (subject: string, nowSeconds: number, ttlSeconds: number) => ({
+    sub: subject,
+    iss: settings.issuer,
+    aud: settings.audience,
+    iat: nowSeconds,
+    exp: nowSeconds + ttlSeconds,
+    jti: randomUUID(),
+  });
 
   return {
     async issueAccessToken(principal: UserPrincipal, nowSeconds = Math.floor(Date.now() / 1000)) {
-      return new SignJWT({
-        tenant_id: principal.tenantId,
-        role: principal.role,
-        email: principal.email,
-        token_use: 'access',
-      })
-        .setProtectedHeader({ alg: ALGORITHM, typ: ACCESS_TYP })
-        .setSubject(principal.userId)
-        .setIssuer(settings.issuer)
-        .setAudience(settings.audience)
-        .setIssuedAt(nowSeconds)
-        .setExpirationTime(nowSeconds + ACCESS_TOKEN_TTL_SECONDS)
-        .setJti(randomUUID())
-        .sign(await signingKey());
+      return signJwt(
+        {
+          tenant_id: principal.tenantId,
+          role: principal.role,
+          email: principal.email,
+          token_use: 'access',
+          ...registered(principal.userId, nowSeconds, ACCESS_TOKEN_TTL_SECONDS),
+        },
+        await signingKey(),
+        ACCESS_TYP,
+      );
     },
 
     async issueRefreshToken(
       principal: Pick<UserPrincipal, 'userId' | 'tenantId'>,
       nowSeconds = Math.floor(Date.now() / 1000),
     ) {
-      return new SignJWT({ tenant_id: principal.tenantId, token_use: 'refresh' })
-        .setProtectedHeader({ alg: ALGORITHM, typ: REFRESH_TYP })
-        .setSubject(principal.userId)
-        .setIssuer(settings.issuer)
-        .setAudience(settings.audience)
-        .setIssuedAt(nowSeconds)
-        .setExpirationTime(nowSeconds + settings.refreshTtlSeconds)
-        .setJti(randomUUID())
-        .sign(await signingKey());
+      return signJwt(
+        {
+          tenant_id: principal.tenantId,
+          token_use: 'refresh',
+          ...registered(principal.userId, nowSeconds, settings.refreshTtlSeconds),
+        },
+        await signingKey(),
+        REFRESH_TYP,
+      );
     },
 
     async verifyAccessToken(token: string): Promise<UserPrincipal> {
