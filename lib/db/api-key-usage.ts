@@ -1,7 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from './dynamo';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { isConditionalCheckFailed } from './conditions';
+import { UpdateCommand } from './dynamo';
 import { type ItemKey, keys } from './keys';
 
 /**
