@@ -44,7 +44,7 @@ const MAX_ITEM_BYTES = 400 * 1024;
 const MAX_DIGITS = 38;
 const MIN_EXPONENT = -130;
 const MAX_EXPONENT = 125;
-export const MAX_ENCLOSING_DOCUMENTS = 30;
+const MAX_ENCLOSING_DOCUMENTS = 30;
 
 /** What the service has always used (lib-dynamodb's `removeUndefinedValues: true`). */
 const OPTIONS = { removeUndefinedValues: true, convertTopLevelContainer: true } as const;

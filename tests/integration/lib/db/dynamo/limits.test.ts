@@ -8,6 +8,7 @@ import {
   marshallItem,
   PutCommand,
 } from '../../../../../lib/db/dynamo';
+import { toJson } from '../../../../../lib/db/dynamo/marshalling';
 import { db } from '../../../../support/fixtures';
 
 /**
@@ -28,7 +29,7 @@ const raw = createDatabase({
 
 /** DynamoDB Local's verdict on an item in wire form: 'stored' or the exception's name. */
 const dynamoAccepts = async (attributes: Record<string, AttributeValue>) => {
-  rawBody = JSON.stringify({ TableName, Item: attributes });
+  rawBody = toJson({ TableName, Item: attributes });
   try {
     await raw.client.send(new PutCommand({ TableName, Item: {} }));
     return true;
@@ -95,6 +96,9 @@ describe('marshallItem agrees with DynamoDB on what can be stored', () => {
       ['number 1.5', 1.5, { N: '1.5' }],
       ['number 12345', 12345, { N: '12345' }],
       ['number 0.001', 0.001, { N: '0.001' }],
+      ['number 0', 0, { N: '0' }],
+      ['binary', Uint8Array.from([1, 2, 3]), { B: Uint8Array.from([1, 2, 3]) }],
+      ['boolean', false, { BOOL: false }],
       ['list', [null, true], { L: [{ NULL: true }, { BOOL: true }] }],
       ['map', { ab: { c: 'xy' } }, { M: { ab: { M: { c: { S: 'xy' } } } } }],
       ['string set', new Set(['a', 'bb']), { SS: ['a', 'bb'] }],
