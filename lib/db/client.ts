@@ -23,6 +23,8 @@ export interface DatabaseOptions {
   middleware?: Middleware | Middleware[] | undefined;
 }
 
+const LOCAL_REQUEST_TIMEOUT_MS = 30_000;
+
 export const createDatabase = ({
   tableName,
   region,
@@ -38,7 +40,10 @@ export const createDatabase = ({
     // DynamoDB Local accepts any alphanumeric credentials; never send real ones to it.
     credentials: endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : credentials,
     maxAttempts,
-    requestTimeoutMs,
+    // On AWS 5 s per attempt cuts a hung connection within a 10 s Lambda. DynamoDB Local on a loaded
+    // machine is slow, not hung, and a retried timeout could count an ADD twice (README, "DynamoDB
+    // calls"): it gets 30 s, as the local stage's Lambdas get 60 s (serverless.yml).
+    requestTimeoutMs: requestTimeoutMs ?? (endpoint ? LOCAL_REQUEST_TIMEOUT_MS : undefined),
     middleware,
   });
   return { client, tableName };
