@@ -311,134 +311,165 @@ export abstract class DynamoDbCommand<Input, Result> {
   }
 }
 
-export class GetCommand extends DynamoDbCommand<GetCommandInput, GetCommandOutput> {
-  static override readonly operation = 'GetItem';
-  protected static override readonly inputShape: Shape = { Key: 'map' };
-  protected static override readonly outputShape: Shape = { Item: 'map' };
-}
+/**
+ * A minifier renames classes, but logs, the benchmark and tests/support/instrumented-db.ts identify
+ * commands by `constructor.name`: each class keeps its name explicitly. Pure, so a bundle still drops
+ * the commands its function never uses.
+ */
+const named = <T extends abstract new (input: never) => unknown>(name: string, command: T): T =>
+  Object.defineProperty(command, 'name', { value: name });
 
-export class PutCommand extends DynamoDbCommand<PutCommandInput, PutCommandOutput> {
-  static override readonly operation = 'PutItem';
-  protected static override readonly inputShape: Shape = {
-    Item: 'item',
-    Expected: expected,
-    ExpressionAttributeValues: 'map',
-  };
-  protected static override readonly outputShape = writeOut;
-}
+export const GetCommand = /* @__PURE__ */ named(
+  'GetCommand',
+  class extends DynamoDbCommand<GetCommandInput, GetCommandOutput> {
+    static override readonly operation = 'GetItem';
+    protected static override readonly inputShape: Shape = { Key: 'map' };
+    protected static override readonly outputShape: Shape = { Item: 'map' };
+  },
+);
+export type GetCommand = InstanceType<typeof GetCommand>;
 
-export class UpdateCommand extends DynamoDbCommand<UpdateCommandInput, UpdateCommandOutput> {
-  static override readonly operation = 'UpdateItem';
-  protected static override readonly inputShape: Shape = {
-    Key: 'map',
-    AttributeUpdates: { '*': { Value: 'value' } },
-    Expected: expected,
-    ExpressionAttributeValues: 'map',
-  };
-  protected static override readonly outputShape = writeOut;
-}
+export const PutCommand = /* @__PURE__ */ named(
+  'PutCommand',
+  class extends DynamoDbCommand<PutCommandInput, PutCommandOutput> {
+    static override readonly operation = 'PutItem';
+    protected static override readonly inputShape: Shape = {
+      Item: 'item',
+      Expected: expected,
+      ExpressionAttributeValues: 'map',
+    };
+    protected static override readonly outputShape = writeOut;
+  },
+);
+export type PutCommand = InstanceType<typeof PutCommand>;
 
-export class DeleteCommand extends DynamoDbCommand<DeleteCommandInput, DeleteCommandOutput> {
-  static override readonly operation = 'DeleteItem';
-  protected static override readonly inputShape: Shape = {
-    Key: 'map',
-    Expected: expected,
-    ExpressionAttributeValues: 'map',
-  };
-  protected static override readonly outputShape = writeOut;
-}
+export const UpdateCommand = /* @__PURE__ */ named(
+  'UpdateCommand',
+  class extends DynamoDbCommand<UpdateCommandInput, UpdateCommandOutput> {
+    static override readonly operation = 'UpdateItem';
+    protected static override readonly inputShape: Shape = {
+      Key: 'map',
+      AttributeUpdates: { '*': { Value: 'value' } },
+      Expected: expected,
+      ExpressionAttributeValues: 'map',
+    };
+    protected static override readonly outputShape = writeOut;
+  },
+);
+export type UpdateCommand = InstanceType<typeof UpdateCommand>;
 
-export class QueryCommand extends DynamoDbCommand<QueryCommandInput, QueryCommandOutput> {
-  static override readonly operation = 'Query';
-  protected static override readonly inputShape: Shape = {
-    KeyConditions: legacyList,
-    QueryFilter: legacyList,
-    ExclusiveStartKey: 'map',
-    ExpressionAttributeValues: 'map',
-  };
-  protected static override readonly outputShape = readManyOut;
-}
+export const DeleteCommand = /* @__PURE__ */ named(
+  'DeleteCommand',
+  class extends DynamoDbCommand<DeleteCommandInput, DeleteCommandOutput> {
+    static override readonly operation = 'DeleteItem';
+    protected static override readonly inputShape: Shape = {
+      Key: 'map',
+      Expected: expected,
+      ExpressionAttributeValues: 'map',
+    };
+    protected static override readonly outputShape = writeOut;
+  },
+);
+export type DeleteCommand = InstanceType<typeof DeleteCommand>;
 
-export class ScanCommand extends DynamoDbCommand<ScanCommandInput, ScanCommandOutput> {
-  static override readonly operation = 'Scan';
-  protected static override readonly inputShape: Shape = {
-    ScanFilter: legacyList,
-    ExclusiveStartKey: 'map',
-    ExpressionAttributeValues: 'map',
-  };
-  protected static override readonly outputShape = readManyOut;
-}
+export const QueryCommand = /* @__PURE__ */ named(
+  'QueryCommand',
+  class extends DynamoDbCommand<QueryCommandInput, QueryCommandOutput> {
+    static override readonly operation = 'Query';
+    protected static override readonly inputShape: Shape = {
+      KeyConditions: legacyList,
+      QueryFilter: legacyList,
+      ExclusiveStartKey: 'map',
+      ExpressionAttributeValues: 'map',
+    };
+    protected static override readonly outputShape = readManyOut;
+  },
+);
+export type QueryCommand = InstanceType<typeof QueryCommand>;
 
-export class BatchGetCommand extends DynamoDbCommand<BatchGetCommandInput, BatchGetCommandOutput> {
-  static override readonly operation = 'BatchGetItem';
-  protected static override readonly inputShape: Shape = { RequestItems: keys };
-  protected static override readonly outputShape: Shape = {
-    Responses: { '*': { '*': 'map' } },
-    UnprocessedKeys: keys,
-  };
-}
+export const ScanCommand = /* @__PURE__ */ named(
+  'ScanCommand',
+  class extends DynamoDbCommand<ScanCommandInput, ScanCommandOutput> {
+    static override readonly operation = 'Scan';
+    protected static override readonly inputShape: Shape = {
+      ScanFilter: legacyList,
+      ExclusiveStartKey: 'map',
+      ExpressionAttributeValues: 'map',
+    };
+    protected static override readonly outputShape = readManyOut;
+  },
+);
+export type ScanCommand = InstanceType<typeof ScanCommand>;
 
-export class BatchWriteCommand extends DynamoDbCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
-  static override readonly operation = 'BatchWriteItem';
-  protected static override readonly inputShape: Shape = { RequestItems: writeRequests };
-  protected static override readonly outputShape: Shape = {
-    UnprocessedItems: writeRequests,
-    ItemCollectionMetrics: collectionMetrics,
-  };
-}
+export const BatchGetCommand = /* @__PURE__ */ named(
+  'BatchGetCommand',
+  class extends DynamoDbCommand<BatchGetCommandInput, BatchGetCommandOutput> {
+    static override readonly operation = 'BatchGetItem';
+    protected static override readonly inputShape: Shape = { RequestItems: keys };
+    protected static override readonly outputShape: Shape = {
+      Responses: { '*': { '*': 'map' } },
+      UnprocessedKeys: keys,
+    };
+  },
+);
+export type BatchGetCommand = InstanceType<typeof BatchGetCommand>;
 
-export class TransactWriteCommand extends DynamoDbCommand<
-  TransactWriteCommandInput,
-  TransactWriteCommandOutput
-> {
-  static override readonly operation = 'TransactWriteItems';
-  protected static override readonly inputShape: Shape = {
-    TransactItems: {
-      '*': {
-        ConditionCheck: { Key: 'map', ExpressionAttributeValues: 'map' },
-        Put: { Item: 'item', ExpressionAttributeValues: 'map' },
-        Delete: { Key: 'map', ExpressionAttributeValues: 'map' },
-        Update: { Key: 'map', ExpressionAttributeValues: 'map' },
+export const BatchWriteCommand = /* @__PURE__ */ named(
+  'BatchWriteCommand',
+  class extends DynamoDbCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
+    static override readonly operation = 'BatchWriteItem';
+    protected static override readonly inputShape: Shape = { RequestItems: writeRequests };
+    protected static override readonly outputShape: Shape = {
+      UnprocessedItems: writeRequests,
+      ItemCollectionMetrics: collectionMetrics,
+    };
+  },
+);
+export type BatchWriteCommand = InstanceType<typeof BatchWriteCommand>;
+
+export const TransactWriteCommand = /* @__PURE__ */ named(
+  'TransactWriteCommand',
+  class extends DynamoDbCommand<TransactWriteCommandInput, TransactWriteCommandOutput> {
+    static override readonly operation = 'TransactWriteItems';
+    protected static override readonly inputShape: Shape = {
+      TransactItems: {
+        '*': {
+          ConditionCheck: { Key: 'map', ExpressionAttributeValues: 'map' },
+          Put: { Item: 'item', ExpressionAttributeValues: 'map' },
+          Delete: { Key: 'map', ExpressionAttributeValues: 'map' },
+          Update: { Key: 'map', ExpressionAttributeValues: 'map' },
+        },
       },
-    },
-  };
-  protected static override readonly outputShape: Shape = { ItemCollectionMetrics: collectionMetrics };
-}
+    };
+    protected static override readonly outputShape: Shape = { ItemCollectionMetrics: collectionMetrics };
+  },
+);
+export type TransactWriteCommand = InstanceType<typeof TransactWriteCommand>;
 
-export class CreateTableCommand extends DynamoDbCommand<CreateTableCommandInput, CreateTableCommandOutput> {
-  static override readonly operation = 'CreateTable';
-}
+export const CreateTableCommand = /* @__PURE__ */ named(
+  'CreateTableCommand',
+  class extends DynamoDbCommand<CreateTableCommandInput, CreateTableCommandOutput> {
+    static override readonly operation = 'CreateTable';
+  },
+);
+export type CreateTableCommand = InstanceType<typeof CreateTableCommand>;
 
-export class UpdateTimeToLiveCommand extends DynamoDbCommand<
-  UpdateTimeToLiveCommandInput,
-  UpdateTimeToLiveCommandOutput
-> {
-  static override readonly operation = 'UpdateTimeToLive';
-}
+export const UpdateTimeToLiveCommand = /* @__PURE__ */ named(
+  'UpdateTimeToLiveCommand',
+  class extends DynamoDbCommand<UpdateTimeToLiveCommandInput, UpdateTimeToLiveCommandOutput> {
+    static override readonly operation = 'UpdateTimeToLive';
+  },
+);
+export type UpdateTimeToLiveCommand = InstanceType<typeof UpdateTimeToLiveCommand>;
 
-export class ListTablesCommand extends DynamoDbCommand<ListTablesCommandInput, ListTablesCommandOutput> {
-  static override readonly operation = 'ListTables';
-}
+export const ListTablesCommand = /* @__PURE__ */ named(
+  'ListTablesCommand',
+  class extends DynamoDbCommand<ListTablesCommandInput, ListTablesCommandOutput> {
+    static override readonly operation = 'ListTables';
+  },
+);
+export type ListTablesCommand = InstanceType<typeof ListTablesCommand>;
 
 /** Where error bodies hold items: a cancelled transaction's reasons, a failed condition's old item. */
 export const errorShape: Shape = { CancellationReasons: { '*': { Item: 'map' } }, Item: 'map' };
 export type { CancellationReason };
-
-// A minifier renames classes; logs, the benchmark and tests/support/instrumented-db.ts identify
-// commands by `constructor.name`, so each class keeps its name explicitly.
-for (const [command, name] of [
-  [GetCommand, 'GetCommand'],
-  [PutCommand, 'PutCommand'],
-  [UpdateCommand, 'UpdateCommand'],
-  [DeleteCommand, 'DeleteCommand'],
-  [QueryCommand, 'QueryCommand'],
-  [ScanCommand, 'ScanCommand'],
-  [BatchGetCommand, 'BatchGetCommand'],
-  [BatchWriteCommand, 'BatchWriteCommand'],
-  [TransactWriteCommand, 'TransactWriteCommand'],
-  [CreateTableCommand, 'CreateTableCommand'],
-  [UpdateTimeToLiveCommand, 'UpdateTimeToLiveCommand'],
-  [ListTablesCommand, 'ListTablesCommand'],
-] as const) {
-  Object.defineProperty(command, 'name', { value: name });
-}
