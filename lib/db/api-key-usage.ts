@@ -1,8 +1,7 @@
-import { GetCommand, UpdateCommand } from './dynamo';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { isConditionalCheckFailed } from './conditions';
-import { UpdateCommand } from './dynamo';
+import { GetCommand, UpdateCommand } from './dynamo';
 import { type ItemKey, keys } from './keys';
 
 /**

@@ -12,6 +12,8 @@ export interface HttpRequest {
   operation: string;
   body: string;
   attempt: number;
+  /** The command being sent: the same object on every attempt of one `send`, with its native `input`. */
+  command: DynamoDbCommand<unknown, unknown>;
 }
 
 /** Header names in lower case. A middleware may answer with a response of its own instead of calling `next`. */
@@ -45,6 +47,11 @@ export interface DynamoDbClientOptions {
 export interface DynamoDbClient {
   send<Input, Result>(command: DynamoDbCommand<Input, Result>): Promise<Result>;
   readonly config: { region: string; endpoint: string; maxAttempts: number; requestTimeoutMs: number };
+  /**
+   * Adds a middleware around the ones given at creation (outermost), e.g. to inject faults into the
+   * client a module already built; returns the function that removes it.
+   */
+  use(middleware: Middleware): () => void;
   /** Closes the kept-alive connections (a CLI or test that wants to exit promptly). */
   destroy(): void;
 }
@@ -226,11 +233,19 @@ export const createDynamoDbClient = (options: DynamoDbClientOptions): DynamoDbCl
     maxSockets: 50,
   });
   const credentials = cachedProvider(options.credentials ?? fromEnv());
+  const transport = httpTransport(url, config.region, credentials, config.requestTimeoutMs, agent);
   const middleware = [options.middleware ?? []].flat();
-  const handler = middleware.reduceRight<Handler>(
-    (next, wrap) => wrap(next),
-    httpTransport(url, config.region, credentials, config.requestTimeoutMs, agent),
-  );
+  const compose = () => middleware.reduceRight<Handler>((next, wrap) => wrap(next), transport);
+  let handler = compose();
+  const use = (added: Middleware) => {
+    middleware.unshift(added);
+    handler = compose();
+    return () => {
+      const index = middleware.indexOf(added);
+      if (index !== -1) middleware.splice(index, 1);
+      handler = compose();
+    };
+  };
 
   const send = async <Input, Result>(command: DynamoDbCommand<Input, Result>): Promise<Result> => {
     const { operation } = command;
@@ -238,7 +253,7 @@ export const createDynamoDbClient = (options: DynamoDbClientOptions): DynamoDbCl
     let totalRetryDelay = 0;
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await handler({ operation, body, attempt });
+        const response = await handler({ operation, body, attempt, command });
         const $metadata: ResponseMetadata = {
           httpStatusCode: response.statusCode,
           requestId: response.headers['x-amzn-requestid'],
@@ -268,5 +283,5 @@ export const createDynamoDbClient = (options: DynamoDbClientOptions): DynamoDbCl
     }
   };
 
-  return { send, config, destroy: () => agent.destroy() };
+  return { send, config, use, destroy: () => agent.destroy() };
 };
