@@ -30,7 +30,7 @@ export const corsOrigins = (config: Pick<Config, 'CORS_ALLOWED_ORIGINS'>): strin
 
 export const configSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(3)),
-  /** Set only for DynamoDB Local; on AWS the SDK's regional endpoint is used. */
+  /** Set only for DynamoDB Local; on AWS the client's regional endpoint (dynamodb.<region>.amazonaws.com). */
   DYNAMODB_ENDPOINT: z.union([
     z.optional(z.url()),
     z.pipe(

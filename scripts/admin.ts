@@ -208,9 +208,14 @@ const main = async () => {
   const db = createDatabase({
     tableName: process.env.TABLE_NAME ?? 'strategy-service-local',
     region: process.env.AWS_REGION ?? 'eu-central-1',
-    endpoint: endpoint === 'aws' ? undefined : endpoint,
+    ...(endpoint === 'aws'
+      ? // An operator has profiles, SSO or a role, not Lambda's environment variables: the SDK's standard
+        // chain (env, ~/.aws config and SSO, process, IMDS). Loaded only here, so it never reaches a Lambda.
+        { credentials: (await import('@aws-sdk/credential-providers')).fromNodeProviderChain() }
+      : { endpoint }),
   });
   const result = await command.run(db, input as never, { usagePlans: usagePlansFromEnv(process.env) });
+  db.client.destroy();
   console.log(JSON.stringify(result ?? null, null, 2));
 };
 

@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { isConditionalCheckFailed } from './conditions';
+import { GetCommand, UpdateCommand } from './dynamo';
 import { type ItemKey, keys } from './keys';
 
 /**

@@ -1,10 +1,3 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, hashApiKey, identificationPrefix } from '../api-keys/key-format';
 import { API_KEY_LIMITS } from '../domain';
 import { AppError } from '../errors';
@@ -13,6 +6,7 @@ import { lastUsedOf } from './api-key-usage';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { cancellationReasons, isConditionalCheckFailed } from './conditions';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
 import { GSI1, hashOfApiKeyItem, type ItemKey, keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { type Tenant, toTenant } from './tenants';

@@ -1,8 +1,13 @@
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { AppError } from '../errors';
 import { settleAll } from '../promises';
 import type { Database } from './client';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type MarshalledItem,
+  marshallItem,
+  type WriteRequest,
+} from './dynamo';
 import type { ItemKey } from './keys';
 
 /** DynamoDB's per-call maximums (BatchGetItem 100 keys, BatchWriteItem 25 requests). */
@@ -52,10 +57,10 @@ export const batchGet = async ({ client, tableName }: Database, keys: ItemKey[])
  * store cannot hold fails here, while nothing is written, never between two chunks of one request.
  */
 export const batchPut = async ({ client, tableName }: Database, items: Record<string, unknown>[]) => {
-  for (const item of items) marshall(item, { removeUndefinedValues: true });
-  const write = async (chunk: Record<string, unknown>[]) => {
+  const stored = items.map(marshallItem);
+  const write = async (chunk: MarshalledItem[]) => {
     let units = 0;
-    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+    let pending: WriteRequest[] = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw unprocessedError();
       if (attempt > 0) await backoff(attempt);
@@ -63,10 +68,10 @@ export const batchPut = async ({ client, tableName }: Database, items: Record<st
         new BatchWriteCommand({ RequestItems: { [tableName]: pending }, ReturnConsumedCapacity: 'TOTAL' }),
       );
       units += result.ConsumedCapacity?.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0) ?? 0;
-      pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      pending = result.UnprocessedItems?.[tableName] ?? [];
     }
     return units;
   };
-  const units = await settleAll(chunks(items, WRITE_CHUNK).map(write));
+  const units = await settleAll(chunks(stored, WRITE_CHUNK).map(write));
   return units.reduce((sum, n) => sum + n, 0);
 };

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { KpiType } from '../domain';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
+import { GetCommand, PutCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 

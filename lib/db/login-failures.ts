@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
 import { isConditionalCheckFailed } from './conditions';
+import { DeleteCommand, GetCommand, UpdateCommand } from './dynamo';
 import { keys } from './keys';
 
 /**

@@ -1,7 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KpiType } from '../domain';
 import { batchPut } from './batch';
 import type { Database } from './client';
+import { UpdateCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 

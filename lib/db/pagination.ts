@@ -1,7 +1,7 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { AppError } from '../errors';
 import type { Database } from './client';
+import { QueryCommand, type QueryCommandInput } from './dynamo';
 import { GSI1 } from './keys';
 
 export const DEFAULT_PAGE_SIZE = 100;

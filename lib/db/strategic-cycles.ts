@@ -1,6 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
+import { PutCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 

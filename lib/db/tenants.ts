@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Feature, Plan } from '../domain';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
 import { cancellationReasons, isConditionalCheckFailed } from './conditions';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
 import { setFields } from './expressions';
 import { keys } from './keys';
 

@@ -1,10 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../auth/roles';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { cancellationReasons, isConditionalCheckFailed } from './conditions';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
 import { setFields } from './expressions';
 import { keys } from './keys';
 import type { Tenant } from './tenants';

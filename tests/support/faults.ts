@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../../lib/db/client';
 
 /** An error as DynamoDB answers when it throttles a request (retryable: the service answers 503). */
@@ -11,24 +10,25 @@ export const throttling = () =>
 
 /**
  * Fault injection through a middleware on the real client (issue 9): `fault` sees each command by its
- * operation name (`BatchWriteItemCommand`, ...) and its input, and returns an error to answer with
- * instead of sending it, or undefined to send it. The middleware sits before the client's own retries,
- * so an injected fault reaches the caller as one that outlasted them. Returns the function that removes it.
+ * SDK name (`BatchWriteItemCommand`, ...) and its input, and returns an error to answer with instead of
+ * sending it, or undefined to send it. It is asked once per command and its answer holds for every
+ * attempt of that command, so an injected fault reaches the caller as one that outlasted the client's
+ * own retries. Returns the function that removes it.
  */
 export const injectFaults = (
   database: Database,
   fault: (operation: string, input: Record<string, any>) => Error | undefined,
 ): (() => void) => {
-  const name = `fault-${randomUUID()}`;
-  database.client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const error = fault(String(context.commandName), args.input as Record<string, any>);
-      if (error) throw error;
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  return () => {
-    database.client.middlewareStack.remove(name);
-  };
+  const decided = new WeakMap<object, Error | undefined>();
+  return database.client.use((next) => async (request) => {
+    if (!decided.has(request.command)) {
+      decided.set(
+        request.command,
+        fault(`${request.operation}Command`, request.command.input as Record<string, any>),
+      );
+    }
+    const error = decided.get(request.command);
+    if (error) throw error;
+    return next(request);
+  });
 };

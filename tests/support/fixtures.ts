@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '../../lib/auth/passwords';
 import type { Role } from '../../lib/auth/roles';
 import { createApiKey } from '../../lib/db/api-keys';
 import type { Database } from '../../lib/db/client';
+import { PutCommand } from '../../lib/db/dynamo';
 import { keys } from '../../lib/db/keys';
 import { createKpi, type Kpi } from '../../lib/db/kpis';
 import { createStrategicCycle } from '../../lib/db/strategic-cycles';

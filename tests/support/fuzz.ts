@@ -1,7 +1,7 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { ScanCommand } from '../../lib/db/dynamo';
 import { apiEvent, type EventInput, type Handler, type InvokeResult, lambdaContext } from './events';
 import { db } from './fixtures';
 

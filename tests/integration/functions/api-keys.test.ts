@@ -1,10 +1,10 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../../functions/create-api-key';
 import { handler as listHandler } from '../../../functions/list-api-keys';
 import { handler as revokeHandler } from '../../../functions/revoke-api-key';
 import { hashApiKey, isWellFormedApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, getApiKeyByHash } from '../../../lib/db/api-keys';
+import { GetCommand, ScanCommand } from '../../../lib/db/dynamo';
 import { keys } from '../../../lib/db/keys';
 import { updateTenant } from '../../../lib/db/tenants';
 import type { Plan } from '../../../lib/domain';

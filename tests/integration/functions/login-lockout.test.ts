@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/login';
 import { verifyPassword } from '../../../lib/auth/passwords';
 import { type LoginLockoutPolicy, login } from '../../../lib/auth/sessions';
+import { PutCommand } from '../../../lib/db/dynamo';
 import { keys } from '../../../lib/db/keys';
 import { getLoginFailures, recordLoginFailure } from '../../../lib/db/login-failures';
 import { normalizeEmail } from '../../../lib/db/users';

@@ -1,8 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as singleHandler } from '../../../functions/push-measurement';
 import { handler as batchHandler } from '../../../functions/push-measurements-batch';
+import { GetCommand } from '../../../lib/db/dynamo';
 import { keys } from '../../../lib/db/keys';
 import type { Kpi } from '../../../lib/db/kpis';
 import { KPI_TYPES } from '../../../lib/domain';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { batchGet, batchPut } from '../../../../lib/db/batch';
+import { BatchWriteCommand } from '../../../../lib/db/dynamo';
 import { db } from '../../../support/fixtures';
 import { instrument, type SentCommand } from '../../../support/instrumented-db';
 

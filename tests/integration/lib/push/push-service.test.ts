@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
 import { getApiKeyByHash, revokeApiKey } from '../../../../lib/db/api-keys';
+import { GetCommand, ScanCommand } from '../../../../lib/db/dynamo';
 import { keys } from '../../../../lib/db/keys';
 import { listMeasurements } from '../../../../lib/db/measurements';
 import { getTenant } from '../../../../lib/db/tenants';

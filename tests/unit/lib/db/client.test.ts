@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { createDatabase } from '../../../../lib/db/client';
+
+describe('createDatabase', () => {
+  it('uses the regional endpoint with 5 s per attempt on AWS, and 30 s for DynamoDB Local', () => {
+    const aws = createDatabase({ tableName: 't', region: 'eu-central-1' });
+    expect(aws.client.config).toEqual({
+      region: 'eu-central-1',
+      endpoint: 'https://dynamodb.eu-central-1.amazonaws.com',
+      maxAttempts: 3,
+      requestTimeoutMs: 5000,
+    });
+    const local = createDatabase({
+      tableName: 't',
+      region: 'eu-central-1',
+      endpoint: 'http://127.0.0.1:8000',
+    });
+    expect(local.client.config).toMatchObject({
+      endpoint: 'http://127.0.0.1:8000',
+      requestTimeoutMs: 30_000,
+    });
+    const tuned = createDatabase({
+      tableName: 't',
+      region: 'eu-central-1',
+      endpoint: 'http://127.0.0.1:8000',
+      requestTimeoutMs: 250,
+      maxAttempts: 1,
+    });
+    expect(tuned.client.config).toMatchObject({ requestTimeoutMs: 250, maxAttempts: 1 });
+    for (const db of [aws, local, tuned]) db.client.destroy();
+  });
+});

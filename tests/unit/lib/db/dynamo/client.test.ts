@@ -1,0 +1,512 @@
+import { Hash } from '@smithy/core/serde';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cancellationReasons, isConditionalCheckFailed } from '../../../../../lib/db/conditions';
+import {
+  type CredentialsProvider,
+  createDynamoDbClient,
+  type DynamoDbClient,
+  type DynamoDbClientOptions,
+  GetCommand,
+  type Middleware,
+  PutCommand,
+  TransactWriteCommand,
+} from '../../../../../lib/db/dynamo';
+import { backoffDelay, retryKind } from '../../../../../lib/db/dynamo/client';
+import { toAppError } from '../../../../../lib/http/middleware';
+import { freePort } from '../../../../../scripts/processes';
+import {
+  awsError,
+  hang,
+  json,
+  type ReceivedRequest,
+  reset,
+  startScriptedServer,
+} from '../../../../support/scripted-server';
+
+/**
+ * The client against a real HTTP server on a free local port that answers scripted responses:
+ * request format and signature, output and error parsing, retries, timeouts, CRC32, middleware and
+ * credentials. DynamoDB itself is exercised in tests/integration/lib/db/dynamo/.
+ */
+let server: Awaited<ReturnType<typeof startScriptedServer>>;
+const clients: DynamoDbClient[] = [];
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(() => server.close());
+afterEach(() => {
+  for (const client of clients.splice(0)) client.destroy();
+});
+
+const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' };
+
+const client = (options: Partial<DynamoDbClientOptions> = {}) => {
+  const created = createDynamoDbClient({
+    region: 'eu-central-1',
+    endpoint: server.endpoint,
+    credentials,
+    ...options,
+  });
+  clients.push(created);
+  return created;
+};
+
+const get = () => new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } });
+
+/** Re-signs what arrived on the wire with the SDK's signer: equal only if every signed byte was sent as signed. */
+const verifySignature = async (request: ReceivedRequest, secretAccessKey: string, sessionToken?: string) => {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i] as string;
+    if (name.toLowerCase() !== 'authorization') headers[name] = request.rawHeaders[i + 1] as string;
+  }
+  const amzDate = String(request.headers['x-amz-date']);
+  const signingDate = new Date(
+    amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+  );
+  const accessKeyId = /Credential=([^/]+)\//.exec(String(request.headers.authorization))?.[1] ?? '';
+  const signer = new SignatureV4({
+    credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+    region: 'eu-central-1',
+    service: 'dynamodb',
+    sha256: Hash.bind(null, 'sha256'),
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
+    {
+      method: request.method,
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      path: request.url,
+      query: {},
+      headers,
+      body: request.body,
+    },
+    { signingDate },
+  );
+  return signed.headers.authorization === request.headers.authorization;
+};
+
+describe('requests', () => {
+  it('POSTs the JSON 1.0 protocol to / with the operation in X-Amz-Target and a valid SigV4 signature', async () => {
+    server.answer(json(200, {}));
+    await client().send(get());
+    const [request] = server.received;
+    expect(request).toMatchObject({
+      method: 'POST',
+      url: '/',
+      headers: {
+        'x-amz-target': 'DynamoDB_20120810.GetItem',
+        'content-type': 'application/x-amz-json-1.0',
+        host: new URL(server.endpoint).host,
+      },
+    });
+    expect(JSON.parse(request!.body)).toEqual({ TableName: 't', Key: { pk: { S: 'a' }, sk: { S: 'b' } } });
+    expect(request!.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/eu-central-1\/dynamodb\/aws4_request, /,
+    );
+    expect(await verifySignature(request!, 'test-secret')).toBe(true);
+    expect(await verifySignature(request!, 'another-secret')).toBe(false);
+  });
+
+  it('sends and signs X-Amz-Security-Token for temporary credentials', async () => {
+    server.answer(json(200, {}));
+    await client({ credentials: { ...credentials, sessionToken: 'session-token-1' } }).send(get());
+    const [request] = server.received;
+    expect(request!.headers['x-amz-security-token']).toBe('session-token-1');
+    expect(request!.headers.authorization).toContain('x-amz-security-token');
+    expect(await verifySignature(request!, 'test-secret', 'session-token-1')).toBe(true);
+  });
+
+  it('reuses one kept-alive connection for sequential requests', async () => {
+    server.answer(json(200, {}));
+    const c = client();
+    for (let i = 0; i < 3; i++) await c.send(get());
+    expect(server.received).toHaveLength(3);
+    expect(new Set(server.received.map((request) => request.remotePort)).size).toBe(1);
+    expect(server.received[0]!.headers.connection).toBe('keep-alive');
+  });
+
+  it('refuses a value DynamoDB cannot hold before sending anything', async () => {
+    server.answer(json(200, {}));
+    await expect(
+      client().send(new PutCommand({ TableName: 't', Item: { pk: 'a', n: 1e200 } })),
+    ).rejects.toMatchObject({
+      name: 'UnstorableValueError',
+      path: 'n',
+    });
+    expect(server.received).toHaveLength(0);
+  });
+});
+
+describe('responses', () => {
+  it('unmarshals the output, passes ConsumedCapacity through and adds $metadata', async () => {
+    server.answer(
+      json(
+        200,
+        {
+          Item: {
+            pk: { S: 'a' },
+            n: { N: '42' },
+            tags: { SS: ['x', 'y'] },
+            nested: { M: { list: { L: [{ BOOL: true }, { NULL: true }] } } },
+          },
+          ConsumedCapacity: { TableName: 't', CapacityUnits: 0.5 },
+        },
+        { requestId: 'RID-1' },
+      ),
+    );
+    const output = await client().send(get());
+    expect(output).toEqual({
+      Item: { pk: 'a', n: 42, tags: new Set(['x', 'y']), nested: { list: [true, null] } },
+      ConsumedCapacity: { TableName: 't', CapacityUnits: 0.5 },
+      $metadata: { httpStatusCode: 200, requestId: 'RID-1', attempts: 1, totalRetryDelay: 0 },
+    });
+  });
+});
+
+describe('errors', () => {
+  it('names the error after __type, keeps message and status, and does not retry a 4xx', async () => {
+    server.answer(awsError(400, 'ValidationException', 'One or more parameter values were invalid'));
+    const error = await client()
+      .send(get())
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'ValidationException',
+      message: 'One or more parameter values were invalid',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400, requestId: 'REQ123', attempts: 1 },
+    });
+    expect(error).toBeInstanceOf(Error);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('gives a ConditionalCheckFailedException the stored item (ReturnValuesOnConditionCheckFailure)', async () => {
+    server.answer(
+      awsError(400, 'ConditionalCheckFailedException', 'The conditional request failed', {
+        Item: { pk: { S: 'a' }, version: { N: '7' } },
+      }),
+    );
+    const error = await client()
+      .send(
+        new PutCommand({ TableName: 't', Item: { pk: 'a' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ConditionalCheckFailedException', Item: { pk: 'a', version: 7 } });
+    expect(isConditionalCheckFailed(error)).toBe(true);
+    expect(toAppError(error).code).toBe('INTERNAL');
+  });
+
+  it('gives a TransactionCanceledException its reasons, items unmarshalled (Message spelled either way)', async () => {
+    server.answer(
+      json(400, {
+        __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+        Message:
+          'Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]',
+        CancellationReasons: [
+          { Code: 'None' },
+          {
+            Code: 'ConditionalCheckFailed',
+            Message: 'The conditional request failed',
+            Item: { pk: { S: 'b' }, n: { N: '1' } },
+          },
+        ],
+      }),
+    );
+    const error = await client()
+      .send(new TransactWriteCommand({ TransactItems: [] }))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'TransactionCanceledException',
+      message: expect.stringContaining('Transaction cancelled'),
+      CancellationReasons: [
+        { Code: 'None' },
+        {
+          Code: 'ConditionalCheckFailed',
+          Message: 'The conditional request failed',
+          Item: { pk: 'b', n: 1 },
+        },
+      ],
+    });
+    expect(cancellationReasons(error)).toEqual(['None', 'ConditionalCheckFailed']);
+  });
+
+  it('takes the name from x-amzn-errortype when the body has none', async () => {
+    server.answer((response) =>
+      response
+        .writeHead(400, { 'x-amzn-errortype': 'AccessDeniedException:http://internal.amazon.com/' })
+        .end('{}'),
+    );
+    await expect(client().send(get())).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+});
+
+describe('retries (SDK standard mode)', () => {
+  const counting = () => {
+    const attempts: { operation: string; attempt: number }[] = [];
+    const middleware: Middleware = (next) => (request) => {
+      attempts.push({ operation: request.operation, attempt: request.attempt });
+      return next(request);
+    };
+    return { attempts, middleware };
+  };
+
+  it('retries throttling up to maxAttempts (3) and then surfaces it; the API answers 503', async () => {
+    server.answer(awsError(400, 'ProvisionedThroughputExceededException', 'Rate exceeded'));
+    const error = await client()
+      .send(get())
+      .catch((e: unknown) => e);
+    expect(server.received).toHaveLength(3);
+    expect(error).toMatchObject({
+      name: 'ProvisionedThroughputExceededException',
+      $metadata: { attempts: 3 },
+    });
+    expect(toAppError(error)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+  });
+
+  it('retries ThrottlingException, RequestLimitExceeded, InternalServerError and any 5xx, then succeeds', async () => {
+    server.answer(
+      awsError(400, 'ThrottlingException', 'slow down'),
+      awsError(400, 'RequestLimitExceeded', 'account limit'),
+      json(200, { Item: { pk: { S: 'a' } } }),
+    );
+    const output = await client({ maxAttempts: 5 }).send(get());
+    expect(output.Item).toEqual({ pk: 'a' });
+    expect(output.$metadata.attempts).toBe(3);
+
+    server.answer(
+      awsError(500, 'InternalServerError', 'Internal server error'),
+      (response) => response.writeHead(502).end('<html>Bad Gateway</html>'),
+      (response) => response.writeHead(503).end('<html>unavailable</html>'),
+      json(200, {}),
+    );
+    expect((await client({ maxAttempts: 4 }).send(get())).$metadata.attempts).toBe(4);
+  });
+
+  it('names a 5xx without a JSON body by its status, so it stays transient', async () => {
+    server.answer((response) => response.writeHead(503).end('<html>unavailable</html>'));
+    const error = await client({ maxAttempts: 2 })
+      .send(get())
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'ServiceUnavailable',
+      $fault: 'server',
+      $metadata: { httpStatusCode: 503, attempts: 2 },
+    });
+    expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('retries a connection reset and keeps Node’s code when it persists', async () => {
+    server.answer(reset, json(200, {}));
+    expect((await client().send(get())).$metadata.attempts).toBe(2);
+
+    server.answer(reset);
+    const error = await client()
+      .send(get())
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ECONNRESET', $metadata: { attempts: 3 } });
+    expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('retries a refused connection and keeps ECONNREFUSED', async () => {
+    const { attempts, middleware } = counting();
+    const closed = createDynamoDbClient({
+      region: 'eu-central-1',
+      endpoint: `http://127.0.0.1:${await freePort()}`,
+      credentials,
+      middleware,
+    });
+    clients.push(closed);
+    await expect(closed.send(get())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('times out an attempt after requestTimeoutMs (TimeoutError) and retries it', async () => {
+    server.answer(hang, json(200, { Item: { pk: { S: 'late' } } }));
+    const output = await client({ requestTimeoutMs: 200 }).send(get());
+    expect(output).toMatchObject({ Item: { pk: 'late' }, $metadata: { attempts: 2 } });
+
+    server.answer(hang);
+    const error = await client({ requestTimeoutMs: 100, maxAttempts: 2 })
+      .send(get())
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: 2 } });
+    expect(server.received).toHaveLength(2);
+    expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('checks x-amz-crc32 and retries a damaged body', async () => {
+    server.answer(
+      json(200, { Item: { pk: { S: 'a' } } }, { crc32: 12345 }),
+      json(200, { Item: { pk: { S: 'a' } } }),
+    );
+    expect((await client().send(get())).$metadata.attempts).toBe(2);
+
+    server.answer(json(200, {}, { crc32: 1 }));
+    await expect(client({ maxAttempts: 2 }).send(get())).rejects.toMatchObject({
+      name: 'Crc32MismatchError',
+    });
+    expect(server.received).toHaveLength(2);
+
+    // No header, no check (DynamoDB Local sends none).
+    server.answer(json(200, {}, { crc32: false }));
+    expect((await client().send(get())).$metadata.attempts).toBe(1);
+  });
+
+  it('classifies only throttling, transient errors and network failures as retryable', () => {
+    for (const name of [
+      'ProvisionedThroughputExceededException',
+      'ThrottlingException',
+      'RequestLimitExceeded',
+    ]) {
+      expect(retryKind(Object.assign(new Error(), { name }))).toBe('throttling');
+    }
+    for (const name of ['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'Crc32MismatchError']) {
+      expect(retryKind(Object.assign(new Error(), { name }))).toBe('transient');
+    }
+    for (const code of ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND']) {
+      expect(retryKind(Object.assign(new Error(), { code }))).toBe('transient');
+    }
+    expect(retryKind(Object.assign(new Error(), { name: 'X', $metadata: { httpStatusCode: 504 } }))).toBe(
+      'transient',
+    );
+    for (const name of [
+      'ValidationException',
+      'ConditionalCheckFailedException',
+      'TransactionCanceledException',
+      'TransactionConflictException',
+      'ResourceNotFoundException',
+      'UnstorableValueError',
+      'CredentialsError',
+    ]) {
+      expect(
+        retryKind(Object.assign(new Error(), { name, $metadata: { httpStatusCode: 400 } })),
+      ).toBeUndefined();
+    }
+  });
+
+  it('waits a full-jitter exponential backoff: [0, 50 ms × 2^n), [0, 1 s × 2^n) when throttled, at most 20 s', () => {
+    for (let retries = 0; retries < 12; retries++) {
+      const delays = Array.from({ length: 200 }, () => backoffDelay('transient', retries));
+      const throttled = Array.from({ length: 200 }, () => backoffDelay('throttling', retries));
+      expect(Math.min(...delays, ...throttled)).toBeGreaterThanOrEqual(0);
+      expect(Math.max(...delays)).toBeLessThan(Math.min(20_000, 50 * 2 ** retries));
+      expect(Math.max(...throttled)).toBeLessThan(Math.min(20_000, 1000 * 2 ** retries));
+    }
+    // Jitter: not a constant.
+    expect(new Set(Array.from({ length: 50 }, () => backoffDelay('throttling', 3))).size).toBeGreaterThan(1);
+  });
+});
+
+describe('middleware', () => {
+  it('wraps every attempt, outermost first, and can answer without the server (throttling injected on the real client)', async () => {
+    server.answer(json(200, { Item: { pk: { S: 'a' } } }));
+    const log: string[] = [];
+    const outer: Middleware = (next) => async (request) => {
+      log.push(`outer ${request.operation} #${request.attempt}`);
+      return next(request);
+    };
+    const throttleFirst: Middleware = (next) => async (request) => {
+      log.push(`inner #${request.attempt}`);
+      if (request.attempt > 1) return next(request);
+      return {
+        statusCode: 400,
+        headers: {},
+        body: JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+          message: 'injected',
+        }),
+      };
+    };
+    const output = await client({ middleware: [outer, throttleFirst] }).send(get());
+    expect(output).toMatchObject({ Item: { pk: 'a' }, $metadata: { attempts: 2 } });
+    expect(log).toEqual(['outer GetItem #1', 'inner #1', 'outer GetItem #2', 'inner #2']);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('sees the marshalled request body', async () => {
+    server.answer(json(200, {}));
+    const bodies: string[] = [];
+    await client({
+      middleware: (next) => (request) => {
+        bodies.push(request.body);
+        return next(request);
+      },
+    }).send(new PutCommand({ TableName: 't', Item: { pk: 'a', n: 1, skip: undefined } }));
+    expect(bodies.map((body) => JSON.parse(body))).toEqual([
+      { TableName: 't', Item: { pk: { S: 'a' }, n: { N: '1' } } },
+    ]);
+  });
+});
+
+describe('credentials', () => {
+  it('defaults to the environment (what Lambda provides)', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: 'AKIDFROMENV',
+      AWS_SECRET_ACCESS_KEY: 'env-secret',
+      AWS_SESSION_TOKEN: 'env-token',
+    });
+    try {
+      server.answer(json(200, {}));
+      await client({ credentials: undefined }).send(get());
+      const [request] = server.received;
+      expect(request!.headers.authorization).toContain('Credential=AKIDFROMENV/');
+      expect(request!.headers['x-amz-security-token']).toBe('env-token');
+      expect(await verifySignature(request!, 'env-secret', 'env-token')).toBe(true);
+
+      delete process.env.AWS_ACCESS_KEY_ID;
+      await expect(client({ credentials: undefined }).send(get())).rejects.toMatchObject({
+        name: 'CredentialsError',
+      });
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('calls a provider once while its credentials are valid, shared by concurrent requests', async () => {
+    server.answer(json(200, {}));
+    let calls = 0;
+    const provider: CredentialsProvider = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return { ...credentials, sessionToken: `t${calls}`, expiration: new Date(Date.now() + 3600_000) };
+    };
+    const c = client({ credentials: provider });
+    await Promise.all(Array.from({ length: 5 }, () => c.send(get())));
+    await c.send(get());
+    expect(calls).toBe(1);
+    expect(new Set(server.received.map((r) => r.headers['x-amz-security-token']))).toEqual(new Set(['t1']));
+  });
+
+  it('refreshes credentials that expire within 5 minutes', async () => {
+    server.answer(json(200, {}));
+    let calls = 0;
+    const provider: CredentialsProvider = async () => {
+      calls++;
+      return { ...credentials, sessionToken: `t${calls}`, expiration: new Date(Date.now() + 4 * 60_000) };
+    };
+    const c = client({ credentials: provider });
+    await c.send(get());
+    await c.send(get());
+    expect(calls).toBe(2);
+    expect(server.received.map((r) => r.headers['x-amz-security-token'])).toEqual(['t1', 't2']);
+  });
+
+  it('surfaces a failing provider as CredentialsError without sending or retrying', async () => {
+    server.answer(json(200, {}));
+    let calls = 0;
+    const provider: CredentialsProvider = async () => {
+      calls++;
+      throw new Error('no SSO session');
+    };
+    const error = await client({ credentials: provider })
+      .send(get())
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'CredentialsError', cause: { message: 'no SSO session' } });
+    expect(calls).toBe(1);
+    expect(server.received).toHaveLength(0);
+  });
+});
