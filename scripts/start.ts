@@ -76,7 +76,12 @@ const main = async () => {
   dynamo = await startDynamoDbLocal(dynamoPort);
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
   await createTable(db);
+  // The seed pushes months of history through the push library, which logs every push: not news here.
+  const logLevel = process.env.LOG_LEVEL;
+  process.env.LOG_LEVEL = 'warn';
   const seed = await seedDemoData(db, baseUrl);
+  if (logLevel === undefined) delete process.env.LOG_LEVEL;
+  else process.env.LOG_LEVEL = logLevel;
   mkdirSync(dirname(seedFile), { recursive: true });
   writeFileSync(seedFile, `${JSON.stringify(seed, null, 2)}\n`);
 
@@ -137,6 +142,7 @@ const main = async () => {
       '',
       `Strategy service is running: ${baseUrl}`,
       `API key page: http://localhost:${httpPort}/platform/api-keys`,
+      `KPI page: http://localhost:${httpPort}/platform/kpis`,
       `Demo data: ${seedFile}`,
       `Demo logins (password "${DEMO_PASSWORD}"):`,
       ...logins,

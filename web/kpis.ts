@@ -109,6 +109,8 @@ const ui = {
 // Formatting
 
 const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+/** Axis labels stay short (240K), so they fit next to the plot at 375 px. */
+const axisFormat = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 2 });
 const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 const utcMonth = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
 
@@ -364,7 +366,7 @@ const drawChart = (kpi: Kpi, points: Point[]) => {
       { label: 'Target', stroke: COLORS.target, width: 2, dash: [8, 5], spanGaps: true },
       { label: 'Forecast', stroke: COLORS.forecast, width: 2, dash: [2, 4], spanGaps: true },
     ],
-    axes: [axis, { ...axis, values: (_, ticks) => ticks.map((v) => numberFormat.format(v)) }],
+    axes: [axis, { ...axis, size: 56, values: (_, ticks) => ticks.map((v) => axisFormat.format(v)) }],
     hooks: { setCursor: [(u) => readout(kpi, points, u.cursor.idx)] },
   };
   readout(kpi, points, null);
