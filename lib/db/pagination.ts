@@ -66,7 +66,7 @@ const decodeCursor = (cursor: string, partition: Record<string, string>): Record
  *
  * With a FilterExpression, DynamoDB applies `Limit` before the filter, so one call may return fewer
  * matches than asked for (even none) while more exist. Clients are promised `limit` items per page
- * unless the list is complete, so the query continues until it has them; a call that matched more is
+ * unless the list is complete, so the query continues until it has them. A call that found more is
  * cut, and the cursor is made from the last item returned (its table and index key attributes are what
  * DynamoDB would have put in LastEvaluatedKey).
  */
@@ -83,12 +83,19 @@ export const queryPage = async <T>(
     ? decodeCursor(page.cursor, partition)
     : undefined;
   for (;;) {
+    // One item more than asked for tells whether another page exists: a list that ends exactly at a
+    // page boundary gets no cursor to an empty page (DynamoDB alone would give one).
     const result = await client.send(
-      new QueryCommand({ ...input, TableName: tableName, Limit: page.limit, ExclusiveStartKey: startKey }),
+      new QueryCommand({
+        ...input,
+        TableName: tableName,
+        Limit: page.limit + 1,
+        ExclusiveStartKey: startKey,
+      }),
     );
     found.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;
-    if (!startKey || !input.FilterExpression || found.length >= page.limit) break;
+    if (!startKey || !input.FilterExpression || found.length > page.limit) break;
   }
   if (found.length > page.limit) {
     found.length = page.limit;
