@@ -113,6 +113,12 @@ const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2
 const axisFormat = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 2 });
 const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 const utcMonth = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+const utcMonthShort = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  year: '2-digit',
+  timeZone: 'UTC',
+});
+const utcDayShort = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 const formatValue = (value: number | null, unit?: string) =>
   value === null ? '—' : `${numberFormat.format(value)}${unit ? ` ${unit}` : ''}`;
@@ -344,6 +350,12 @@ const readout = (kpi: Kpi, points: Point[], index: number | null | undefined) =>
 /** uPlot draws on a canvas; the figure's caption and the table carry the same values as text. */
 const drawChart = (kpi: Kpi, points: Point[]) => {
   destroyChart();
+  // Month-long or longer periods are labelled by month, shorter ones by day.
+  const first = points[0];
+  const periodTick =
+    first && dayOf(first.periodEnd).getTime() - dayOf(first.periodStart).getTime() >= 27 * DAY_MS
+      ? utcMonthShort
+      : utcDayShort;
   const width = () => Math.max(240, ui.chart.clientWidth - 8);
   const height = () => (ui.chart.clientWidth < 500 ? 220 : 300);
   const axis = { stroke: '#57606a', grid: { stroke: '#eaeef2' }, ticks: { stroke: '#d0d7de' } };
@@ -366,7 +378,22 @@ const drawChart = (kpi: Kpi, points: Point[]) => {
       { label: 'Target', stroke: COLORS.target, width: 2, dash: [8, 5], spanGaps: true },
       { label: 'Forecast', stroke: COLORS.forecast, width: 2, dash: [2, 4], spanGaps: true },
     ],
-    axes: [axis, { ...axis, size: 56, values: (_, ticks) => ticks.map((v) => axisFormat.format(v)) }],
+    axes: [
+      {
+        ...axis,
+        // One tick per period (thinned to about one per 80 px, keeping the newest), labelled as periods.
+        splits: (u) => {
+          const starts = u.data[0] as number[];
+          const every = Math.max(
+            1,
+            Math.ceil((starts.length * 80) / Math.max(1, u.bbox.width / devicePixelRatio)),
+          );
+          return starts.filter((_, i) => (starts.length - 1 - i) % every === 0);
+        },
+        values: (_, ticks) => ticks.map((t) => periodTick.format(new Date(t * 1000))),
+      },
+      { ...axis, size: 56, values: (_, ticks) => ticks.map((v) => axisFormat.format(v)) },
+    ],
     hooks: { setCursor: [(u) => readout(kpi, points, u.cursor.idx)] },
   };
   readout(kpi, points, null);
