@@ -69,8 +69,9 @@ export const historyMeasurements = (
         forecast: plan.withForecast && i >= plan.periods / 2 ? round(trend * 1.02) : undefined,
         ...period,
       },
-      // The morning after the period ended, as a nightly job would push it.
-      receivedAt: Date.parse(`${period.periodEnd}T06:00:00Z`) + DAY_MS,
+      // The morning after the period ended, as a nightly job would push it (never in the future: at
+      // 3 a.m. on the 1st, last month's push has not happened yet, so it "arrived" a minute ago).
+      receivedAt: Math.min(Date.parse(`${period.periodEnd}T06:00:00Z`) + DAY_MS, nowMs - 60_000),
     };
   });
 };

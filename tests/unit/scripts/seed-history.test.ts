@@ -20,6 +20,13 @@ describe('demo history (scripts/seed-history.ts)', () => {
     expect(history.every((h) => h.receivedAt < NOW)).toBe(true);
   });
 
+  it('never arrives in the future: early on the 1st, last month arrived a minute ago', () => {
+    const early = Date.parse('2026-12-01T03:00:00Z');
+    const history = historyMeasurements(kpi, { cadence: 'monthly', periods: 1, start: 1, growth: 0 }, early);
+    expect(history[0]!.measurement.periodStart).toBe('2026-11-01');
+    expect(history[0]!.receivedAt).toBe(early - 60_000);
+  });
+
   it('weekly: Monday to Sunday, the last complete week before the current one', () => {
     const history = historyMeasurements(kpi, { cadence: 'weekly', periods: 2, start: 1, growth: 0 }, NOW);
     expect(history.map((h) => [h.measurement.periodStart, h.measurement.periodEnd])).toEqual([
