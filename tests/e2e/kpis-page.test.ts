@@ -323,10 +323,11 @@ describe('the KPI page in Chromium', () => {
     await shot(page, 'kpis-06-demo-list', 'kpis-page.png');
     await rowOf(page, bsc.name).getByRole('link').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
-    expect(await page.locator('#measurement-body tr').count()).toBeGreaterThanOrEqual(12);
-    expect(await page.locator('#measurement-body code').first().textContent()).toBe(
-      acme.apiKeys.find((key) => key.status === 'active')!.prefix,
-    );
+    // The seeded history came through the seed's key (other tests may have pushed the current month
+    // with keys of their own).
+    const seededKey = acme.apiKeys.find((key) => key.status === 'active')!.prefix;
+    const prefixes = await page.locator('#measurement-body code').allTextContents();
+    expect(prefixes.filter((prefix) => prefix === seededKey).length).toBeGreaterThanOrEqual(12);
     await page.locator('#chart').focus();
     await page.keyboard.press('End');
     await shot(page, 'kpis-07-demo-detail', 'kpi-detail.png');

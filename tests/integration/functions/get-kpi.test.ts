@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/get-kpi';
+import { getKpiWithMeasurements } from '../../../lib/db/kpis';
 import { invoke } from '../../support/events';
 import {
   bearer,
   createRawKey,
   createTestTenant,
+  db,
   putMeasurement,
   type TestTenant,
 } from '../../support/fixtures';
@@ -86,8 +88,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
   });
 
   it('is one Query on the KPI partition (no separate read of the KPI)', async () => {
-    const { db: counted, calls } = instrument((await import('../../../lib/runtime')).db);
-    const { getKpiWithMeasurements } = await import('../../../lib/db/kpis');
+    const { db: counted, calls } = instrument(db);
     const found = await getKpiWithMeasurements(counted, tenant.tenant.id, tenant.kpis[0]!.id, { limit: 100 });
     expect(found?.measurements.items).toHaveLength(6);
     expect(calls.map((call) => call.command)).toEqual(['QueryCommand']);
