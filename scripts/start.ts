@@ -13,6 +13,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { dirname, join, resolve } from 'node:path';
 import { createDatabase } from '../lib/db/client';
 import { createTable } from '../lib/db/table';
+import { logger } from '../lib/logger';
 import { type RunningDynamoDb, startDynamoDbLocal, stopGroup, stopGroupAndWait } from './processes';
 import { DEMO_PASSWORD, seedDemoData } from './seed';
 
@@ -76,12 +77,16 @@ const main = async () => {
   dynamo = await startDynamoDbLocal(dynamoPort);
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
   await createTable(db);
-  // The seed pushes months of history through the push library, which logs every push: not news here.
-  const logLevel = process.env.LOG_LEVEL;
-  process.env.LOG_LEVEL = 'warn';
+  // The seed pushes months of history through the push library, which logs every push and emits a
+  // metric for it: not news here, so both are quiet while it runs.
+  const logLevel = logger.getLevelName();
+  const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
+  logger.setLogLevel('WARN');
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const seed = await seedDemoData(db, baseUrl);
-  if (logLevel === undefined) delete process.env.LOG_LEVEL;
-  else process.env.LOG_LEVEL = logLevel;
+  logger.setLogLevel(logLevel);
+  if (metricsDisabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+  else process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
   mkdirSync(dirname(seedFile), { recursive: true });
   writeFileSync(seedFile, `${JSON.stringify(seed, null, 2)}\n`);
 
