@@ -7,6 +7,7 @@ import { createStrategicCycle } from '../lib/db/strategic-cycles';
 import { createTenant } from '../lib/db/tenants';
 import { createUser } from '../lib/db/users';
 import { type Feature, KPI_TYPES, type KpiType, type Plan } from '../lib/domain';
+import { type HistoryPlan, historyMeasurements, pushHistory } from './seed-history';
 
 /** The shape of `.local/seed.json`: a contract that other tooling (tests, demos) reads. */
 export interface SeedFile {
@@ -35,6 +36,8 @@ interface TenantPlan {
   kpis: { type: KpiType; name: string }[];
   cycles: string[];
   apiKeys: { name: string; state: 'active' | 'revoked' | 'expired' }[];
+  /** Measurement history per KPI type, pushed with the tenant's first active key (issue 15). */
+  history?: Partial<Record<KpiType, HistoryPlan>>;
 }
 
 /** Demo passwords for the local stack only; the README prints them too. */
@@ -60,6 +63,37 @@ const demoTenants: TenantPlan[] = [
       { name: 'Old cron job', state: 'revoked' },
       { name: 'Expired integration', state: 'expired' },
     ],
+    // Several months of data for the KPI page; SWOT and PESTLE stay empty, and the product scorecard
+    // stopped five months ago: three KPIs are quiet.
+    history: {
+      BSC_KPI: {
+        cadence: 'monthly',
+        periods: 15,
+        start: 182_000,
+        growth: 0.35,
+        withTarget: true,
+        withForecast: true,
+      },
+      OKR_KEY_RESULT: {
+        cadence: 'weekly',
+        periods: 20,
+        start: 0.12,
+        growth: 5.5,
+        withTarget: true,
+        decimals: 2,
+      },
+      THEME_KPI: { cadence: 'quarterly', periods: 6, start: 41, growth: 0.5, withTarget: true },
+      KPI_DEFINITION: { cadence: 'monthly', periods: 12, start: 97.5, growth: 0.015, decimals: 1 },
+      ASIS_KPI: { cadence: 'monthly', periods: 9, start: 310, growth: -0.3, withForecast: true },
+      PRODUCT_SCORECARD_KPI: {
+        cadence: 'monthly',
+        periods: 10,
+        stoppedPeriodsAgo: 5,
+        start: 4.1,
+        growth: 0.1,
+        decimals: 1,
+      },
+    },
   },
   {
     name: 'Globex (free plan)',
@@ -73,6 +107,10 @@ const demoTenants: TenantPlan[] = [
     ],
     cycles: ['FY 2026', 'FY 2027'],
     apiKeys: [{ name: 'Deploy pipeline', state: 'active' }],
+    history: {
+      BSC_KPI: { cadence: 'monthly', periods: 8, start: 12_400, growth: 0.6, withTarget: true },
+      OKR_KEY_RESULT: { cadence: 'weekly', periods: 16, start: 9, growth: 0.8 },
+    },
   },
   {
     name: 'Initech (push not in plan)',
@@ -132,6 +170,15 @@ const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> =
     if (state === 'revoked') await revokeApiKey(db, tenant.id, created.id);
     const status = state === 'revoked' ? 'revoked' : apiKeyStatus(created);
     apiKeys.push({ id: created.id, key: created.key, prefix: created.prefix, status });
+  }
+  const pushKey = apiKeys.find((key) => key.status === 'active')?.key;
+  if (plan.history && pushKey) {
+    const now = Date.now();
+    const history = kpis.flatMap((kpi) => {
+      const wanted = plan.history?.[kpi.type];
+      return wanted ? historyMeasurements(kpi, wanted, now) : [];
+    });
+    await pushHistory(db, pushKey, history);
   }
   return { ...tenant, users, kpis, strategicCycles, apiKeys };
 };

@@ -13,6 +13,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { dirname, join, resolve } from 'node:path';
 import { createDatabase } from '../lib/db/client';
 import { createTable } from '../lib/db/table';
+import { logger } from '../lib/logger';
 import { type RunningDynamoDb, startDynamoDbLocal, stopGroup, stopGroupAndWait } from './processes';
 import { DEMO_PASSWORD, seedDemoData } from './seed';
 
@@ -76,7 +77,16 @@ const main = async () => {
   dynamo = await startDynamoDbLocal(dynamoPort);
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
   await createTable(db);
+  // The seed pushes months of history through the push library, which logs every push and emits a
+  // metric for it: not news here, so both are quiet while it runs.
+  const logLevel = logger.getLevelName();
+  const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
+  logger.setLogLevel('WARN');
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const seed = await seedDemoData(db, baseUrl);
+  logger.setLogLevel(logLevel);
+  if (metricsDisabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+  else process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
   mkdirSync(dirname(seedFile), { recursive: true });
   writeFileSync(seedFile, `${JSON.stringify(seed, null, 2)}\n`);
 
@@ -137,6 +147,7 @@ const main = async () => {
       '',
       `Strategy service is running: ${baseUrl}`,
       `API key page: http://localhost:${httpPort}/platform/api-keys`,
+      `KPI page: http://localhost:${httpPort}/platform/kpis`,
       `Demo data: ${seedFile}`,
       `Demo logins (password "${DEMO_PASSWORD}"):`,
       ...logins,

@@ -1,8 +1,22 @@
 /**
  * The API key management page (spec 2.7, 3; served at /platform/api-keys by functions/api-keys-page.ts).
- * Plain DOM, no framework. Tokens live in sessionStorage (this tab only), never in localStorage.
- * The JWT payload is decoded here for display only (e-mail, role); the service checks every request.
+ * Plain DOM, no framework. Sign-in, session, API calls and navigation are shared with the KPI page
+ * (web/shared/shell.ts).
  */
+import {
+  ApiError,
+  announce,
+  api,
+  byId,
+  currentClaims,
+  describe,
+  el,
+  isAdmin,
+  SessionEnded,
+  showText,
+  startPage,
+  timeCell,
+} from './shared/shell';
 
 type KeyStatus = 'active' | 'revoked' | 'expired';
 
@@ -21,49 +35,9 @@ interface CreatedApiKey extends ApiKey {
   key: string;
 }
 
-interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  errors?: { path: string; message: string }[];
-}
-
-interface Session {
-  token: string;
-  refreshToken: string;
-}
-
-interface Claims {
-  email?: string;
-  role?: string;
-  tenant_id?: string;
-}
-
 const NAME_MAX = 100;
-const SESSION_KEY = 'strategy-service.api-keys.session';
-
-/** The API lives next to this page: `<prefix>/platform/api-keys` → `<prefix>/api` (a deployed stage adds a prefix). */
-const apiBase = `${location.pathname.replace(/\/platform\/api-keys\/?$/, '')}/api`;
-
-const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`#${id} is missing`);
-  return element as T;
-};
 
 const ui = {
-  status: byId('status'),
-  session: byId('session'),
-  who: byId('who'),
-  signOut: byId<HTMLButtonElement>('sign-out'),
-  signIn: byId('sign-in'),
-  signInMessage: byId('sign-in-message'),
-  signInForm: byId<HTMLFormElement>('sign-in-form'),
-  email: byId<HTMLInputElement>('email'),
-  password: byId<HTMLInputElement>('password'),
-  signInError: byId('sign-in-error'),
-  signInSubmit: byId<HTMLButtonElement>('sign-in-submit'),
   keys: byId('keys'),
   keysTitle: byId('keys-title'),
   createOpen: byId<HTMLButtonElement>('create-open'),
@@ -92,177 +66,10 @@ const ui = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Small DOM helpers
-
-const el = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<Record<string, string>> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] => {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props))
-    if (value !== undefined) element.setAttribute(name, value);
-  element.append(...children);
-  return element;
-};
-
-const showText = (element: HTMLElement, text: string | null) => {
-  element.textContent = text ?? '';
-  element.hidden = !text;
-};
-
-const announce = (text: string) => {
-  ui.status.textContent = text;
-};
-
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
-
-const timeCell = (iso: string | null, none: string): Node => {
-  if (!iso) return document.createTextNode(none);
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return document.createTextNode(iso);
-  return el(
-    'time',
-    { datetime: iso, title: iso },
-    el('span', { class: 'date' }, dateOnly.format(date)),
-    ' ',
-    el('span', { class: 'clock' }, timeOnly.format(date)),
-  );
-};
-
-// ---------------------------------------------------------------------------------------------------
-// Session: tokens in sessionStorage, claims decoded for display only
-
-let session: Session | null = null;
-
-const loadSession = (): Session | null => {
-  try {
-    const stored = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Partial<Session> | null;
-    return stored?.token && stored.refreshToken
-      ? { token: stored.token, refreshToken: stored.refreshToken }
-      : null;
-  } catch {
-    return null;
-  }
-};
-
-const saveSession = (next: Session | null) => {
-  session = next;
-  if (next) sessionStorage.setItem(SESSION_KEY, JSON.stringify(next));
-  else sessionStorage.removeItem(SESSION_KEY);
-};
-
-/** The JWT payload, base64url-decoded. Not verified: the service does that; this is for display only. */
-const decodeClaims = (token: string): Claims => {
-  try {
-    const payload = token.split('.')[1] ?? '';
-    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
-    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-    const claims = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
-    return typeof claims === 'object' && claims ? (claims as Claims) : {};
-  } catch {
-    return {};
-  }
-};
-
-const isAdmin = () => (session ? decodeClaims(session.token).role === 'ADMIN' : false);
-
-// ---------------------------------------------------------------------------------------------------
-// HTTP: problem+json errors, one refresh on 401, then back to the sign-in form
-
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
-    super(problem.detail ?? problem.title ?? `HTTP ${status}`);
-  }
-}
-
-/** Thrown after a 401 that a refresh did not cure; the sign-in form is already shown. */
-class SessionEnded extends Error {}
-
-const readProblem = async (response: Response): Promise<Problem> => {
-  try {
-    return (await response.json()) as Problem;
-  } catch {
-    return { status: response.status, title: response.statusText || `HTTP ${response.status}` };
-  }
-};
-
-const post = (path: string, body: unknown, token?: string) =>
-  fetch(`${apiBase}${path}`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-
-let refreshing: Promise<boolean> | null = null;
-
-const refreshOnce = (): Promise<boolean> => {
-  const current = session;
-  if (!current) return Promise.resolve(false);
-  refreshing ??= (async () => {
-    try {
-      const response = await post('/auth/refresh-token', { refreshToken: current.refreshToken });
-      if (!response.ok) return false;
-      const { token } = (await response.json()) as { token: string };
-      saveSession({ ...current, token });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      refreshing = null;
-    }
-  })();
-  return refreshing;
-};
-
-const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  const send = () => {
-    const token = session?.token ?? '';
-    const tenant = decodeClaims(token).tenant_id;
-    return fetch(`${apiBase}${path}`, {
-      method,
-      headers: {
-        Accept: 'application/json',
-        Authorization: `Bearer ${token}`,
-        ...(tenant ? { 'X-Tenant-ID': tenant } : {}),
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  };
-  let response = await send();
-  if (response.status === 401 && (await refreshOnce())) response = await send();
-  if (response.status === 401) {
-    signOut('Your session has expired. Sign in again.');
-    throw new SessionEnded();
-  }
-  if (!response.ok) throw new ApiError(response.status, await readProblem(response));
-  return (response.status === 204 ? undefined : await response.json()) as T;
-};
-
-const describe = (error: unknown): string => {
-  if (error instanceof ApiError) return error.message;
-  if (error instanceof TypeError)
-    return 'The service could not be reached. Check your connection and try again.';
-  return 'Something went wrong. Try again.';
-};
-
-// ---------------------------------------------------------------------------------------------------
-// Sign in / out
+// Signed in / out (the shell calls these)
 
 const showSignedIn = () => {
-  const claims = decodeClaims(session?.token ?? '');
-  ui.who.textContent = `${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}`;
-  ui.session.hidden = false;
-  ui.signIn.hidden = true;
+  const claims = currentClaims();
   ui.keys.hidden = false;
   const admin = isAdmin();
   ui.createOpen.hidden = !admin;
@@ -276,54 +83,11 @@ const showSignedIn = () => {
   setLimit(null);
 };
 
-const signOut = (message: string | null = null) => {
-  saveSession(null);
+const signedOut = () => {
   for (const dialog of [ui.createDialog, ui.revealDialog, ui.revokeDialog]) if (dialog.open) dialog.close();
-  ui.session.hidden = true;
   ui.keys.hidden = true;
   ui.body.replaceChildren();
-  ui.signIn.hidden = false;
-  ui.signInForm.reset();
-  showText(ui.signInError, null);
-  showText(ui.signInMessage, message);
-  announce(message ?? 'Signed out.');
-  ui.email.focus();
 };
-
-ui.signInForm.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const email = ui.email.value.trim();
-  const password = ui.password.value;
-  if (!email || !password) {
-    showText(ui.signInError, 'Enter your e-mail and password.');
-    (email ? ui.password : ui.email).focus();
-    return;
-  }
-  ui.signInSubmit.disabled = true;
-  showText(ui.signInError, null);
-  try {
-    const response = await post('/auth/login', { email, password });
-    if (!response.ok) {
-      const problem = await readProblem(response);
-      showText(ui.signInError, problem.detail ?? problem.title ?? 'Sign-in failed.');
-      ui.password.select();
-      return;
-    }
-    const { token, refreshToken } = (await response.json()) as Session;
-    saveSession({ token, refreshToken });
-    ui.signInForm.reset();
-    showText(ui.signInMessage, null);
-    showSignedIn();
-    await loadKeys();
-    ui.keysTitle.focus();
-  } catch (error) {
-    showText(ui.signInError, describe(error));
-  } finally {
-    ui.signInSubmit.disabled = false;
-  }
-});
-
-ui.signOut.addEventListener('click', () => signOut());
 
 // ---------------------------------------------------------------------------------------------------
 // The list
@@ -360,7 +124,7 @@ const render = () => {
     ...keys.map((key) => {
       const row = el(
         'tr',
-        { 'data-key-id': key.id, 'data-status': key.status },
+        { id: `key-${key.id}`, 'data-key-id': key.id, 'data-status': key.status },
         el('th', { scope: 'row', 'data-label': 'Name' }, key.name),
         el('td', { 'data-label': 'Prefix' }, el('code', {}, key.prefix)),
         el('td', { 'data-label': 'Status' }, el('span', { class: `badge ${key.status}` }, key.status)),
@@ -602,10 +366,25 @@ ui.revokeConfirm.addEventListener('click', async () => {
 // ---------------------------------------------------------------------------------------------------
 // Start
 
-session = loadSession();
-if (session) {
-  showSignedIn();
-  void loadKeys();
-} else {
-  ui.signIn.hidden = false;
-}
+/**
+ * The KPI page links a measurement's key to its row here (`api-keys#key-<id>`). The rows arrive after
+ * the page loaded, so the browser cannot scroll to the fragment itself: mark, show and focus the row.
+ */
+const showLinkedKey = (): boolean => {
+  const row = location.hash.startsWith('#key-') ? document.getElementById(location.hash.slice(1)) : null;
+  if (!row) return false;
+  row.setAttribute('data-linked', '');
+  row.tabIndex = -1;
+  row.scrollIntoView({ block: 'center' });
+  row.focus();
+  return true;
+};
+
+startPage('api-keys', {
+  signedIn: async (interactive) => {
+    showSignedIn();
+    await loadKeys();
+    if (!showLinkedKey() && interactive) ui.keysTitle.focus();
+  },
+  signedOut,
+});

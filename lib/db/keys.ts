@@ -39,6 +39,8 @@ export const keys = {
     sk: `MEASUREMENT#${periodStart}#${periodEnd}`,
   }),
   measurementsOfKpi: (kpiId: string) => ({ pk: `KPI#${kpiId}`, skPrefix: 'MEASUREMENT#' }),
+  /** The KPI item and its measurements share one partition: one Query reads both (issue 15). */
+  kpiPartition: (kpiId: string) => ({ pk: `KPI#${kpiId}` }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   apiKeyIndex: (tenantId: string, keyId: string) => ({
     gsi1pk: `TENANT#${tenantId}`,

@@ -3,7 +3,8 @@ import { uuidv7 } from '../ids';
 import type { Database } from './client';
 import { GetCommand, PutCommand } from './dynamo';
 import { keys } from './keys';
-import { type Page, type PageRequest, queryPrefix } from './pagination';
+import { type MeasurementRecord, toMeasurementRecord } from './measurements';
+import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
 
 export interface Kpi {
   id: string;
@@ -50,5 +51,65 @@ export const getKpiOfTenant = async (
   return Item && Item.tenantId === tenantId ? toKpi(Item) : undefined;
 };
 
-export const listKpis = (db: Database, tenantId: string, page: PageRequest): Promise<Page<Kpi>> =>
-  queryPrefix(db, keys.kpisOfTenant(tenantId), page, toKpi);
+/** The tenant's KPIs in creation order (ids are UUIDv7), optionally of one type only. */
+export const listKpis = (
+  db: Database,
+  tenantId: string,
+  page: PageRequest,
+  { type }: { type?: KpiType | undefined } = {},
+): Promise<Page<Kpi>> =>
+  queryPrefix(
+    db,
+    keys.kpisOfTenant(tenantId),
+    page,
+    toKpi,
+    type ? { attribute: 'kpiType', value: type } : undefined,
+  );
+
+export interface KpiWithMeasurements {
+  kpi: Kpi;
+  /** Ordered by period, oldest first. */
+  measurements: Page<MeasurementRecord>;
+}
+
+/**
+ * A KPI and its measurements in ONE Query (issue 15): they share the partition `KPI#<id>`, and the
+ * KPI's sort key `KPI` sorts before every `MEASUREMENT#…`, so the first page holds the KPI item and
+ * then the oldest `limit` measurements in period order. A later page (`cursor`) no longer reaches the
+ * KPI item, so it is read by a GetItem in parallel (still one round trip). Another tenant's KPI is
+ * undefined, exactly like a missing one; its measurements are read but never returned.
+ */
+export const getKpiWithMeasurements = async (
+  db: Database,
+  tenantId: string,
+  kpiId: string,
+  page: PageRequest,
+): Promise<KpiWithMeasurements | undefined> => {
+  const partition = keys.kpiPartition(kpiId);
+  const kpiSk = keys.kpi(kpiId).sk;
+  const isKpi = (item: Record<string, unknown>) => item.sk === kpiSk;
+  const [kpiItem, result] = await Promise.all([
+    page.cursor
+      ? db.client
+          .send(new GetCommand({ TableName: db.tableName, Key: keys.kpi(kpiId) }))
+          .then(({ Item }) => Item)
+      : undefined,
+    queryPage(
+      db,
+      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition.pk } },
+      partition,
+      // The first page also holds the KPI item: one more than the measurements asked for.
+      page.cursor ? page : { limit: page.limit + 1 },
+      (item) => item,
+    ),
+  ]);
+  const found = kpiItem ?? result.items.find(isKpi);
+  if (!found || found.tenantId !== tenantId) return undefined;
+  const measurements = result.items.filter((item) => !isKpi(item)).map(toMeasurementRecord);
+  return {
+    kpi: toKpi(found),
+    measurements: result.nextCursor
+      ? { items: measurements, nextCursor: result.nextCursor }
+      : { items: measurements },
+  };
+};

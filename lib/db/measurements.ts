@@ -1,7 +1,7 @@
 import type { KpiType } from '../domain';
 import { batchPut } from './batch';
 import type { Database } from './client';
-import { UpdateCommand } from './dynamo';
+import { QueryCommand, UpdateCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 
@@ -32,12 +32,54 @@ export const toMeasurement = (item: Record<string, unknown>): Measurement => ({
   updatedAt: item.updatedAt as string,
 });
 
+/**
+ * A measurement as the read endpoints show it (issue 15): the stored values plus where it came from.
+ * Push stores `receivedAt` and the key (`apiKeyId`, `apiKeyPrefix`) on every record; `null` where a
+ * record has none (written before push recorded them, or not by push).
+ */
+export interface MeasurementRecord extends Measurement {
+  receivedAt: string | null;
+  apiKeyId: string | null;
+  apiKeyPrefix: string | null;
+}
+
+export const toMeasurementRecord = (item: Record<string, unknown>): MeasurementRecord => ({
+  ...toMeasurement(item),
+  receivedAt: (item.receivedAt as string | undefined) ?? null,
+  apiKeyId: (item.apiKeyId as string | undefined) ?? null,
+  apiKeyPrefix: (item.apiKeyPrefix as string | undefined) ?? null,
+});
+
 /** Ordered by period: the sort key is `MEASUREMENT#<periodStart>#<periodEnd>` with ISO dates. */
 export const listMeasurements = (
   db: Database,
   kpiId: string,
   page: PageRequest,
-): Promise<Page<Measurement>> => queryPrefix(db, keys.measurementsOfKpi(kpiId), page, toMeasurement);
+): Promise<Page<MeasurementRecord>> =>
+  queryPrefix(db, keys.measurementsOfKpi(kpiId), page, toMeasurementRecord);
+
+/**
+ * The `count` newest measurements of a KPI (by period), newest first: one Query that reads at most
+ * `count` items however many periods the KPI has, so a list of KPIs costs the same after ten periods
+ * as after ten thousand (issue 15). Eventually consistent, like every list read.
+ */
+export const listRecentMeasurements = async (
+  { client, tableName }: Database,
+  kpiId: string,
+  count: number,
+): Promise<MeasurementRecord[]> => {
+  const { pk, skPrefix } = keys.measurementsOfKpi(kpiId);
+  const { Items = [] } = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ScanIndexForward: false,
+      Limit: count,
+    }),
+  );
+  return Items.map(toMeasurementRecord);
+};
 
 /** What a push writes: the values of spec 2.5 plus where they came from. */
 export interface MeasurementWrite {

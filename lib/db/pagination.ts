@@ -63,25 +63,54 @@ const decodeCursor = (cursor: string, partition: Record<string, string>): Record
 /**
  * Runs one page of a Query. `partition` names the partition-key attribute and value of the query,
  * used to check cursors.
+ *
+ * With a FilterExpression, DynamoDB applies `Limit` before the filter, so one call may return fewer
+ * matches than asked for (even none) while more exist. Clients are promised `limit` items per page
+ * unless the list is complete, so the query continues until it has them. A call that found more is
+ * cut, and the cursor is made from the last item returned (its table and index key attributes are what
+ * DynamoDB would have put in LastEvaluatedKey).
  */
-const queryPage = async <T>(
+export const queryPage = async <T>(
   { client, tableName }: Database,
   input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>,
   partition: Record<string, string>,
   page: PageRequest,
   toItem: (item: Record<string, unknown>) => T,
 ): Promise<Page<T>> => {
-  const result = await client.send(
-    new QueryCommand({
-      ...input,
-      TableName: tableName,
-      Limit: page.limit,
-      ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor, partition) : undefined,
-    }),
-  );
-  const items = (result.Items ?? []).map(toItem);
-  return result.LastEvaluatedKey ? { items, nextCursor: encodeCursor(result.LastEvaluatedKey) } : { items };
+  const keyNames = input.IndexName ? ['pk', 'sk', 'gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
+  const found: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined = page.cursor
+    ? decodeCursor(page.cursor, partition)
+    : undefined;
+  for (;;) {
+    // One item more than asked for tells whether another page exists: a list that ends exactly at a
+    // page boundary gets no cursor to an empty page (DynamoDB alone would give one).
+    const result = await client.send(
+      new QueryCommand({
+        ...input,
+        TableName: tableName,
+        Limit: page.limit + 1,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+    if (!startKey || !input.FilterExpression || found.length > page.limit) break;
+  }
+  if (found.length > page.limit) {
+    found.length = page.limit;
+    const last = found[page.limit - 1] as Record<string, unknown>;
+    startKey = Object.fromEntries(keyNames.map((name) => [name, last[name]]));
+  }
+  const items = found.map(toItem);
+  return startKey ? { items, nextCursor: encodeCursor(startKey) } : { items };
 };
+
+/** Narrows a list query to items whose attribute equals a value (applied after the key condition). */
+export interface EqualsFilter {
+  attribute: string;
+  value: string;
+}
 
 /**
  * One page of the items under a key prefix in a partition: of the table (`pk`/`sk`) or of the tenant
@@ -92,6 +121,7 @@ export const queryPrefix = <T>(
   target: { pk: string; skPrefix: string } | { gsi1pk: string; gsi1skPrefix: string },
   page: PageRequest,
   toItem: (item: Record<string, unknown>) => T,
+  filter?: EqualsFilter,
 ): Promise<Page<T>> => {
   const onIndex = 'gsi1pk' in target;
   const [pkName, skName, pk, prefix] = onIndex
@@ -102,7 +132,14 @@ export const queryPrefix = <T>(
     {
       ...(onIndex ? { IndexName: GSI1 } : {}),
       KeyConditionExpression: `${pkName} = :pk AND begins_with(${skName}, :prefix)`,
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ':prefix': prefix,
+        ...(filter ? { ':filter': filter.value } : {}),
+      },
+      ...(filter
+        ? { FilterExpression: '#filter = :filter', ExpressionAttributeNames: { '#filter': filter.attribute } }
+        : {}),
     },
     { [pkName]: pk },
     page,

@@ -1,5 +1,8 @@
 import * as z from 'zod/mini';
 import { pageQuerySchema } from '../db/pagination';
+import { KPI_TYPES } from '../domain';
+import { AppError } from '../errors';
+import { MAX_ACTIVITY_PAGE_SIZE } from '../kpis/activity';
 import type { JsonEvent } from './types';
 import { parseInput } from './validation';
 
@@ -17,6 +20,38 @@ export const refreshSchema = z.strictObject({
 /** `?limit=&cursor=` of every list endpoint. */
 export const parsePageQuery = (event: Pick<JsonEvent, 'queryStringParameters'>) =>
   parseInput(pageQuerySchema, event.queryStringParameters ?? {}, { what: 'query string' });
+
+/**
+ * `GET /kpis`: `?type=` narrows the list to one KPI type (spec 2.6); `?include=activity` adds each
+ * KPI's newest measurements and its quiet flag (issue 15), which costs a Query per KPI, hence the
+ * smaller page maximum.
+ */
+export const kpiListQuerySchema = z
+  .extend(pageQuerySchema, {
+    type: z.optional(z.enum(KPI_TYPES, { message: `type must be one of ${KPI_TYPES.join(', ')}` })),
+    include: z.optional(z.literal('activity', { message: 'include must be "activity"' })),
+  })
+  .check(
+    z.refine((query) => query.include !== 'activity' || query.limit <= MAX_ACTIVITY_PAGE_SIZE, {
+      message: `limit must be at most ${MAX_ACTIVITY_PAGE_SIZE} with include=activity`,
+      path: ['limit'],
+    }),
+  );
+
+export const parseKpiListQuery = (event: Pick<JsonEvent, 'queryStringParameters'>) =>
+  parseInput(kpiListQuerySchema, event.queryStringParameters ?? {}, { what: 'query string' });
+
+/**
+ * A KPI id from the path. Ids are UUIDs (spec 2.5); anything else names no KPI, so it is 404 without a
+ * read (and a key string too long for DynamoDB never reaches it).
+ */
+export const parseKpiId = (event: Pick<JsonEvent, 'pathParameters'>): string => {
+  const kpiId = event.pathParameters?.kpiId ?? '';
+  if (!z.safeParse(z.uuid(), kpiId).success) {
+    throw new AppError('NOT_FOUND', `KPI ${kpiId.slice(0, 100)} not found.`);
+  }
+  return kpiId;
+};
 
 /** POST /api-keys. The expiration must lie in the future: a key born expired is a mistake. */
 export const createApiKeySchema = z.strictObject({

@@ -77,8 +77,17 @@ export const createTestCycles = async (tenantId: string, names: string[]) => {
   return cycles;
 };
 
-/** Writes a measurement item directly, for read tests that must not depend on the push endpoints. */
-export const putMeasurement = async (kpi: Kpi, periodStart: string, periodEnd: string, actual: number) => {
+/**
+ * Writes a measurement item directly, for read tests that must not depend on the push endpoints;
+ * `extra` sets stored attributes such as a `receivedAt` in the past.
+ */
+export const putMeasurement = async (
+  kpi: Kpi,
+  periodStart: string,
+  periodEnd: string,
+  actual: number,
+  extra: Record<string, unknown> = {},
+) => {
   const now = new Date().toISOString();
   await db.client.send(
     new PutCommand({
@@ -95,6 +104,7 @@ export const putMeasurement = async (kpi: Kpi, periodStart: string, periodEnd: s
         periodEnd,
         createdAt: now,
         updatedAt: now,
+        ...extra,
       },
     }),
   );

@@ -38,16 +38,20 @@ export const loginAs = async (email: string, password: string) => {
   return result.body as { token: string; refreshToken: string; expiresIn: number };
 };
 
+/** The running stack's table (the `local` stage's), for data the seed does not have. */
+export const stackDatabase = () =>
+  createDatabase({
+    tableName: 'strategy-service-local',
+    region: 'eu-central-1',
+    endpoint: inject('stackDynamodbEndpoint'),
+  });
+
 /**
  * A new tenant with one ADMIN in the running stack's table (the `local` stage's), written through the
  * same library functions as the seed: for states the seed does not have, such as a tenant without keys.
  */
 export const createStackTenant = async (plan: Plan = 'business') => {
-  const db = createDatabase({
-    tableName: 'strategy-service-local',
-    region: 'eu-central-1',
-    endpoint: inject('stackDynamodbEndpoint'),
-  });
+  const db = stackDatabase();
   const tenant = await createTenant(db, {
     name: `E2E ${Date.now()}`,
     plan,

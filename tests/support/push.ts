@@ -56,12 +56,18 @@ export const dailyMeasurements = (kpis: Kpi[], count: number, year: number): Mea
     };
   });
 
-/** What `GET /kpis/{kpiId}/measurements` shows a VIEWER of the tenant: how users see what push stored. */
+/**
+ * What `GET /kpis/{kpiId}/measurements` shows a VIEWER of the tenant: how users see what push stored,
+ * comparable with a push response. Reads also show where each record came from (`receivedAt`,
+ * `apiKeyId`, `apiKeyPrefix`; issue 15, tested with the read endpoints); push responses do not.
+ */
 export const storedMeasurements = async (tenant: TestTenant, kpiId: string) =>
   (
-    await invoke(listHandler, {
-      path: `/api/kpis/${kpiId}/measurements`,
-      pathParameters: { kpiId },
-      headers: bearer(tenant.users.VIEWER.token),
-    })
-  ).body.items as Record<string, any>[];
+    (
+      await invoke(listHandler, {
+        path: `/api/kpis/${kpiId}/measurements`,
+        pathParameters: { kpiId },
+        headers: bearer(tenant.users.VIEWER.token),
+      })
+    ).body.items as Record<string, any>[]
+  ).map(({ receivedAt: _at, apiKeyId: _id, apiKeyPrefix: _prefix, ...values }) => values);

@@ -30,12 +30,14 @@ beforeAll(async () => {
 });
 
 describe('GET /kpis/{kpiId}/measurements: happy path', () => {
-  it('lists the measurements of that KPI ordered by period, with the public fields only', async () => {
+  it('lists the measurements of that KPI ordered by period, with the public fields and provenance', async () => {
     const result = await list(tenant.kpis[0]!.id, bearer(tenant.users.VIEWER.token));
     expect(result.status).toBe(200);
     expect(result.body.items.map((m: { actual: number }) => m.actual)).toEqual([1, 2, 3]);
     expect(Object.keys(result.body.items[0]).sort()).toEqual([
       'actual',
+      'apiKeyId',
+      'apiKeyPrefix',
       'createdAt',
       'forecast',
       'id',
@@ -43,10 +45,19 @@ describe('GET /kpis/{kpiId}/measurements: happy path', () => {
       'kpiType',
       'periodEnd',
       'periodStart',
+      'receivedAt',
       'target',
       'updatedAt',
     ]);
-    expect(result.body.items[0]).toMatchObject({ kpiType: 'BSC_KPI', target: null, forecast: null });
+    // Written without push: no provenance, shown as null (issue 15).
+    expect(result.body.items[0]).toMatchObject({
+      kpiType: 'BSC_KPI',
+      target: null,
+      forecast: null,
+      receivedAt: null,
+      apiKeyId: null,
+      apiKeyPrefix: null,
+    });
   });
 
   it('an empty list for a KPI without measurements', async () => {

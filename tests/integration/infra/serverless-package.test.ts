@@ -24,6 +24,8 @@ describe('serverless package (CloudFormation template)', () => {
     const handlers = functions.map(([, fn]) => fn.Properties.Handler).sort();
     expect(handlers).toEqual(
       expect.arrayContaining([
+        'functions/get-kpi.handler',
+        'functions/kpis-page.handler',
         'functions/list-kpis.handler',
         'functions/list-measurements.handler',
         'functions/list-strategic-cycles.handler',
