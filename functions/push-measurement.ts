@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
 import { observe } from '../lib/http/observability';
 import { pushRequestOf } from '../lib/http/push';
+import type { MeasurementResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parseInput } from '../lib/http/validation';
 import { measurementSchema } from '../lib/push/measurement-schema';
@@ -16,7 +17,7 @@ const core = async (event: APIGatewayProxyEvent, context: Context) => {
     pushRequestOf(event, context, async () => [parseInput(measurementSchema, await readJsonBody(event))]),
   );
   const [{ status, measurement }] = items as [(typeof items)[number]];
-  return json(status === 'created' ? 201 : 200, measurement, headers);
+  return json<MeasurementResponse>(status === 'created' ? 201 : 200, measurement, headers);
 };
 
 export const handler = middy(core).use(observe()).use(httpErrorHandler());

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
 import { observe } from '../lib/http/observability';
 import { pushRequestOf } from '../lib/http/push';
+import type { BatchResultResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parseInput } from '../lib/http/validation';
 import { batchSchema } from '../lib/push/measurement-schema';
@@ -19,7 +20,7 @@ const core = async (event: APIGatewayProxyEvent, context: Context) => {
       async () => parseInput(batchSchema, await readJsonBody(event)).measurements,
     ),
   );
-  return json(
+  return json<BatchResultResponse>(
     200,
     {
       count: items.length,

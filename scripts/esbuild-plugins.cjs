@@ -6,6 +6,8 @@
  * the browser page `web/<name>.html` with `web/<name>.ts` (bundled for the browser, minified) and
  * `web/<name>.css` (minified) inlined, and a Content-Security-Policy that allows exactly that script
  * and style (sha256 hashes). The page thus ships inside the Lambda bundle: one build, no static hosting.
+ *
+ * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
  */
 const { createHash } = require('node:crypto');
 const { existsSync, readFileSync } = require('node:fs');
@@ -92,4 +94,6 @@ const webBundle = {
   },
 };
 
-module.exports = [webBundle];
+const { apiDocs } = require('./esbuild-api-docs.cjs');
+
+module.exports = [webBundle, apiDocs];
