@@ -66,7 +66,9 @@ describe('GET /api/docs (headless Chromium)', () => {
 
       const origin = new URL(docsUrl).origin;
       expect(requested.length).toBeGreaterThanOrEqual(4); // page, 2 scripts, stylesheet, openapi.json
-      expect(requested.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual([]);
+      expect(requested.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual(
+        [],
+      );
       expect(requested).toContain(`${baseUrl()}/openapi.json`);
       expect(problems).toEqual([]);
     } finally {
@@ -83,7 +85,9 @@ describe('GET /api/docs (headless Chromium)', () => {
       const response = await fetch(`${baseUrl()}/${asset}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-      expect(response.headers.get('content-type')).toMatch(asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      expect(response.headers.get('content-type')).toMatch(
+        asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/,
+      );
     }
     const missing = await fetch(`${baseUrl()}/docs/nothing.js`);
     expect(missing.status).toBe(404);
