@@ -69,6 +69,14 @@ describe('serverless package (CloudFormation template)', () => {
     expect(routed).toEqual(expect.arrayContaining(pages));
   });
 
+  it('packages every function on its own, so no artifact carries another function’s code (issue 12)', () => {
+    const artifacts = resourcesOfType('AWS::Lambda::Function').map(
+      ([, fn]) => fn.Properties.Code.S3Key as string,
+    );
+    expect(new Set(artifacts).size).toBe(artifacts.length);
+    expect(artifacts.some((key) => key.endsWith('/apiDocs.zip'))).toBe(true);
+  });
+
   it('creates the table from infra/table.json: keys, GSI, TTL, on-demand', () => {
     const table = resourcesOfType('AWS::DynamoDB::Table')[0]![1];
     expect(table.Properties.TableName).toBe('strategy-service-prod');
