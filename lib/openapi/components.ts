@@ -222,6 +222,10 @@ export const problemExampleDetails: Partial<
   RATE_LIMIT_EXCEEDED: {
     detail: 'This API key may make 300 push requests per 60 s on the business plan. Retry after 17 s.',
   },
+  QUOTA_EXCEEDED: {
+    detail:
+      "The monthly request quota of this organization's plan is used up; it renews on the first day of the next month (UTC). Upgrade the plan to push more.",
+  },
   TOO_MANY_LOGIN_ATTEMPTS: { detail: 'Too many failed logins for this e-mail. Try again in 840 seconds.' },
   INTERNAL: { detail: 'An unexpected error occurred. If it persists, contact support with the requestId.' },
   SERVICE_UNAVAILABLE: {

@@ -112,20 +112,25 @@ const errorsOf = (route: RouteSpec): ErrorCode[] => {
     if (route.roles) codes.push('FORBIDDEN');
   }
   if (route.auth === 'apiKey') {
-    // lib/push/push-service.ts, in its order.
+    // The push authorizer and lib/push/push-service.ts, in their order; then API Gateway's answers for
+    // the tenant's usage plan (infra/gateway-responses.json): throttle (429 rate-limit-exceeded) and
+    // monthly quota. A failing authorizer is 503/500, which every non-static operation declares.
     codes.push(
-      'MALFORMED_REQUEST',
       'INVALID_API_KEY',
       'API_KEY_REVOKED',
       'API_KEY_EXPIRED',
       'TENANT_INACTIVE',
       'FEATURE_NOT_ENABLED',
       'RATE_LIMIT_EXCEEDED',
+      'QUOTA_EXCEEDED',
     );
   }
   if (route.query || route.body) codes.push('VALIDATION_FAILED');
   if (route.body) codes.push('MALFORMED_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (!route.static) codes.push('INTERNAL', 'SERVICE_UNAVAILABLE');
+  // The stage-wide method throttle (serverless.yml resources.ApiGatewayStage) may refuse any request
+  // with API Gateway's THROTTLED answer (infra/gateway-responses.json): 429 rate-limit-exceeded.
+  codes.push('RATE_LIMIT_EXCEEDED');
   // Catalog order, so equal sets read (and are shared) alike.
   const catalogOrder = Object.keys(errorCatalog);
   return [...new Set(codes)].sort((a, b) => catalogOrder.indexOf(a) - catalogOrder.indexOf(b));
@@ -136,16 +141,35 @@ const CHALLENGED: readonly ErrorCode[] = ['UNAUTHENTICATED', 'INVALID_API_KEY'];
 
 const headerRefs = (names: string[]) => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
 
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+const RATE_LIMIT_DESCRIPTIONS: Record<(typeof RATE_LIMIT_HEADERS)[number], string> = {
+  'RateLimit-Limit': 'Push requests this key may make per window (draft-ietf-httpapi-ratelimit-headers).',
+  'RateLimit-Remaining': 'Push requests left in the current window.',
+  'RateLimit-Reset': 'Seconds until the window resets.',
+};
+
+/**
+ * On a push 429 the RateLimit-* fields are there when the service refused the request, not when API
+ * Gateway did (usage plan throttle or quota): declared, not required.
+ */
+const rateLimitIfCounted = Object.fromEntries(
+  RATE_LIMIT_HEADERS.map((name) => [
+    name,
+    {
+      description: `${RATE_LIMIT_DESCRIPTIONS[name]} Sent when the service refused the request, not when API Gateway did (usage plan).`,
+      schema: { type: 'integer', minimum: 0 },
+    },
+  ]),
+);
+
 const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): Json => {
   const headers = ['X-Request-Id'];
   if (status === 401 && codes.every((code) => CHALLENGED.includes(code))) headers.push('WWW-Authenticate');
-  if (status === 429 && route.rateLimited)
-    headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   if (status === 429 || status === 503) headers.push('Retry-After');
   const lines = codes.map((code) => `- \`${errorCatalog[code].slug}\`: ${errorCatalog[code].title}`);
   return {
     description: `Problem types:\n${lines.join('\n')}`,
-    headers: headerRefs(headers),
+    headers: { ...headerRefs(headers), ...(status === 429 && route.rateLimited ? rateLimitIfCounted : {}) },
     content: {
       'application/problem+json': {
         schema: {
@@ -171,10 +195,7 @@ const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): 
 const operation = (route: RouteSpec): Json => {
   const responses: Json = {};
   for (const [status, response] of Object.entries(route.responses)) {
-    const headers = [
-      'X-Request-Id',
-      ...(route.rateLimited ? ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : []),
-    ];
+    const headers = ['X-Request-Id', ...(route.rateLimited ? RATE_LIMIT_HEADERS : [])];
     responses[status] = {
       description: response.description,
       headers: headerRefs(headers),
@@ -268,9 +289,11 @@ other operations a Bearer access token from \`POST /auth/login\` (scheme \`beare
 problem types it may carry; switch on \`type\`, not on \`title\` or \`detail\`. 5xx answers never carry internals.
 Request bodies are JSON (\`Content-Type: application/json\`), at most ${MAX_BODY_BYTES} bytes; unknown fields are rejected.
 
-**Rate limits.** Every push response after authentication carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`
-and \`RateLimit-Reset\` (seconds); a 429 carries \`Retry-After\` (seconds). Free 60, Business 300, Enterprise
-3000 push requests per key per minute; a batch counts as one.
+**Rate limits.** Every push response of the service after authentication carries \`RateLimit-Limit\`,
+\`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds); a 429 carries \`Retry-After\` (seconds). Free 60,
+Business 300, Enterprise 3000 push requests per key per minute; a batch counts as one. API Gateway may
+answer 429 itself, with \`Retry-After\` but without \`RateLimit-*\`: \`rate-limit-exceeded\` for its throttles
+(the tenant's usage plan, or the whole API), \`quota-exceeded\` when the plan's monthly quota is used up.
 
 **Retries.** Pushes are idempotent per KPI and period: retry 429 after \`Retry-After\`, and 502/503/504 or a
 network error with exponential backoff. Another 4xx will not succeed when repeated. The \`kpi-push\` CLI in the
@@ -357,11 +380,9 @@ export const buildOpenApiDocument = () => {
           required: REQUEST_ID_REQUIRED,
           schema: { type: 'string' },
         },
-        'RateLimit-Limit': integerHeader(
-          'Push requests this key may make per window (draft-ietf-httpapi-ratelimit-headers).',
+        ...Object.fromEntries(
+          RATE_LIMIT_HEADERS.map((name) => [name, integerHeader(RATE_LIMIT_DESCRIPTIONS[name])]),
         ),
-        'RateLimit-Remaining': integerHeader('Push requests left in the current window.'),
-        'RateLimit-Reset': integerHeader('Seconds until the window resets.'),
         'Retry-After': integerHeader('Seconds to wait before retrying (RFC 9110 §10.2.3).'),
         'WWW-Authenticate': {
           description:

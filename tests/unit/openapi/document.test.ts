@@ -201,7 +201,8 @@ describe('openapi.json', () => {
       'feature-not-enabled',
       'tenant-inactive',
     ]);
-    expect(types('429')).toEqual(['rate-limit-exceeded']);
+    // The service's per-key limit and API Gateway's usage plan (throttle, monthly quota).
+    expect(types('429')).toEqual(['rate-limit-exceeded', 'quota-exceeded']);
     const headers = (status: string) => Object.keys(deref(generated, push.responses[status]).headers);
     expect(headers('200')).toEqual([
       'X-Request-Id',
@@ -211,9 +212,14 @@ describe('openapi.json', () => {
     ]);
     expect(headers('429')).toEqual([
       'X-Request-Id',
+      'Retry-After',
       'RateLimit-Limit',
       'RateLimit-Remaining',
       'RateLimit-Reset',
+    ]);
+    // Required on 429: Retry-After only, since API Gateway's own 429 has no RateLimit-* fields.
+    const on429 = deref(generated, push.responses['429']).headers;
+    expect(Object.keys(on429).filter((name) => deref(generated, on429[name]).required)).toEqual([
       'Retry-After',
     ]);
     expect(headers('503')).toContain('Retry-After');
