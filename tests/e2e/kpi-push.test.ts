@@ -3,13 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApiKey } from '../../lib/db/api-keys';
+import { createDatabase } from '../../lib/db/client';
+import { createKpi, type Kpi } from '../../lib/db/kpis';
 import { type Decision, type ProxiedRequest, startFaultProxy } from '../support/fault-proxy';
-import { baseUrl, loginAs, request, seed } from '../support/http';
+import { baseUrl, createStackTenant, loginAs, request } from '../support/http';
 
 /**
  * `kpi-push` (issue 12) end to end: the real CLI (bin/kpi-push.cjs, as `npx kpi-push` runs it) against
- * the local stack, through a fault proxy that injects 429, 503 and dropped connections. Each test uses
+ * the local stack, through a fault proxy that injects 429, 503 and dropped connections. The tests push
+ * to a tenant of their own (the seeded tenants' KPIs are other tests' fixtures), and each test uses
  * periods of its own year, so created/updated counts do not depend on other tests.
  */
 const root = resolve(__dirname, '..', '..');
@@ -50,13 +54,29 @@ const runCli = (
 const kpiPush = (args: string[], options?: { env?: Record<string, string>; input?: string }) =>
   runCli([process.execPath, BIN, ...args], options);
 
-const acme = () => seed().tenants[0]!;
-const activeKey = () => acme().apiKeys.find((key) => key.status === 'active')!.key;
+/** A business-plan tenant with push, three KPIs, an ADMIN and an active key, made for these tests. */
+let tenant: { email: string; password: string; kpis: Kpi[]; key: string };
+beforeAll(async () => {
+  const db = createDatabase({
+    tableName: 'strategy-service-local',
+    region: 'eu-central-1',
+    endpoint: inject('stackDynamodbEndpoint'),
+  });
+  const { tenant: created, email, password } = await createStackTenant('business');
+  const kpis = [
+    await createKpi(db, created.id, { type: 'BSC_KPI', name: 'Revenue' }),
+    await createKpi(db, created.id, { type: 'OKR_KEY_RESULT', name: 'Deploys' }),
+    await createKpi(db, created.id, { type: 'SWOT_KPI', name: 'Churn' }),
+  ];
+  const { key } = await createApiKey(db, { tenantId: created.id, name: 'kpi-push e2e' });
+  tenant = { email, password, kpis, key };
+});
+const activeKey = () => tenant.key;
 
 /** `count` rows over the tenant's KPIs, one day each of `year` (distinct KPI and period). */
 const rowsFor = (year: number, count: number) =>
   Array.from({ length: count }, (_, i) => {
-    const kpi = acme().kpis[i % acme().kpis.length]!;
+    const kpi = tenant.kpis[i % tenant.kpis.length]!;
     const day = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
     return { kpiId: kpi.id, kpiType: kpi.type, actual: i, periodStart: day, periodEnd: day };
   });
@@ -71,10 +91,9 @@ const writeInput = (name: string, text: string) => {
   return file;
 };
 
-/** Stored measurements of one KPI in one year, as a VIEWER would list them. */
+/** Stored measurements of one KPI in one year, as the tenant's users list them. */
 const storedIn = async (kpiId: string, year: number) => {
-  const admin = acme().users.find((user) => user.role === 'ADMIN')!;
-  const { token } = await loginAs(admin.email, admin.password);
+  const { token } = await loginAs(tenant.email, tenant.password);
   const listed = await request('GET', `/kpis/${kpiId}/measurements?limit=1000`, {
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -100,10 +119,6 @@ const proxy = async (plan: (request: ProxiedRequest) => Decision = () => 'forwar
 afterEach(async () => {
   await Promise.all(proxies.map((p) => p.close()));
   proxies = [];
-});
-
-beforeAll(() => {
-  expect(acme().kpis.length).toBeGreaterThan(1);
 });
 
 describe('kpi-push', () => {
@@ -143,7 +158,7 @@ describe('kpi-push', () => {
     expect(sent[1]!.body).toBe(sent[0]!.body);
     expect(sent[3]!.body).toBe(sent[2]!.body);
     expect(sent[5]!.body).toBe(sent[4]!.body);
-    const kpi = acme().kpis[0]!;
+    const kpi = tenant.kpis[0]!;
     expect(await storedIn(kpi.id, year)).toHaveLength(rows.filter((r) => r.kpiId === kpi.id).length);
 
     const again = await kpiPush([file], { env: (await proxy()).env });
@@ -219,7 +234,7 @@ describe('kpi-push', () => {
       'kpi-push: 60 rows: 0 created, 0 updated, 0 rejected, 60 not sent; 1 retry.\n',
     );
     expect(posts(wire.requests)).toHaveLength(2);
-    expect(await storedIn(acme().kpis[0]!.id, year)).toEqual([]);
+    expect(await storedIn(tenant.kpis[0]!.id, year)).toEqual([]);
   });
 
   it('never retries a 404: the batch with an unknown KPI is rejected (its line named), the others are stored', async () => {
