@@ -1,7 +1,9 @@
 import { assets, contentSecurityPolicy, html } from 'api-docs:swagger-ui';
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../lib/errors';
 import { problemResponse } from '../lib/http/middleware';
+import { observe } from '../lib/http/observability';
 
 /**
  * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json (issue 12), and
@@ -16,9 +18,7 @@ const securityHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
-export const handler = async (
-  event: Pick<APIGatewayProxyEvent, 'pathParameters'>,
-): Promise<APIGatewayProxyResult> => {
+const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const name = event.pathParameters?.asset;
   if (name === undefined) {
     return {
@@ -44,3 +44,6 @@ export const handler = async (
     body: asset.body,
   };
 };
+
+/** Observed like every HTTP function: `X-Request-Id` and an access line (issue 14). */
+export const handler = middy(core).use(observe());

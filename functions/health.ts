@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import { httpErrorHandler } from '../lib/http/middleware';
+import { observe } from '../lib/http/observability';
 import type { HealthResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { checkHealth } from '../lib/runtime';
@@ -13,4 +14,4 @@ const core = async () => {
   return json<HealthResponse>(200, { status: 'ok' });
 };
 
-export const handler = middy(core).use(httpErrorHandler());
+export const handler = middy(core).use(observe()).use(httpErrorHandler());

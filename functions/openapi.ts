@@ -1,4 +1,6 @@
+import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { observe } from '../lib/http/observability';
 import document from '../openapi.json';
 
 /**
@@ -8,7 +10,7 @@ import document from '../openapi.json';
  */
 const body = JSON.stringify(document);
 
-export const handler = async (): Promise<APIGatewayProxyResult> => ({
+const core = async (): Promise<APIGatewayProxyResult> => ({
   statusCode: 200,
   headers: {
     'Content-Type': 'application/json',
@@ -18,3 +20,6 @@ export const handler = async (): Promise<APIGatewayProxyResult> => ({
   },
   body,
 });
+
+/** Observed like every HTTP function: `X-Request-Id` and an access line (issue 14). */
+export const handler = middy(core).use(observe());

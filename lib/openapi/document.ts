@@ -27,10 +27,20 @@ const SCHEMA_REF = '#/components/schemas/';
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 
 /**
- * Whether every response already carries X-Request-Id. The header is declared on every response; it
- * becomes `required` (and so enforced by the contract test) when the access-log work (issue 14) sends it.
+ * Problem types that API Gateway may answer itself, before or instead of a function
+ * (infra/gateway-responses.json): the stage throttle on every route; on the push routes also the
+ * authorizer's refusal, the usage plan's quota and a failing authorizer. Such answers carry the request
+ * id in the body (`requestId`) but cannot send the X-Request-Id header, which every function's answer
+ * has (lib/http/observability.ts, issue 14).
  */
-export const REQUEST_ID_REQUIRED = false;
+const gatewayCodes = (route: RouteSpec): readonly ErrorCode[] =>
+  route.auth === 'apiKey'
+    ? ['RATE_LIMIT_EXCEEDED', 'INVALID_API_KEY', 'QUOTA_EXCEEDED', 'SERVICE_UNAVAILABLE', 'INTERNAL']
+    : ['RATE_LIMIT_EXCEEDED'];
+
+/** The name of the response header and of the component for answers that may come from API Gateway. */
+const REQUEST_ID = 'X-Request-Id';
+const REQUEST_ID_UNLESS_GATEWAY = 'X-Request-Id.unless-gateway';
 
 /** zod adds what OpenAPI does not need inside components: a `$schema` per schema, `$id`s, ±2^53 bounds. */
 const clean = (value: unknown): unknown => {
@@ -163,13 +173,18 @@ const rateLimitIfCounted = Object.fromEntries(
 );
 
 const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): Json => {
-  const headers = ['X-Request-Id'];
+  const headers: string[] = [];
   if (status === 401 && codes.every((code) => CHALLENGED.includes(code))) headers.push('WWW-Authenticate');
   if (status === 429 || status === 503) headers.push('Retry-After');
+  const gateway = codes.some((code) => gatewayCodes(route).includes(code));
   const lines = codes.map((code) => `- \`${errorCatalog[code].slug}\`: ${errorCatalog[code].title}`);
   return {
     description: `Problem types:\n${lines.join('\n')}`,
-    headers: { ...headerRefs(headers), ...(status === 429 && route.rateLimited ? rateLimitIfCounted : {}) },
+    headers: {
+      [REQUEST_ID]: ref('headers', gateway ? REQUEST_ID_UNLESS_GATEWAY : REQUEST_ID),
+      ...headerRefs(headers),
+      ...(status === 429 && route.rateLimited ? rateLimitIfCounted : {}),
+    },
     content: {
       'application/problem+json': {
         schema: {
@@ -195,7 +210,7 @@ const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): 
 const operation = (route: RouteSpec): Json => {
   const responses: Json = {};
   for (const [status, response] of Object.entries(route.responses)) {
-    const headers = ['X-Request-Id', ...(route.rateLimited ? RATE_LIMIT_HEADERS : [])];
+    const headers = [REQUEST_ID, ...(route.rateLimited ? RATE_LIMIT_HEADERS : [])];
     responses[status] = {
       description: response.description,
       headers: headerRefs(headers),
@@ -324,7 +339,10 @@ const hoistSharedProblems = (paths: Record<string, Record<string, Json>>) => {
     if ((uses.get(text) ?? 0) < 2) return;
     const response = JSON.parse(text) as Json;
     const types = (((response.content as Json)['application/problem+json'] as Json).examples ?? {}) as Json;
-    const name = `${status}.${Object.keys(types).join('.')}`;
+    const mayBeGateway = ((response.headers as Record<string, Json>)[REQUEST_ID]?.$ref as string).endsWith(
+      REQUEST_ID_UNLESS_GATEWAY,
+    );
+    const name = `${status}.${Object.keys(types).join('.')}${mayBeGateway ? '.or-gateway' : ''}`;
     shared[name] = response;
     responses[status] = ref('responses', name);
   });
@@ -374,10 +392,16 @@ export const buildOpenApiDocument = () => {
         },
       },
       headers: {
-        'X-Request-Id': {
+        [REQUEST_ID]: {
           description:
             'Identifies the request: the same id as `requestId` in problem bodies and in the logs. Quote it when asking for support.',
-          required: REQUEST_ID_REQUIRED,
+          required: true,
+          schema: { type: 'string' },
+        },
+        [REQUEST_ID_UNLESS_GATEWAY]: {
+          description:
+            'Identifies the request (as `requestId` in the body). Absent when API Gateway answered itself (throttle, quota, the push authorizer); on AWS its `x-amzn-RequestId` header carries the same id.',
+          required: false,
           schema: { type: 'string' },
         },
         ...Object.fromEntries(

@@ -35,7 +35,7 @@ const observed = (
     status: 201,
     text: json === undefined ? '' : JSON.stringify(json),
     ...rest,
-    headers: new Headers({ 'Content-Type': contentType, ...rateLimit, ...headers }),
+    headers: new Headers({ 'Content-Type': contentType, 'X-Request-Id': 'r-1', ...rateLimit, ...headers }),
   };
 };
 
@@ -65,7 +65,7 @@ describe('contract check', () => {
         method: 'DELETE',
         path: '/api-keys/01937a55-0c4e-7b1d-a2f3-6e7d8c9b0a1f',
         status: 204,
-        headers: new Headers(),
+        headers: new Headers({ 'X-Request-Id': 'r-1' }),
         text: '',
       }),
     ).toEqual([]);
@@ -97,7 +97,7 @@ describe('contract check', () => {
         method: 'DELETE',
         path: '/api-keys/x',
         status: 204,
-        headers: new Headers(),
+        headers: new Headers({ 'X-Request-Id': 'r-1' }),
         text: '{}',
       })[0],
     ).toMatch(/a body was sent/);
@@ -124,6 +124,21 @@ describe('contract check', () => {
     expect(contractViolations(observed({ status: 404, json: problem('not-found', 400) }))[0]).toMatch(
       /\/status must be equal to constant/,
     );
+  });
+
+  it('rejects a function’s answer without X-Request-Id (issue 14), but not API Gateway’s own 401', () => {
+    const bare = observed({ json: measurement });
+    bare.headers.delete('X-Request-Id');
+    expect(contractViolations(bare)).toEqual([
+      expect.stringMatching(/required header X-Request-Id is missing/),
+    ]);
+    const edge = observed({
+      status: 401,
+      json: problem('invalid-api-key', 401),
+      headers: { 'WWW-Authenticate': 'ApiKey' },
+    });
+    edge.headers.delete('X-Request-Id');
+    expect(contractViolations(edge)).toEqual([]);
   });
 
   it('rejects a missing required header or a malformed integer header', () => {
