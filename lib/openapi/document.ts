@@ -339,9 +339,8 @@ const hoistSharedProblems = (paths: Record<string, Record<string, Json>>) => {
     if ((uses.get(text) ?? 0) < 2) return;
     const response = JSON.parse(text) as Json;
     const types = (((response.content as Json)['application/problem+json'] as Json).examples ?? {}) as Json;
-    const mayBeGateway = ((response.headers as Record<string, Json>)[REQUEST_ID]?.$ref as string).endsWith(
-      REQUEST_ID_UNLESS_GATEWAY,
-    );
+    const requestIdRef = (response.headers as Record<string, Json>)[REQUEST_ID]?.$ref;
+    const mayBeGateway = String(requestIdRef ?? '').endsWith(REQUEST_ID_UNLESS_GATEWAY);
     const name = `${status}.${Object.keys(types).join('.')}${mayBeGateway ? '.or-gateway' : ''}`;
     shared[name] = response;
     responses[status] = ref('responses', name);
