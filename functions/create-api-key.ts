@@ -4,6 +4,7 @@ import { createApiKey } from '../lib/db/api-keys';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { CreatedApiKeyResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { createApiKeySchema } from '../lib/http/schemas';
 import type { JsonEvent, UserContext } from '../lib/http/types';
@@ -21,7 +22,7 @@ const core = async (event: JsonEvent, context: UserContext) => {
   });
   const { id, name, prefix, key, createdAt, expiresAt } = created;
   audit('api-key.created', { keyId: id, keyPrefix: prefix, expiresAt });
-  return json(201, { id, name, prefix, key, status: 'active', createdAt, expiresAt });
+  return json<CreatedApiKeyResponse>(201, { id, name, prefix, key, status: 'active', createdAt, expiresAt });
 };
 
 export const handler = middy(core)

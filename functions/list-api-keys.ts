@@ -6,6 +6,7 @@ import { listApiKeys } from '../lib/db/api-keys';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { ApiKeyPage } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parsePageQuery } from '../lib/http/schemas';
 import type { UserContext } from '../lib/http/types';
@@ -15,7 +16,7 @@ import { config, db, tokens } from '../lib/runtime';
 const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
   const page = await listApiKeys(db, context.user.tenantId, parsePageQuery(event));
   const now = Date.now();
-  return json(200, { ...page, items: page.items.map((key) => apiKeyView(key, now)) });
+  return json<ApiKeyPage>(200, { ...page, items: page.items.map((key) => apiKeyView(key, now)) });
 };
 
 export const handler = middy(core)

@@ -7,6 +7,7 @@ import { AppError } from '../lib/errors';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { MeasurementPage } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parsePageQuery } from '../lib/http/schemas';
 import type { UserContext } from '../lib/http/types';
@@ -18,7 +19,7 @@ const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
   const kpiId = event.pathParameters?.kpiId ?? '';
   const kpi = await getKpiOfTenant(db, context.user.tenantId, kpiId);
   if (!kpi) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
-  return json(200, await listMeasurements(db, kpi.id, page));
+  return json<MeasurementPage>(200, await listMeasurements(db, kpi.id, page));
 };
 
 export const handler = middy(core)

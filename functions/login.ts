@@ -3,6 +3,7 @@ import { type LoginLockoutPolicy, login } from '../lib/auth/sessions';
 import { corsOrigins } from '../lib/config';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { LoginResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { loginSchema } from '../lib/http/schemas';
 import type { JsonEvent } from '../lib/http/types';
@@ -17,7 +18,7 @@ const lockout: LoginLockoutPolicy = {
 
 /** POST /auth/login (spec 2.2, 2.3). */
 const core = async (event: JsonEvent) =>
-  json(200, await login({ db, tokens, lockout }, parseInput(loginSchema, event.body)));
+  json<LoginResponse>(200, await login({ db, tokens, lockout }, parseInput(loginSchema, event.body)));
 
 export const handler = middy(core)
   .use(observe())

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
 import { observe } from '../lib/http/observability';
 import { pushRequestOf } from '../lib/http/push';
+import type { DryRunMeasurementResponse, MeasurementResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parseInput } from '../lib/http/validation';
 import { measurementSchema } from '../lib/push/measurement-schema';
@@ -18,9 +19,12 @@ const core = async (event: APIGatewayProxyEvent, context: Context) => {
     pushDeps,
     pushRequestOf(event, context, async () => [parseInput(measurementSchema, await readJsonBody(event))]),
   );
+  if (result.dryRun) {
+    const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
+    return json<DryRunMeasurementResponse>(200, { dryRun: true, status, measurement }, result.headers);
+  }
   const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
-  if (result.dryRun) return json(200, { dryRun: true, status, measurement }, result.headers);
-  return json(status === 'created' ? 201 : 200, measurement, result.headers);
+  return json<MeasurementResponse>(status === 'created' ? 201 : 200, measurement, result.headers);
 };
 
 export const handler = middy(core).use(observe()).use(httpErrorHandler());

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
 import { observe } from '../lib/http/observability';
 import { pushRequestOf } from '../lib/http/push';
+import type { BatchResultResponse, DryRunBatchResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parseInput } from '../lib/http/validation';
 import { batchSchema } from '../lib/push/measurement-schema';
@@ -14,7 +15,7 @@ import { pushDeps } from '../lib/runtime';
  * `?dryRun=true` (issue 12): the same answer with `dryRun: true`, nothing written.
  */
 const core = async (event: APIGatewayProxyEvent, context: Context) => {
-  const { dryRun, items, headers } = await pushMeasurements(
+  const result = await pushMeasurements(
     pushDeps,
     pushRequestOf(
       event,
@@ -22,14 +23,18 @@ const core = async (event: APIGatewayProxyEvent, context: Context) => {
       async () => parseInput(batchSchema, await readJsonBody(event)).measurements,
     ),
   );
-  return json(
+  const indexed = <T>(items: T[]) => items.map((item, index) => ({ index, ...item }));
+  if (result.dryRun) {
+    return json<DryRunBatchResponse>(
+      200,
+      { dryRun: true, count: result.items.length, items: indexed(result.items) },
+      result.headers,
+    );
+  }
+  return json<BatchResultResponse>(
     200,
-    {
-      ...(dryRun ? { dryRun } : {}),
-      count: items.length,
-      items: items.map(({ status, measurement }, index) => ({ index, status, measurement })),
-    },
-    headers,
+    { count: result.items.length, items: indexed(result.items) },
+    result.headers,
   );
 };
 

@@ -3,6 +3,7 @@ import { refresh } from '../lib/auth/sessions';
 import { corsOrigins } from '../lib/config';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { RefreshResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { refreshSchema } from '../lib/http/schemas';
 import type { JsonEvent } from '../lib/http/types';
@@ -12,7 +13,7 @@ import { config, db, tokens } from '../lib/runtime';
 /** POST /auth/refresh-token (spec 2.4). */
 const core = async (event: JsonEvent) => {
   const { refreshToken } = parseInput(refreshSchema, event.body);
-  return json(200, await refresh({ db, tokens }, refreshToken));
+  return json<RefreshResponse>(200, await refresh({ db, tokens }, refreshToken));
 };
 
 export const handler = middy(core)

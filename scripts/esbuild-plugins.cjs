@@ -12,6 +12,8 @@
  * Pages share code without copies (issue 15): the script and the style import modules under web/shared/
  * (esbuild bundles both `import` and CSS `@import`), and `<!-- include shared/<name>.html -->` in a page
  * is replaced by that file, so the header, navigation and sign-in form are written once.
+ *
+ * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
  */
 const { createHash } = require('node:crypto');
 const { existsSync, readFileSync } = require('node:fs');
@@ -117,4 +119,6 @@ const webBundle = {
   },
 };
 
-module.exports = [webBundle];
+const { apiDocs } = require('./esbuild-api-docs.cjs');
+
+module.exports = [webBundle, apiDocs];

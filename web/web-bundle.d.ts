@@ -6,3 +6,10 @@ declare module 'web-bundle:*' {
   export const html: string;
   export const contentSecurityPolicy: string;
 }
+
+/** The API reference page (scripts/esbuild-api-docs.cjs): HTML, its CSP, and the files it loads by name. */
+declare module 'api-docs:*' {
+  export const html: string;
+  export const contentSecurityPolicy: string;
+  export const assets: Record<string, { contentType: string; body: string }>;
+}

@@ -13,6 +13,7 @@
  * | API key usage    | APIKEY#<sha256>     | USAGE                       |                |                   |
  * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
  * | failed logins    | LOGIN#<email>       | FAILURES                    |                |                   |
+ * | health probe     | HEALTH              | HEALTH                      |                |                   |
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
@@ -21,6 +22,7 @@
  * tenant's keys. The usage item (rate-limit counters, `lastUsedAt`) is what the push hot path writes:
  * it is in no index, so those writes cost one unit each and never touch gsi1 (issue 10). The slots item
  * holds the active key ids of a tenant on a plan with a key maximum, and a version.
+ * The health probe item is never written: GET /health reads it to see that the table answers.
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -52,6 +54,7 @@ export const keys = {
   apiKeyUsageOf: (apiKeyItem: ItemKey) => ({ pk: apiKeyItem.pk, sk: 'USAGE' }),
   apiKeySlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'APIKEYSLOTS' }),
   loginFailures: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'FAILURES' }),
+  healthProbe: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };

@@ -7,9 +7,13 @@ import { AppError } from '../errors';
  */
 const baseHeaders = { 'Cache-Control': 'no-store' } as const;
 
-export const json = (
+/**
+ * A JSON response. Handlers name the body's type from lib/http/response-schemas.ts (`json<T>(…)`), the
+ * schemas the OpenAPI document publishes, so the compiler checks what they send against the document.
+ */
+export const json = <T = unknown>(
   statusCode: number,
-  body: unknown,
+  body: T,
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult => ({
   statusCode,

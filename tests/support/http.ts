@@ -6,6 +6,7 @@ import { createTenant } from '../../lib/db/tenants';
 import { createUser } from '../../lib/db/users';
 import type { Plan } from '../../lib/domain';
 import type { SeedFile } from '../../scripts/seed';
+import { assertContract } from './contract';
 
 /** What the end-to-end tests talk to: the running local stack and its demo data. */
 export const baseUrl = () => inject('baseUrl');
@@ -17,7 +18,10 @@ export interface HttpResult {
   body: any;
 }
 
-/** A curl-equivalent request: JSON in, JSON (or problem+json) out. */
+/**
+ * A curl-equivalent request: JSON in, JSON (or problem+json) out. Every response is checked against
+ * the OpenAPI document first (./contract.ts): a test whose response breaks the contract fails.
+ */
 export const request = async (
   method: string,
   path: string,
@@ -29,6 +33,7 @@ export const request = async (
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
+  assertContract({ method, path, status: response.status, headers: response.headers, text });
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 };
 

@@ -26,7 +26,7 @@ const bundles: Record<string, string> = {};
 beforeAll(async () => {
   const plugins = (await import(join(root, 'scripts/esbuild-plugins.cjs'))).default;
   const handlers = Object.fromEntries(
-    [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS].map((name) => [name, '']),
+    [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS].map((name) => [name, '']),
   );
   // One after the other: two concurrent packages of one checkout disturb each other.
   prod = await packageTemplate('prod');
@@ -64,6 +64,8 @@ const JWT_FUNCTIONS = [
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
 const PAGE_FUNCTIONS = ['apiKeysPage'];
+/** Issue 12: without authentication, and without the JWT key: health, the document, the reference page. */
+const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs'];
 
 /** The DynamoDB actions each function needs, and whether it queries the index (least privilege). */
 const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
@@ -85,6 +87,10 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
   pushAuthorizer: { actions: ['GetItem'], index: false },
   // Issue 12's key check reads the key, its usage item and the tenant.
   checkPushKey: { actions: ['GetItem'], index: false },
+  // Issue 12: one read of the health probe item; the document and the reference page are static.
+  health: { actions: ['GetItem'], index: false },
+  openApiDocument: { actions: [], index: false },
+  apiDocs: { actions: [], index: false },
 };
 
 const functionsOf = (template: CloudFormationTemplate) =>
@@ -362,7 +368,7 @@ describe('least privilege: one role per function', () => {
         'kms:EncryptionContext:PARAMETER_ARN': parameterArn('prod'),
       });
     }
-    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS]) {
+    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS]) {
       const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
       expect(actionsOf(statements, 'ssm:'), name).toEqual([]);
       expect(actionsOf(statements, 'kms:'), name).toEqual([]);
@@ -385,7 +391,7 @@ describe('the JWT key is an SSM SecureString read at run time', () => {
       expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).toContain('JwtError');
     }
-    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS]) {
+    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS]) {
       expect(bundles[name], name).not.toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).not.toContain('JwtError');
     }

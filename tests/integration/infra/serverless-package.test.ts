@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import tableDefinition from '../../../infra/table.json';
+import { committedDocument } from '../../support/openapi';
 import {
   type CloudFormationTemplate,
   resourcesOfType as ofType,
@@ -49,6 +50,33 @@ describe('serverless package (CloudFormation template)', () => {
       expect.arrayContaining(['api', 'auth', 'login', 'refresh-token', 'strategic-cycles', 'kpis']),
     );
     expect(resourcesOfType('AWS::ApiGateway::RestApi')).toHaveLength(1);
+  });
+
+  it('routes exactly the operations of openapi.json under /api, besides the pages (issue 12)', () => {
+    const resources = Object.fromEntries(resourcesOfType('AWS::ApiGateway::Resource'));
+    const pathOf = (id: { Ref?: string }): string => {
+      const resource = id.Ref ? resources[id.Ref] : undefined;
+      return resource ? `${pathOf(resource.Properties.ParentId)}/${resource.Properties.PathPart}` : '';
+    };
+    const routed = resourcesOfType('AWS::ApiGateway::Method')
+      .map(([, method]) => `${method.Properties.HttpMethod} ${pathOf(method.Properties.ResourceId)}`)
+      .filter((route) => !route.startsWith('OPTIONS '));
+    // Pages are HTML, not API operations: everything outside /api, and the API reference itself.
+    const pages = ['GET /api/docs', 'GET /api/docs/{asset}'];
+    const api = routed.filter((route) => route.split(' ')[1]?.startsWith('/api/') && !pages.includes(route));
+    const documented = Object.entries<Record<string, unknown>>(committedDocument().paths).flatMap(
+      ([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} /api${path}`),
+    );
+    expect(api.sort()).toEqual(documented.sort());
+    expect(routed).toEqual(expect.arrayContaining(pages));
+  });
+
+  it('packages every function on its own, so no artifact carries another function’s code (issue 12)', () => {
+    const artifacts = resourcesOfType('AWS::Lambda::Function').map(
+      ([, fn]) => fn.Properties.Code.S3Key as string,
+    );
+    expect(new Set(artifacts).size).toBe(artifacts.length);
+    expect(artifacts.some((key) => key.endsWith('/apiDocs.zip'))).toBe(true);
   });
 
   it('creates the table from infra/table.json: keys, GSI, TTL, on-demand', () => {

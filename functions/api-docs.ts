@@ -1,0 +1,49 @@
+import { assets, contentSecurityPolicy, html } from 'api-docs:swagger-ui';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../lib/errors';
+import { problemResponse } from '../lib/http/middleware';
+import { observe } from '../lib/http/observability';
+
+/**
+ * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json (issue 12), and
+ * GET /api/docs/{asset}: the files the page loads. Everything comes from this function (built by
+ * scripts/esbuild-api-docs.cjs), so the page contacts no other host, and no other function carries
+ * Swagger UI. Asset names contain a content hash: they can be cached for good.
+ */
+const securityHeaders = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const name = event.pathParameters?.asset;
+  if (name === undefined) {
+    return {
+      statusCode: 200,
+      headers: {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': contentSecurityPolicy,
+        'Cache-Control': 'public, max-age=300',
+        ...securityHeaders,
+      },
+      body: html,
+    };
+  }
+  const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
+  if (!asset) return problemResponse(new AppError('NOT_FOUND', `No file ${name.slice(0, 100)} here.`));
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': asset.contentType,
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      ...securityHeaders,
+    },
+    body: asset.body,
+  };
+};
+
+/** Observed like every HTTP function: `X-Request-Id` and an access line (issue 14). */
+export const handler = middy(core).use(observe());

@@ -1,0 +1,436 @@
+import * as z from 'zod/mini';
+import { version } from '../../package.json';
+import { type ErrorCode, errorCatalog, problemType } from '../errors';
+import { MAX_BODY_BYTES } from '../http/middleware';
+import {
+  parameterDescriptions,
+  problemExampleDetails,
+  requestSchemas,
+  responseSchemas,
+  schemaDescriptions,
+} from './components';
+import { type RouteSpec, routes } from './routes';
+
+/**
+ * The OpenAPI 3.1 document of the service, generated from the route list (./routes.ts) and the zod
+ * schemas the handlers use, so it cannot drift from them. `npm run openapi` writes it to openapi.json;
+ * GET /api/openapi.json serves that file; tests fail when the file is not what this function returns.
+ *
+ * OpenAPI 3.1 schemas are JSON Schema 2020-12 (OAS 3.1 §4.8.24), which is zod's `draft-2020-12` target.
+ */
+
+export const OPENAPI_VERSION = '3.1.1';
+
+type Json = Record<string, unknown>;
+
+const SCHEMA_REF = '#/components/schemas/';
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+
+/**
+ * Problem types that API Gateway may answer itself, before or instead of a function
+ * (infra/gateway-responses.json): the stage throttle on every route; on the push routes also the
+ * authorizer's refusal, the usage plan's quota and a failing authorizer. Such answers carry the request
+ * id in the body (`requestId`) but cannot send the X-Request-Id header, which every function's answer
+ * has (lib/http/observability.ts, issue 14).
+ */
+const gatewayCodes = (route: RouteSpec): readonly ErrorCode[] =>
+  route.auth === 'apiKey'
+    ? ['RATE_LIMIT_EXCEEDED', 'INVALID_API_KEY', 'QUOTA_EXCEEDED', 'SERVICE_UNAVAILABLE', 'INTERNAL']
+    : ['RATE_LIMIT_EXCEEDED'];
+
+/** The name of the response header and of the component for answers that may come from API Gateway. */
+const REQUEST_ID = 'X-Request-Id';
+const REQUEST_ID_UNLESS_GATEWAY = 'X-Request-Id.unless-gateway';
+
+/** zod adds what OpenAPI does not need inside components: a `$schema` per schema, `$id`s, ±2^53 bounds. */
+const clean = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(clean);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '$schema' || key === '$id') continue;
+    if ((key === 'minimum' || key === 'maximum') && Math.abs(inner as number) === Number.MAX_SAFE_INTEGER)
+      continue;
+    out[key] = clean(inner);
+  }
+  return out;
+};
+
+const describe = (name: string, schema: Json): Json => {
+  const texts = schemaDescriptions[name];
+  if (!texts) return schema;
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  for (const [key, text] of Object.entries(texts)) {
+    if (key === '$') continue;
+    if (!properties[key])
+      throw new Error(`schemaDescriptions.${name}.${key}: ${name} has no property ${key}`);
+    properties[key] = { ...properties[key], description: text };
+  }
+  return texts.$ ? { description: texts.$, ...schema } : schema;
+};
+
+const toComponents = (named: Record<string, z.core.$ZodType>, io: 'input' | 'output') => {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    // Requests are documented as clients send them (before defaults and transforms), responses as sent.
+    // `input` also leaves response objects open (no additionalProperties: false): clients must accept
+    // new members. The contract test checks that the service sends no undocumented one.
+    io,
+    unrepresentable: 'throw',
+    uri: (id) => `${SCHEMA_REF}${id}`,
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => [id, describe(id, clean(schema) as Json)]),
+  );
+};
+
+/** The component name of a schema, or the schema inline when it has none. */
+const schemaFor = (schema: z.core.$ZodType, io: 'input' | 'output'): Json => {
+  const named = io === 'input' ? requestSchemas : responseSchemas;
+  const name = Object.entries(named).find(([, candidate]) => candidate === schema)?.[0];
+  if (name) return { $ref: `${SCHEMA_REF}${name}` };
+  return clean(
+    z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }),
+  ) as Json;
+};
+
+const parameters = (where: 'path' | 'query', schema: z.core.$ZodObject | undefined): Json[] => {
+  if (!schema) return [];
+  const json = clean(
+    z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }),
+  ) as {
+    properties: Record<string, Json>;
+    required?: string[];
+  };
+  return Object.entries(json.properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    ...(parameterDescriptions[name] ? { description: parameterDescriptions[name] } : {}),
+    schema: property,
+  }));
+};
+
+/** What follows from the operation's shape; see the comment of ./routes.ts. */
+const errorsOf = (route: RouteSpec): ErrorCode[] => {
+  const codes: ErrorCode[] = [...route.errors];
+  if (route.auth === 'jwt') {
+    // lib/http/jwt-auth.ts; a header sent twice with different values is 400 (lib/http/responses.ts).
+    codes.push('MALFORMED_REQUEST', 'UNAUTHENTICATED', 'TENANT_MISMATCH');
+    if (route.roles) codes.push('FORBIDDEN');
+  }
+  if (route.auth === 'apiKey') {
+    // The push authorizer and lib/push/push-service.ts, in their order; then API Gateway's answers for
+    // the tenant's usage plan (infra/gateway-responses.json): throttle (429 rate-limit-exceeded) and
+    // monthly quota. A failing authorizer is 503/500, which every non-static operation declares.
+    codes.push(
+      'INVALID_API_KEY',
+      'API_KEY_REVOKED',
+      'API_KEY_EXPIRED',
+      'TENANT_INACTIVE',
+      'FEATURE_NOT_ENABLED',
+      'RATE_LIMIT_EXCEEDED',
+      'QUOTA_EXCEEDED',
+    );
+  }
+  if (route.query || route.body) codes.push('VALIDATION_FAILED');
+  if (route.body) codes.push('MALFORMED_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (!route.static) codes.push('INTERNAL', 'SERVICE_UNAVAILABLE');
+  // The stage-wide method throttle (serverless.yml resources.ApiGatewayStage) may refuse any request
+  // with API Gateway's THROTTLED answer (infra/gateway-responses.json): 429 rate-limit-exceeded.
+  codes.push('RATE_LIMIT_EXCEEDED');
+  // Catalog order, so equal sets read (and are shared) alike.
+  const catalogOrder = Object.keys(errorCatalog);
+  return [...new Set(codes)].sort((a, b) => catalogOrder.indexOf(a) - catalogOrder.indexOf(b));
+};
+
+/** Problem types whose answers always carry WWW-Authenticate (RFC 9110 §11.6.1, RFC 6750 §3). */
+const CHALLENGED: readonly ErrorCode[] = ['UNAUTHENTICATED', 'INVALID_API_KEY'];
+
+const headerRefs = (names: string[]) => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+const RATE_LIMIT_DESCRIPTIONS: Record<(typeof RATE_LIMIT_HEADERS)[number], string> = {
+  'RateLimit-Limit': 'Push requests this key may make per window (draft-ietf-httpapi-ratelimit-headers).',
+  'RateLimit-Remaining': 'Push requests left in the current window.',
+  'RateLimit-Reset': 'Seconds until the window resets.',
+};
+
+/**
+ * On a push 429 the RateLimit-* fields are there when the service refused the request, not when API
+ * Gateway did (usage plan throttle or quota): declared, not required.
+ */
+const rateLimitIfCounted = Object.fromEntries(
+  RATE_LIMIT_HEADERS.map((name) => [
+    name,
+    {
+      description: `${RATE_LIMIT_DESCRIPTIONS[name]} Sent when the service refused the request, not when API Gateway did (usage plan).`,
+      schema: { type: 'integer', minimum: 0 },
+    },
+  ]),
+);
+
+const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): Json => {
+  const headers: string[] = [];
+  if (status === 401 && codes.every((code) => CHALLENGED.includes(code))) headers.push('WWW-Authenticate');
+  if (status === 429 || status === 503) headers.push('Retry-After');
+  const gateway = codes.some((code) => gatewayCodes(route).includes(code));
+  const lines = codes.map((code) => `- \`${errorCatalog[code].slug}\`: ${errorCatalog[code].title}`);
+  return {
+    description: `Problem types:\n${lines.join('\n')}`,
+    headers: {
+      [REQUEST_ID]: ref('headers', gateway ? REQUEST_ID_UNLESS_GATEWAY : REQUEST_ID),
+      ...headerRefs(headers),
+      ...(status === 429 && route.rateLimited ? rateLimitIfCounted : {}),
+    },
+    content: {
+      'application/problem+json': {
+        schema: {
+          allOf: [
+            { $ref: `${SCHEMA_REF}Problem` },
+            {
+              type: 'object',
+              properties: {
+                type: { enum: codes.map(problemType) },
+                status: { const: status },
+              },
+            },
+          ],
+        },
+        examples: Object.fromEntries(
+          codes.map((code) => [errorCatalog[code].slug, ref('examples', errorCatalog[code].slug)]),
+        ),
+      },
+    },
+  };
+};
+
+const operation = (route: RouteSpec): Json => {
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const headers = [REQUEST_ID, ...(route.rateLimited ? RATE_LIMIT_HEADERS : [])];
+    responses[status] = {
+      description: response.description,
+      headers: headerRefs(headers),
+      ...(response.schema
+        ? {
+            content: {
+              'application/json': {
+                schema: schemaFor(response.schema, 'output'),
+                ...(response.example === undefined ? {} : { example: response.example }),
+              },
+            },
+          }
+        : {}),
+    };
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorsOf(route)) {
+    const { status } = errorCatalog[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const status of [...byStatus.keys()].sort()) {
+    responses[String(status)] = problemResponse(route, status, byStatus.get(status) ?? []);
+  }
+  const params = [
+    ...parameters('path', route.pathParams),
+    ...parameters('query', route.query),
+    ...(route.auth === 'jwt' ? [ref('parameters', 'X-Tenant-ID')] : []),
+  ];
+  const roles = route.roles ? `\n\nRequires the role ${route.roles.join(' or ')}.` : '';
+  return {
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary,
+    description: route.description + roles,
+    security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: schemaFor(route.body.schema, 'input'),
+                examples: route.body.examples,
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+};
+
+/** One example per problem type, shared by every response that may carry it. */
+const problemExamples = () =>
+  Object.fromEntries(
+    (Object.keys(errorCatalog) as ErrorCode[]).map((code) => {
+      const { title, slug, status } = errorCatalog[code];
+      const example = problemExampleDetails[code];
+      return [
+        slug,
+        {
+          summary: title,
+          value: {
+            type: problemType(code),
+            title,
+            status,
+            detail: example?.detail ?? title,
+            ...example?.extensions,
+            requestId: 'c0ffee00-1234-4abc-8def-0123456789ab',
+          },
+        },
+      ];
+    }),
+  );
+
+const integerHeader = (description: string, required = true) => ({
+  description,
+  required,
+  schema: { type: 'integer', minimum: 0 },
+});
+
+const DESCRIPTION = `Multi-tenant strategy and KPI service. Users log in with e-mail and password and get a JWT;
+external systems (CI/CD pipelines, cron jobs, applications) push KPI measurements with tenant API keys.
+
+**Authentication.** Push operations take an API key in the \`x-api-key\` header (scheme \`apiKey\`); the
+other operations a Bearer access token from \`POST /auth/login\` (scheme \`bearerAuth\`), optionally with
+\`X-Tenant-ID\`, which must then equal the token's tenant.
+
+**Errors** are RFC 9457 problem details (\`application/problem+json\`). Every error response lists the
+problem types it may carry; switch on \`type\`, not on \`title\` or \`detail\`. 5xx answers never carry internals.
+Request bodies are JSON (\`Content-Type: application/json\`), at most ${MAX_BODY_BYTES} bytes; unknown fields are rejected.
+
+**Rate limits.** Every push response of the service after authentication carries \`RateLimit-Limit\`,
+\`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds); a 429 carries \`Retry-After\` (seconds). Free 60,
+Business 300, Enterprise 3000 push requests per key per minute; a batch counts as one. API Gateway may
+answer 429 itself, with \`Retry-After\` but without \`RateLimit-*\`: \`rate-limit-exceeded\` for its throttles
+(the tenant's usage plan, or the whole API), \`quota-exceeded\` when the plan's monthly quota is used up.
+
+**Retries.** Pushes are idempotent per KPI and period: retry 429 after \`Retry-After\`, and 502/503/504 or a
+network error with exponential backoff. Another 4xx will not succeed when repeated. The \`kpi-push\` CLI in the
+repository does all of this.`;
+
+/**
+ * Problem responses that several operations share identically move to `components.responses` (OAS 3.1
+ * §4.8.7) and are referenced: the document stays small (the function serving it has a size budget)
+ * and each shared answer is described once. Named by status and problem types.
+ */
+const hoistSharedProblems = (paths: Record<string, Record<string, Json>>) => {
+  const uses = new Map<string, number>();
+  const each = (visit: (responses: Record<string, Json>, status: string, text: string) => void) => {
+    for (const item of Object.values(paths)) {
+      for (const op of Object.values(item)) {
+        const responses = op.responses as Record<string, Json>;
+        for (const [status, response] of Object.entries(responses)) {
+          if ((response.content as Json | undefined)?.['application/problem+json']) {
+            visit(responses, status, JSON.stringify(response));
+          }
+        }
+      }
+    }
+  };
+  each((_, __, text) => uses.set(text, (uses.get(text) ?? 0) + 1));
+  const shared: Record<string, Json> = {};
+  each((responses, status, text) => {
+    if ((uses.get(text) ?? 0) < 2) return;
+    const response = JSON.parse(text) as Json;
+    const types = (((response.content as Json)['application/problem+json'] as Json).examples ?? {}) as Json;
+    const requestIdRef = (response.headers as Record<string, Json>)[REQUEST_ID]?.$ref;
+    const mayBeGateway = String(requestIdRef ?? '').endsWith(REQUEST_ID_UNLESS_GATEWAY);
+    const name = `${status}.${Object.keys(types).join('.')}${mayBeGateway ? '.or-gateway' : ''}`;
+    shared[name] = response;
+    responses[status] = ref('responses', name);
+  });
+  return Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b)));
+};
+
+/** The whole document. Deterministic: the same code always gives the same JSON. */
+export const buildOpenApiDocument = () => {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    paths[route.path] = { ...paths[route.path], [route.method]: operation(route) };
+  }
+  const sharedResponses = hoistSharedProblems(paths);
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: 'Strategy service API',
+      version,
+      summary: 'Strategy and KPI management: JWT login for users, API-key push of KPI measurements.',
+      description: DESCRIPTION,
+    },
+    servers: [
+      { url: '/api', description: 'The host serving this document' },
+      { url: 'http://localhost:3000/api', description: 'Local stack (`npm start`)' },
+    ],
+    tags: [
+      { name: 'Push', description: 'Send KPI measurements with an API key (spec 1, 2.5, 5.2).' },
+      { name: 'Authentication', description: 'Log in and refresh access tokens (spec 2.1–2.4, 5.1).' },
+      { name: 'KPIs', description: 'The KPIs to push to, and what was pushed.' },
+      { name: 'Strategy', description: 'Strategic cycles (spec 4).' },
+      { name: 'API keys', description: 'Create, list and revoke push keys (spec 2.7, 3, 8).' },
+      { name: 'Service', description: 'Health and this document.' },
+    ],
+    paths,
+    components: {
+      schemas: { ...toComponents(requestSchemas, 'input'), ...toComponents(responseSchemas, 'input') },
+      responses: sharedResponses,
+      examples: problemExamples(),
+      parameters: {
+        'X-Tenant-ID': {
+          name: 'X-Tenant-ID',
+          in: 'header',
+          required: false,
+          description:
+            'Optional (spec 5.1); when sent it must equal the token’s `tenant_id`, else 403 `tenant-mismatch`.',
+          schema: { type: 'string' },
+        },
+      },
+      headers: {
+        [REQUEST_ID]: {
+          description:
+            'Identifies the request: the same id as `requestId` in problem bodies and in the logs. Quote it when asking for support.',
+          required: true,
+          schema: { type: 'string' },
+        },
+        [REQUEST_ID_UNLESS_GATEWAY]: {
+          description:
+            'Identifies the request (as `requestId` in the body). Absent when API Gateway answered itself (throttle, quota, the push authorizer); on AWS its `x-amzn-RequestId` header carries the same id.',
+          required: false,
+          schema: { type: 'string' },
+        },
+        ...Object.fromEntries(
+          RATE_LIMIT_HEADERS.map((name) => [name, integerHeader(RATE_LIMIT_DESCRIPTIONS[name])]),
+        ),
+        'Retry-After': integerHeader('Seconds to wait before retrying (RFC 9110 §10.2.3).'),
+        'WWW-Authenticate': {
+          description:
+            'The authentication scheme to use and why the credentials failed (RFC 9110 §11.6.1, RFC 6750 §3).',
+          required: true,
+          schema: { type: 'string' },
+        },
+      },
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description:
+            'A tenant API key (`skm_…`), created at `/platform/api-keys` or with `POST /api-keys`. Missing or unknown: 401; revoked, expired, inactive tenant or plan without `kpi_push_measurement`: 403.',
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'The `token` of `POST /auth/login` or `POST /auth/refresh-token`; valid for 24 hours.',
+        },
+      },
+    },
+  };
+};
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

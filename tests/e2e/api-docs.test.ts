@@ -1,0 +1,96 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshotPath } from '../support/browser';
+import { baseUrl, request } from '../support/http';
+import { committedDocument } from '../support/openapi';
+
+/** Issue 12: the document, the reference page rendered from it, and the health check, over HTTP. */
+
+describe('GET /api/openapi.json', () => {
+  it('serves the committed openapi.json without authentication', async () => {
+    const response = await request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.body).toEqual(committedDocument());
+  });
+});
+
+describe('GET /api/health', () => {
+  it('answers 200 {"status":"ok"} without authentication, and nothing else', async () => {
+    const response = await request('GET', '/health');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok' });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('GET /api/docs (headless Chromium)', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('renders the reference from the document, lists the push endpoints, and contacts no other host', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      const requested: string[] = [];
+      const problems: string[] = [];
+      page.on('request', (req) => requested.push(req.url()));
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('console', (message) => {
+        // CSP violations and failed loads are reported as console errors.
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      const docsUrl = `${baseUrl()}/docs`;
+      const response = await page.goto(docsUrl);
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+
+      const operation = (path: string) =>
+        page.locator('.opblock', { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+      const batch = operation('/integrations/push/measurements/batch');
+      await batch.waitFor();
+      await expect(operation('/integrations/push/measurement').count()).resolves.toBe(1);
+      await expect(page.locator('.opblock-tag[data-tag="Push"]').count()).resolves.toBe(1);
+      // The operation opens with its documented answers, rendered from the document.
+      await batch.locator('.opblock-summary').click();
+      await page.locator('.responses-table').first().waitFor();
+      await expect(batch.locator('.response-col_status', { hasText: '429' }).count()).resolves.toBe(1);
+      await expect(page.locator('.info .title').innerText()).resolves.toContain('Strategy service API');
+      await page.screenshot({ path: screenshotPath('api-docs'), fullPage: false });
+
+      const origin = new URL(docsUrl).origin;
+      expect(requested.length).toBeGreaterThanOrEqual(4); // page, 2 scripts, stylesheet, openapi.json
+      expect(requested.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual(
+        [],
+      );
+      expect(requested).toContain(`${baseUrl()}/openapi.json`);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('serves its assets under content-hashed names, cached for good; an unknown one is a 404 problem', async () => {
+    const html = await (await fetch(`${baseUrl()}/docs`)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(docs\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets).toHaveLength(3);
+    for (const asset of assets) {
+      expect(asset).toMatch(/^docs\/[a-z-]+\.[0-9a-f]{12}\.(js|css)$/);
+      const response = await fetch(`${baseUrl()}/${asset}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(response.headers.get('content-type')).toMatch(
+        asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/,
+      );
+    }
+    const missing = await fetch(`${baseUrl()}/docs/nothing.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+});

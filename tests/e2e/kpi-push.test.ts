@@ -1,0 +1,294 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApiKey } from '../../lib/db/api-keys';
+import { createDatabase } from '../../lib/db/client';
+import { createKpi, type Kpi } from '../../lib/db/kpis';
+import { type Decision, type ProxiedRequest, startFaultProxy } from '../support/fault-proxy';
+import { baseUrl, createStackTenant, loginAs, request } from '../support/http';
+
+/**
+ * `kpi-push` (issue 12) end to end: the real CLI (bin/kpi-push.cjs, as `npx kpi-push` runs it) against
+ * the local stack, through a fault proxy that injects 429, 503 and dropped connections. The tests push
+ * to a tenant of their own (the seeded tenants' KPIs are other tests' fixtures), and each test uses
+ * periods of its own year, so created/updated counts do not depend on other tests.
+ */
+const root = resolve(__dirname, '..', '..');
+const BIN = join(root, 'bin', 'kpi-push.cjs');
+const dir = mkdtempSync(join(tmpdir(), 'kpi-push-e2e-'));
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const runCli = (
+  command: string[],
+  { env = {}, input = '' }: { env?: Record<string, string>; input?: string } = {},
+) =>
+  new Promise<CliResult>((done) => {
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('KPI_PUSH_')),
+    );
+    const [file, ...args] = command;
+    const child = spawn(file!, args, {
+      cwd: root,
+      env: { ...inherited, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+const kpiPush = (args: string[], options?: { env?: Record<string, string>; input?: string }) =>
+  runCli([process.execPath, BIN, ...args], options);
+
+/** A business-plan tenant with push, three KPIs, an ADMIN and an active key, made for these tests. */
+let tenant: { email: string; password: string; kpis: Kpi[]; key: string };
+beforeAll(async () => {
+  const db = createDatabase({
+    tableName: 'strategy-service-local',
+    region: 'eu-central-1',
+    endpoint: inject('stackDynamodbEndpoint'),
+  });
+  const { tenant: created, email, password } = await createStackTenant('business');
+  const kpis = [
+    await createKpi(db, created.id, { type: 'BSC_KPI', name: 'Revenue' }),
+    await createKpi(db, created.id, { type: 'OKR_KEY_RESULT', name: 'Deploys' }),
+    await createKpi(db, created.id, { type: 'SWOT_KPI', name: 'Churn' }),
+  ];
+  const { key } = await createApiKey(db, { tenantId: created.id, name: 'kpi-push e2e' });
+  tenant = { email, password, kpis, key };
+});
+const activeKey = () => tenant.key;
+
+/** `count` rows over the tenant's KPIs, one day each of `year` (distinct KPI and period). */
+const rowsFor = (year: number, count: number) =>
+  Array.from({ length: count }, (_, i) => {
+    const kpi = tenant.kpis[i % tenant.kpis.length]!;
+    const day = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
+    return { kpiId: kpi.id, kpiType: kpi.type, actual: i, periodStart: day, periodEnd: day };
+  });
+const toCsv = (rows: Record<string, unknown>[]) =>
+  [
+    'kpiId,kpiType,actual,periodStart,periodEnd',
+    ...rows.map((r) => [r.kpiId, r.kpiType, r.actual, r.periodStart, r.periodEnd].join(',')),
+  ].join('\n');
+const writeInput = (name: string, text: string) => {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+/** Stored measurements of one KPI in one year, as the tenant's users list them. */
+const storedIn = async (kpiId: string, year: number) => {
+  const { token } = await loginAs(tenant.email, tenant.password);
+  const listed = await request('GET', `/kpis/${kpiId}/measurements?limit=1000`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return (listed.body.items as { periodStart: string }[]).filter((m) => m.periodStart.startsWith(`${year}-`));
+};
+
+const posts = (requests: ProxiedRequest[]) => requests.filter((r) => r.method === 'POST');
+const unavailable: Decision = {
+  status: 503,
+  headers: { 'Content-Type': 'application/problem+json' },
+  body: JSON.stringify({
+    type: 'https://strategy-service.example.com/problems/service-unavailable',
+    status: 503,
+  }),
+};
+
+let proxies: Awaited<ReturnType<typeof startFaultProxy>>[] = [];
+const proxy = async (plan: (request: ProxiedRequest) => Decision = () => 'forward') => {
+  const started = await startFaultProxy(new URL(baseUrl()).origin, plan);
+  proxies.push(started);
+  return { ...started, env: { KPI_PUSH_URL: `${started.origin}/api`, KPI_PUSH_API_KEY: activeKey() } };
+};
+afterEach(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  proxies = [];
+});
+
+describe('kpi-push', () => {
+  it('runs as `npx kpi-push` from the checkout; --help explains reruns and exit codes', async () => {
+    const help = await runCli(['npx', '--no-install', 'kpi-push', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: kpi-push');
+    expect(help.stdout).toContain('Reruns are safe');
+    for (const code of ['0', '2', '3', '4', '5'])
+      expect(help.stdout).toMatch(new RegExp(`^ {2}${code} {2}`, 'm'));
+  });
+
+  it('pushes a CSV in batches of 50 through a 429, a 503 and a dropped connection; a rerun updates', async () => {
+    const year = 2031;
+    const rows = rowsFor(year, 120);
+    const file = writeInput('month.csv', toCsv(rows));
+    const faults: Record<number, Decision> = {
+      1: 'drop', // batch 1, first try: network error
+      3: {
+        status: 429,
+        headers: { 'Retry-After': '1', 'Content-Type': 'application/problem+json' },
+        body: '{}',
+      },
+      5: unavailable, // batch 3, first try
+    };
+    const wire = await proxy((r) => faults[r.n] ?? 'forward');
+    const result = await kpiPush([file], { env: wire.env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      'kpi-push: 120 rows: 120 created, 0 updated, 0 rejected, 0 not sent; 3 retries.\n',
+    );
+    const sent = posts(wire.requests);
+    expect(sent).toHaveLength(6);
+    expect(sent.map((r) => JSON.parse(r.body).measurements.length)).toEqual([50, 50, 50, 50, 20, 20]);
+    // A retry sends the same batch again (idempotent per KPI and period).
+    expect(sent[1]!.body).toBe(sent[0]!.body);
+    expect(sent[3]!.body).toBe(sent[2]!.body);
+    expect(sent[5]!.body).toBe(sent[4]!.body);
+    const kpi = tenant.kpis[0]!;
+    expect(await storedIn(kpi.id, year)).toHaveLength(rows.filter((r) => r.kpiId === kpi.id).length);
+
+    const again = await kpiPush([file], { env: (await proxy()).env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      'kpi-push: 120 rows: 0 created, 120 updated, 0 rejected, 0 not sent; 0 retries.\n',
+    );
+  });
+
+  it('--json reads NDJSON from stdin and reports in JSON; the key is never printed, not even with --verbose', async () => {
+    const rows = rowsFor(2032, 3);
+    const wire = await proxy();
+    const result = await kpiPush(['--json', '--verbose', '-'], {
+      env: wire.env,
+      input: rows.map((row) => JSON.stringify(row)).join('\n'),
+    });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({
+      outcome: 'stored',
+      exitCode: 0,
+      rows: 3,
+      created: 3,
+      updated: 0,
+      retries: 0,
+    });
+    expect(report.batches).toEqual([
+      { firstLine: 1, lastLine: 3, rows: 3, outcome: 'stored', status: 200, attempts: 1 },
+    ]);
+    expect(result.stderr).toMatch(
+      /POST http:\/\/127\.0\.0\.1:\d+\/api\/integrations\/push\/measurements\/batch \(3 rows\), attempt 1: 200/,
+    );
+    expect(`${result.stdout}${result.stderr}`).not.toContain(activeKey());
+    expect(`${result.stdout}${result.stderr}`).not.toContain(activeKey().slice(8));
+  });
+
+  it('a file with bad rows: every problem by line, nothing sent, exit 3', async () => {
+    const [good, other] = rowsFor(2033, 2);
+    const file = writeInput(
+      'bad.json',
+      `[\n${[
+        JSON.stringify(good),
+        JSON.stringify({ ...other, actual: 'n/a' }),
+        JSON.stringify({ kpiId: 'KPI-7', kpiType: 'BSC_KPI', actual: 1, colour: 'red' }),
+        JSON.stringify({ ...other, periodStart: '2033-02-30' }),
+      ].join(',\n')}\n]\n`,
+    );
+    const wire = await proxy();
+    const result = await kpiPush([file], { env: wire.env });
+    expect(result.code).toBe(3);
+    expect(result.stderr.split('\n')).toEqual([
+      `${file}:3: actual: must be a finite number`,
+      `${file}:4: kpiId: must be the UUID of a KPI`,
+      `${file}:4: colour: Unknown field`,
+      `${file}:5: periodStart: must be a calendar date YYYY-MM-DD, e.g. 2026-02-28`,
+      `kpi-push: 4 problem(s) on 3 line(s) of ${file}; nothing was sent.`,
+      '',
+    ]);
+    expect(result.stdout).toBe('');
+    expect(wire.requests).toEqual([]);
+  });
+
+  it('gives up after --max-tries when the service stays unavailable: exit 5, later batches not sent', async () => {
+    const year = 2034;
+    const file = writeInput('down.csv', toCsv(rowsFor(year, 60)));
+    const wire = await proxy((r) => (r.method === 'POST' ? unavailable : 'forward'));
+    const result = await kpiPush(['--max-tries', '2', file], { env: wire.env });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(
+      /gave up on the rows on lines 2-51: 503 after 2 tries\. Running the same command again later is safe\./,
+    );
+    expect(result.stdout).toBe(
+      'kpi-push: 60 rows: 0 created, 0 updated, 0 rejected, 60 not sent; 1 retry.\n',
+    );
+    expect(posts(wire.requests)).toHaveLength(2);
+    expect(await storedIn(tenant.kpis[0]!.id, year)).toEqual([]);
+  });
+
+  it('never retries a 404: the batch with an unknown KPI is rejected (its line named), the others are stored', async () => {
+    const year = 2035;
+    const rows = rowsFor(year, 4);
+    rows[2] = { ...rows[2]!, kpiId: randomUUID() };
+    const file = writeInput('unknown-kpi.csv', toCsv(rows));
+    const wire = await proxy();
+    const result = await kpiPush(['--batch-size', '2', file], { env: wire.env });
+    expect(result.code).toBe(4);
+    expect(posts(wire.requests)).toHaveLength(2);
+    expect(result.stderr).toContain('kpi-push: the rows on lines 4-5 were not stored: 404 not-found');
+    expect(result.stderr).toContain(`${file}:4: kpiId: not a KPI of this organization with this kpiType`);
+    expect(result.stdout).toBe(
+      'kpi-push: 4 rows: 2 created, 0 updated, 2 rejected, 0 not sent; 0 retries.\n',
+    );
+  });
+
+  it('a bad key is rejected once (401, no retry, no further batches) and never shown', async () => {
+    const file = writeInput('bad-key.csv', toCsv(rowsFor(2036, 4)));
+    const wire = await proxy();
+    const badKey = `${activeKey().slice(0, -1)}${activeKey().endsWith('A') ? 'B' : 'A'}`;
+    const result = await kpiPush(['--batch-size', '2', '--verbose', file], {
+      env: { ...wire.env, KPI_PUSH_API_KEY: badKey },
+    });
+    expect(result.code).toBe(4);
+    expect(posts(wire.requests)).toHaveLength(1);
+    expect(result.stderr).toContain('were not stored: 401 invalid-api-key');
+    expect(result.stdout).toBe(
+      'kpi-push: 4 rows: 0 created, 0 updated, 2 rejected, 2 not sent; 0 retries.\n',
+    );
+    expect(`${result.stdout}${result.stderr}`).not.toContain(badKey.slice(8));
+  });
+
+  it('shows progress on a terminal (rows sent of total)', async () => {
+    const file = writeInput('tty.csv', toCsv(rowsFor(2037, 60)));
+    const wire = await proxy();
+    const command = [process.execPath, BIN, file].map((part) => `'${part}'`).join(' ');
+    // util-linux `script` runs the CLI on a pseudo-terminal, as in an interactive shell.
+    const result = await runCli(['script', '-q', '-e', '-c', command, '/dev/null'], { env: wire.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('kpi-push: 0 of 60 rows sent');
+    expect(result.stdout).toContain('kpi-push: 50 of 60 rows sent');
+    expect(result.stdout).toContain('kpi-push: 60 rows: 60 created');
+  });
+
+  it('--dry-run is refused, with nothing sent, while the service does not offer it', async () => {
+    const file = writeInput('dry.csv', toCsv(rowsFor(2038, 2)));
+    const wire = await proxy();
+    const result = await kpiPush(['--dry-run', file], { env: wire.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'kpi-push: this service does not offer dry run yet (its openapi.json has no dryRun parameter); nothing was sent.\n',
+    );
+    expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/openapi.json']);
+  });
+});
