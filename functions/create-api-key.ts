@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import { createdApiKeyView } from '../lib/api-keys/views';
 import { corsOrigins } from '../lib/config';
 import { createApiKey } from '../lib/db/api-keys';
 import { jwtAuth } from '../lib/http/jwt-auth';
@@ -17,11 +18,15 @@ const core = async (event: JsonEvent, context: UserContext) => {
   const created = await createApiKey(db, {
     ...input,
     tenantId: context.user.tenantId,
-    createdBy: context.user.userId,
+    createdBy: { type: 'user', userId: context.user.userId, email: context.user.email },
   });
-  const { id, name, prefix, key, createdAt, expiresAt } = created;
-  audit('api-key.created', { keyId: id, keyPrefix: prefix, expiresAt });
-  return json(201, { id, name, prefix, key, status: 'active', createdAt, expiresAt });
+  audit('api-key.created', {
+    keyId: created.id,
+    keyPrefix: created.prefix,
+    expiresAt: created.expiresAt,
+    scopedKpis: created.kpiIds?.length ?? null,
+  });
+  return json(201, createdApiKeyView(created));
 };
 
 export const handler = middy(core)
