@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KpiType } from '../domain';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
 import { keys } from './keys';
+import { tenantExists, tenantMissing } from './tenants';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 
 export interface Kpi {
@@ -23,6 +24,10 @@ export const toKpi = (item: Record<string, unknown>): Kpi => ({
   createdAt: item.createdAt as string,
 });
 
+/**
+ * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction
+ * (issue 13: the operator CLI accepted KPIs of tenants that do not exist).
+ */
 export const createKpi = async (
   { client, tableName }: Database,
   tenantId: string,
@@ -30,13 +35,30 @@ export const createKpi = async (
 ): Promise<Kpi> => {
   const kpi: Kpi = { id: uuidv7(), tenantId, ...input, createdAt: new Date().toISOString() };
   const { type, ...rest } = kpi;
-  await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.kpi(kpi.id), ...keys.kpiIndex(tenantId, kpi.id), type: 'KPI', kpiType: type, ...rest },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  try {
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.kpi(kpi.id),
+                ...keys.kpiIndex(tenantId, kpi.id),
+                type: 'KPI',
+                kpiType: type,
+                ...rest,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          tenantExists(tableName, tenantId),
+        ],
+      }),
+    );
+  } catch (error) {
+    throw tenantMissing(error, tenantId);
+  }
   return kpi;
 };
 

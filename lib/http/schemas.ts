@@ -40,7 +40,7 @@ const futureInstant = z.pipe(
  * Issue 13: a key's KPI scope, 1 to 100 KPI ids, each once. Whether each is a KPI of the tenant is
  * checked by the repository, in the create's first round trip (400 naming each index that is not).
  */
-const kpiScope = z.array(z.uuid({ message: 'must be the UUID of a KPI' })).check(
+export const kpiScopeSchema = z.array(z.uuid({ message: 'must be the UUID of a KPI' })).check(
   z.minLength(1, 'kpiIds must name at least one KPI; omit it (or send null) for every KPI'),
   z.maxLength(MAX_SCOPE_KPIS, `kpiIds may name at most ${MAX_SCOPE_KPIS} KPIs`),
   z.superRefine((ids, context) => {
@@ -63,7 +63,7 @@ export const createApiKeySchema = z.strictObject({
     z.refine((value) => !/\p{Cs}/u.test(value), 'name must be valid Unicode text'),
   ),
   expiresAt: z.nullish(futureInstant),
-  kpiIds: z.nullish(kpiScope),
+  kpiIds: z.nullish(kpiScopeSchema),
 });
 
 /**
