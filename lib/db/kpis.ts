@@ -3,8 +3,8 @@ import type { KpiType } from '../domain';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
 import { keys } from './keys';
-import { tenantExists, tenantMissing } from './tenants';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
+import { tenantExists, tenantMissing } from './tenants';
 
 export interface Kpi {
   id: string;

@@ -3,8 +3,8 @@ import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
 import { keys } from './keys';
-import { tenantExists, tenantMissing } from './tenants';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
+import { tenantExists, tenantMissing } from './tenants';
 
 export interface StrategicCycle {
   id: string;
