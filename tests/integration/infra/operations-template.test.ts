@@ -60,6 +60,7 @@ const JWT_FUNCTIONS = [
   'createApiKey',
   'listApiKeys',
   'revokeApiKey',
+  'rollApiKey',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
@@ -75,6 +76,8 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
   createApiKey: { actions: ['BatchGetItem', 'PutItem', 'Query'], index: true },
   listApiKeys: { actions: ['BatchGetItem', 'Query'], index: true },
   revokeApiKey: { actions: ['Query', 'UpdateItem'], index: true },
+  // Issue 13: the old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction.
+  rollApiKey: { actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], index: true },
   pushMeasurement: { actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'], index: false },
   pushMeasurementsBatch: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'],
