@@ -26,7 +26,7 @@ import { createTenant, getTenant, listTenants, type Tenant, updateTenant } from 
 import { createUser, listUsers, normalizeEmail, type User, updateUser } from '../lib/db/users';
 import { FEATURES, KPI_TYPES, PLANS, ROLL_GRACE_HOURS } from '../lib/domain';
 import { AppError } from '../lib/errors';
-import { kpiScopeSchema } from '../lib/http/schemas';
+import { kpiScopeSchema } from '../lib/http/api-key-schemas';
 import { parseInput } from '../lib/http/validation';
 import { type UsagePlans, usagePlansFromEnv } from './usage-plans';
 
