@@ -413,7 +413,7 @@ describe('CORS', () => {
       .map(([, m]) => resourcesById[m.Properties.ResourceId.Ref]!.Properties.PathPart)
       .sort();
     expect(paths).toEqual(
-      ['api-keys', 'kpis', 'login', 'measurements', 'refresh-token', 'strategic-cycles', '{id}'].sort(),
+      ['api-keys', 'kpis', 'login', 'measurements', 'refresh-token', 'roll', 'strategic-cycles', '{id}'].sort(),
     );
     for (const [, method] of methods) {
       const [response] = method.Properties.Integration.IntegrationResponses;
