@@ -8,7 +8,7 @@ import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/h
 /**
  * The API key management page (/platform/api-keys) in headless Chromium against the real local stack.
  * One screenshot per state goes to tests/e2e/screenshots/; UPDATE_DOCS_SCREENSHOT=1 also refreshes
- * docs/api-keys-page.png (the README's picture).
+ * docs/api-keys-page.png (the README's picture) from the state after a roll.
  */
 
 const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/api-keys');
@@ -203,10 +203,6 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
       )
       .toBe(1);
     await shot(page, '05-last-used-after-push');
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
-      mkdirSync(dirname(DOCS_SCREENSHOT), { recursive: true });
-      copyFileSync(screenshotPath('05-last-used-after-push'), DOCS_SCREENSHOT);
-    }
 
     // Revoke with the keyboard: the confirmation names the key and starts on Cancel.
     await page.getByRole('button', { name: `Revoke ${name}` }).focus();
