@@ -1,12 +1,12 @@
 import middy from '@middy/core';
+import { createdApiKeyView } from '../lib/api-keys/views';
 import { corsOrigins } from '../lib/config';
 import { createApiKey } from '../lib/db/api-keys';
+import { createApiKeySchema } from '../lib/http/api-key-schemas';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
-import type { CreatedApiKeyResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
-import { createApiKeySchema } from '../lib/http/schemas';
 import type { JsonEvent, UserContext } from '../lib/http/types';
 import { parseInput } from '../lib/http/validation';
 import { audit } from '../lib/logger';
@@ -18,11 +18,15 @@ const core = async (event: JsonEvent, context: UserContext) => {
   const created = await createApiKey(db, {
     ...input,
     tenantId: context.user.tenantId,
-    createdBy: context.user.userId,
+    createdBy: { type: 'user', userId: context.user.userId, email: context.user.email },
   });
-  const { id, name, prefix, key, createdAt, expiresAt } = created;
-  audit('api-key.created', { keyId: id, keyPrefix: prefix, expiresAt });
-  return json<CreatedApiKeyResponse>(201, { id, name, prefix, key, status: 'active', createdAt, expiresAt });
+  audit('api-key.created', {
+    keyId: created.id,
+    keyPrefix: created.prefix,
+    expiresAt: created.expiresAt,
+    scopedKpis: created.kpiIds?.length ?? null,
+  });
+  return json(201, createdApiKeyView(created));
 };
 
 export const handler = middy(core)

@@ -12,11 +12,14 @@ import { parsePageQuery } from '../lib/http/schemas';
 import type { UserContext } from '../lib/http/types';
 import { config, db, tokens } from '../lib/runtime';
 
-/** GET /api-keys: every role of the tenant may see the list (the key page shows it to non-admins). */
+/**
+ * GET /api-keys: every role of the tenant may see the list (the key page shows it to non-admins), with
+ * the tenant's plan (name, key maximum, features) so a client can say "2 of 3 keys used" (issue 13).
+ */
 const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
-  const page = await listApiKeys(db, context.user.tenantId, parsePageQuery(event));
+  const list = await listApiKeys(db, context.user.tenantId, parsePageQuery(event));
   const now = Date.now();
-  return json<ApiKeyPage>(200, { ...page, items: page.items.map((key) => apiKeyView(key, now)) });
+  return json<ApiKeyPage>(200, { ...list, items: list.items.map((key) => apiKeyView(key, now)) });
 };
 
 export const handler = middy(core)

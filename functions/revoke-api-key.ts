@@ -10,10 +10,10 @@ import type { UserContext } from '../lib/http/types';
 import { audit } from '../lib/logger';
 import { config, db, tokens } from '../lib/runtime';
 
-/** DELETE /api-keys/{id} (ADMIN): revokes at once; idempotent; another tenant's key is 404. */
+/** DELETE /api-keys/{id} (ADMIN): revokes at once, recording who (issue 13); idempotent; another tenant's key is 404. */
 const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
   const keyId = event.pathParameters?.id ?? '';
-  await revokeApiKey(db, context.user.tenantId, keyId);
+  await revokeApiKey(db, context.user.tenantId, keyId, { type: 'user', userId: context.user.userId });
   // Revoking is idempotent, and so is its audit line: one per successful request.
   audit('api-key.revoked', { keyId });
   return noContent();

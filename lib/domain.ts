@@ -6,6 +6,9 @@ export const PLANS = Object.values(Plan) as [Plan, ...Plan[]];
 /** Spec 8: active API keys a tenant may hold; `null` is unlimited. */
 export const API_KEY_LIMITS: Record<Plan, number | null> = { free: 3, business: 5, enterprise: null };
 
+/** Issue 13: grace period of a rolled key, in hours: the default, and the longest (7 days). */
+export const ROLL_GRACE_HOURS = { default: 24, max: 168 } as const;
+
 /** Plan features named by the spec (section 1). */
 export const Feature = {
   KPI_PUSH_MEASUREMENT: 'kpi_push_measurement',

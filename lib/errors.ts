@@ -22,12 +22,30 @@ export const errorCatalog = {
     slug: 'feature-not-enabled',
     title: "The tenant's plan does not include this feature",
   },
+  /** Issue 13: a push of a KPI-scoped key names KPIs of its tenant outside the key's scope. */
+  KPI_OUTSIDE_KEY_SCOPE: {
+    status: 403,
+    slug: 'kpi-outside-key-scope',
+    title: 'The API key may not push to these KPIs',
+  },
   NOT_FOUND: { status: 404, slug: 'not-found', title: 'Not found' },
   CONFLICT: { status: 409, slug: 'conflict', title: 'Conflict with the current state' },
   API_KEY_LIMIT_REACHED: {
     status: 409,
     slug: 'api-key-limit-reached',
     title: "The plan's API key limit is reached",
+  },
+  /** Issue 13: only an active key can be rolled (revoked and expired keys are final, spec 3). */
+  API_KEY_NOT_ACTIVE: {
+    status: 409,
+    slug: 'api-key-not-active',
+    title: 'The API key is not active',
+  },
+  /** Issue 13: a key is rolled once; its replacement is the key to roll next. */
+  API_KEY_ALREADY_ROLLED: {
+    status: 409,
+    slug: 'api-key-already-rolled',
+    title: 'The API key was already rolled',
   },
   PAYLOAD_TOO_LARGE: { status: 413, slug: 'payload-too-large', title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {

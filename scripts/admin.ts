@@ -1,58 +1,152 @@
 /**
- * Operator CLI: `npm run admin -- <command> [--options]`. Prints JSON, so it can be scripted.
- * Works on the table named by TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT
- * (default http://localhost:8000, the `npm start` DynamoDB Local); DYNAMODB_ENDPOINT=aws uses AWS
- * with the usual credential chain. Every command calls the same lib functions as the service.
+ * Operator CLI: `npm run -s admin -- <command> [--option value ...]`; `--help` after any command
+ * explains it. Prints JSON (or, with `--field`, one field as plain text, for scripts).
+ *
+ * Database: the table named by TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, or,
+ * without it, DynamoDB Local on DYNAMODB_PORT (default 8000), the same variable `npm start` reads
+ * (issue 13). DYNAMODB_ENDPOINT=aws uses AWS with the usual credential chain, and then also the stage's
+ * usage plans (scripts/usage-plans.ts). Every command calls the same lib functions as the service.
+ *
+ * Dates (issue 13, one format everywhere): ISO 8601. A calendar date is `YYYY-MM-DD`; a moment
+ * (`--expires-at`) is a date-time with a zone, `2027-06-30T18:00:00Z` or `…+02:00`, or a date alone,
+ * meaning 00:00:00 UTC of that day. Output is always UTC with milliseconds, `2027-06-30T00:00:00.000Z`.
  */
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
-import { apiKeyView } from '../lib/api-keys/views';
+import { apiKeyView, createdApiKeyView } from '../lib/api-keys/views';
 import { hashPassword } from '../lib/auth/passwords';
 import { ROLES } from '../lib/auth/roles';
-import { createApiKey, listApiKeys, revokeApiKey } from '../lib/db/api-keys';
-import { createDatabase } from '../lib/db/client';
-import { createKpi } from '../lib/db/kpis';
-import { createStrategicCycle } from '../lib/db/strategic-cycles';
-import { createTenant, getTenant, type Tenant, updateTenant } from '../lib/db/tenants';
-import { createUser, normalizeEmail, updateUser } from '../lib/db/users';
-import { FEATURES, KPI_TYPES, PLANS } from '../lib/domain';
+import { type Actor, createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../lib/db/api-keys';
+import { createDatabase, type Database } from '../lib/db/client';
+import { createKpi, listKpis } from '../lib/db/kpis';
+import type { Page, PageRequest } from '../lib/db/pagination';
+import { createStrategicCycle, listStrategicCycles } from '../lib/db/strategic-cycles';
+import { createTenant, getTenant, listTenants, type Tenant, updateTenant } from '../lib/db/tenants';
+import { createUser, listUsers, normalizeEmail, type User, updateUser } from '../lib/db/users';
+import { FEATURES, KPI_TYPES, PLANS, ROLL_GRACE_HOURS } from '../lib/domain';
+import { AppError } from '../lib/errors';
+import { kpiScopeSchema } from '../lib/http/api-key-schemas';
 import { parseInput } from '../lib/http/validation';
 import { type UsagePlans, usagePlansFromEnv } from './usage-plans';
 
-const nonEmpty = z.string().check(z.minLength(1));
-const list = z.pipe(
-  z.pipe(
-    z.string(),
-    z.transform((value: string) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
+// ---------------------------------------------------------------------------------------------------
+// Option types
+
+const nonEmpty = z.string().check(z.minLength(1, 'must not be empty'));
+const commaList = z.pipe(
+  z.string(),
+  z.transform((value: string) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
   ),
-  z.array(z.enum(FEATURES)),
 );
+const features = z.pipe(commaList, z.array(z.enum(FEATURES)));
 const bool = z.pipe(
-  z.enum(['true', 'false']),
+  z.enum(['true', 'false'], 'must be true or false'),
   z.transform((value: 'true' | 'false') => value === 'true'),
 );
 
-/** What the CLI shows of a tenant: everything but its usage plan key, which nobody is shown. */
-const tenantView = ({ usageKey: _usageKey, ...tenant }: Tenant) => tenant;
+const DATE_HELP = 'ISO 8601 date, YYYY-MM-DD';
+const MOMENT_HELP =
+  'an ISO 8601 date-time with a zone, 2027-06-30T18:00:00Z, or a date, 2027-06-30 (00:00 UTC)';
+
+/** A calendar date. */
+const date = z.iso.date(`must be an ${DATE_HELP}, e.g. 2027-06-30`);
+
+/** A moment: a date-time with a zone, or a date alone (00:00:00 UTC of that day); normalized to UTC. */
+const moment = z.pipe(
+  z
+    .string()
+    .check(
+      z.refine(
+        (value) =>
+          z.safeParse(date, value).success || z.safeParse(z.iso.datetime({ offset: true }), value).success,
+        `must be ${MOMENT_HELP}`,
+      ),
+    ),
+  z.transform((value: string) =>
+    new Date(z.safeParse(date, value).success ? `${value}T00:00:00Z` : value).toISOString(),
+  ),
+);
+const futureMoment = z.pipe(
+  moment,
+  z.string().check(z.refine((value) => Date.parse(value) > Date.now(), 'must be in the future')),
+);
+
+const wholeNumber = (min: number, max: number) =>
+  z.pipe(
+    z.string().check(z.regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)),
+    z.pipe(
+      z.transform((value: string) => Number(value)),
+      z.number().check(z.gte(min, `must be at least ${min}`), z.lte(max, `must be at most ${max}`)),
+    ),
+  );
+
+// ---------------------------------------------------------------------------------------------------
+// Commands
 
 interface CommandContext {
   /** The deployed stage's usage plans, or undefined on the local stack. */
   usagePlans: UsagePlans | undefined;
+  /** Who runs the CLI, recorded on the API keys they create, roll or revoke (issue 13). */
+  operator: Actor;
 }
 
+interface Command<S extends z.ZodMiniObject> {
+  summary: string;
+  /** Value placeholder and help text of each option of the schema (a test checks they match). */
+  options: { [K in keyof S['shape']]: [value: string, help: string] };
+  schema: S;
+  example: string;
+  run: (db: Database, input: z.output<S>, context: CommandContext) => Promise<unknown>;
+}
+
+const command = <S extends z.ZodMiniObject>(definition: Command<S>) => definition;
+
+/** What the CLI shows of a tenant: everything but its usage plan key, which nobody is shown. */
+const tenantView = ({ usageKey: _usageKey, ...tenant }: Tenant) => tenant;
+const userView = ({ passwordHash: _hash, ...user }: User) => user;
+
+/** Every page of a list. */
+const all = async <T>(list: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> => {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list({ limit: 1000, cursor });
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+};
+
+/** Lists of a tenant say so when the tenant does not exist, rather than print an empty list. */
+const requireTenant = async (db: Database, tenantId: string) => {
+  const tenant = await getTenant(db, tenantId);
+  if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`);
+  return tenant;
+};
+
+const TENANT: [string, string] = ['<id>', 'the tenant (required; see list-tenants)'];
+
 const commands = {
-  'create-tenant': {
+  'create-tenant': command({
+    summary: 'Create a tenant (organization); on AWS also its usage plan key.',
+    options: {
+      name: ['<text>', 'the tenant’s name (required)'],
+      plan: ['<plan>', `${PLANS.join(' | ')} (default free)`],
+      features: ['<list>', `comma-separated plan features: ${FEATURES.join(', ')} (default none)`],
+      active: ['<bool>', 'true | false (default true)'],
+    },
     schema: z.strictObject({
       name: nonEmpty,
       plan: z._default(z.enum(PLANS), 'free'),
-      features: z._default(list, []),
+      features: z._default(features, []),
       active: z._default(bool, true),
     }),
+    example: 'create-tenant --name "Initrode" --plan business --features kpi_push_measurement',
     run: async (db, input, { usagePlans }) => {
       const tenant = await createTenant(db, input);
       if (!usagePlans) return tenantView(tenant);
@@ -67,18 +161,30 @@ const commands = {
         );
       }
     },
-  },
-  'update-tenant': {
+  }),
+  'update-tenant': command({
+    summary:
+      'Change a tenant’s name, plan, features or active flag; on AWS a plan change moves its usage plan key.',
+    options: {
+      tenant: TENANT,
+      name: ['<text>', 'new name'],
+      plan: ['<plan>', `new plan: ${PLANS.join(' | ')}`],
+      features: [
+        '<list>',
+        `comma-separated plan features, replacing the current ones: ${FEATURES.join(', ')}`,
+      ],
+      active: ['<bool>', 'true | false'],
+    },
     schema: z.strictObject({
       tenant: nonEmpty,
       name: z.optional(nonEmpty),
       plan: z.optional(z.enum(PLANS)),
-      features: z.optional(list),
+      features: z.optional(features),
       active: z.optional(bool),
     }),
+    example: 'update-tenant --tenant "$TENANT" --plan enterprise',
     run: async (db, { tenant, ...patch }, { usagePlans }) => {
-      const before = await getTenant(db, tenant);
-      if (!before) throw new Error(`Tenant ${tenant} not found.`);
+      const before = await requireTenant(db, tenant);
       const updated = await updateTenant(db, tenant, patch);
       // The plan change reaches API Gateway here: the tenant's key moves to the new tier's usage plan
       // (or is made, if the tenant has none yet, e.g. one created before the stage had usage plans).
@@ -92,137 +198,356 @@ const commands = {
       }
       return tenantView(updated);
     },
-  },
-  'get-tenant': {
+  }),
+  'get-tenant': command({
+    summary: 'Show one tenant.',
+    options: { tenant: TENANT },
     schema: z.strictObject({ tenant: nonEmpty }),
-    run: async (db, { tenant }) => {
-      const found = await getTenant(db, tenant);
-      return found ? tenantView(found) : null;
+    example: 'get-tenant --tenant "$TENANT"',
+    run: async (db, { tenant }) => tenantView(await requireTenant(db, tenant)),
+  }),
+  'list-tenants': command({
+    summary: 'List every tenant, oldest first.',
+    options: {},
+    schema: z.strictObject({}),
+    example: 'list-tenants --field name',
+    run: async (db) => (await all((page) => listTenants(db, page))).map(tenantView),
+  }),
+  'create-user': command({
+    summary: 'Create a user of a tenant, who can then sign in.',
+    options: {
+      tenant: TENANT,
+      email: ['<address>', 'the e-mail to sign in with (required; unique across tenants)'],
+      password: ['<text>', 'at least 8 characters (required)'],
+      role: ['<role>', `${ROLES.join(' | ')} (default VIEWER)`],
     },
-  },
-  'create-user': {
     schema: z.strictObject({
       tenant: nonEmpty,
-      email: z.email(),
-      password: z.string().check(z.minLength(8)),
+      email: z.email('must be an e-mail address'),
+      password: z.string().check(z.minLength(8, 'must be at least 8 characters')),
       role: z._default(z.enum(ROLES), 'VIEWER'),
     }),
-    run: async (db, { tenant, email, password, role }) => {
-      const { passwordHash: _hash, ...user } = await createUser(db, {
-        tenantId: tenant,
-        email: normalizeEmail(email),
-        role,
-        passwordHash: await hashPassword(password),
-      });
-      return user;
+    example:
+      'create-user --tenant "$TENANT" --email ops@initrode.example --password \'long-secret\' --role ADMIN',
+    run: async (db, { tenant, email, password, role }) =>
+      userView(
+        await createUser(db, {
+          tenantId: tenant,
+          email: normalizeEmail(email),
+          role,
+          passwordHash: await hashPassword(password),
+        }),
+      ),
+  }),
+  'update-user': command({
+    summary: 'Change a user’s role, or disable or enable them.',
+    options: {
+      tenant: TENANT,
+      user: ['<id>', 'the user (required; see list-users)'],
+      role: ['<role>', `new role: ${ROLES.join(' | ')}`],
+      disabled: ['<bool>', 'true | false'],
     },
-  },
-  'update-user': {
     schema: z.strictObject({
       tenant: nonEmpty,
       user: nonEmpty,
       role: z.optional(z.enum(ROLES)),
       disabled: z.optional(bool),
     }),
-    run: async (db, { tenant, user, ...patch }) => {
-      const { passwordHash: _hash, ...updated } = await updateUser(db, tenant, user, patch);
-      return updated;
+    example: 'update-user --tenant "$TENANT" --user "$USER_ID" --role VIEWER --disabled true',
+    run: async (db, { tenant, user, ...patch }) => userView(await updateUser(db, tenant, user, patch)),
+  }),
+  'list-users': command({
+    summary: 'List the users of a tenant, oldest first.',
+    options: { tenant: TENANT },
+    schema: z.strictObject({ tenant: nonEmpty }),
+    example: 'list-users --tenant "$TENANT"',
+    run: async (db, { tenant }) => {
+      await requireTenant(db, tenant);
+      return (await all((page) => listUsers(db, tenant, page))).map(userView);
     },
-  },
-  'create-kpi': {
+  }),
+  'create-kpi': command({
+    summary: 'Create a KPI of a tenant.',
+    options: {
+      tenant: TENANT,
+      type: ['<type>', `the kpiType (required): ${KPI_TYPES.join(', ')}`],
+      name: ['<text>', 'the KPI’s name (required)'],
+    },
     schema: z.strictObject({ tenant: nonEmpty, type: z.enum(KPI_TYPES), name: nonEmpty }),
+    example: 'create-kpi --tenant "$TENANT" --type BSC_KPI --name "Revenue"',
     run: (db, { tenant, type, name }) => createKpi(db, tenant, { type, name }),
-  },
-  'create-cycle': {
-    schema: z.strictObject({
-      tenant: nonEmpty,
-      name: nonEmpty,
-      start: z.iso.date(),
-      end: z.iso.date(),
-    }),
+  }),
+  'list-kpis': command({
+    summary: 'List the KPIs of a tenant, oldest first.',
+    options: { tenant: TENANT },
+    schema: z.strictObject({ tenant: nonEmpty }),
+    example: 'list-kpis --tenant "$TENANT"',
+    run: async (db, { tenant }) => {
+      await requireTenant(db, tenant);
+      return all((page) => listKpis(db, tenant, page));
+    },
+  }),
+  'create-cycle': command({
+    summary: 'Create a strategic cycle of a tenant.',
+    options: {
+      tenant: TENANT,
+      name: ['<text>', 'the cycle’s name (required)'],
+      start: ['<date>', `first day (required): ${DATE_HELP}`],
+      end: ['<date>', `last day, on or after the start (required): ${DATE_HELP}`],
+    },
+    schema: z.strictObject({ tenant: nonEmpty, name: nonEmpty, start: date, end: date }).check(
+      z.refine((cycle) => cycle.start <= cycle.end, {
+        path: ['end'],
+        message: 'must be on or after --start',
+      }),
+    ),
+    example: 'create-cycle --tenant "$TENANT" --name "FY 2027" --start 2027-01-01 --end 2027-12-31',
     run: (db, { tenant, name, start, end }) =>
       createStrategicCycle(db, tenant, { name, startDate: start, endDate: end }),
-  },
-  'create-api-key': {
+  }),
+  'list-cycles': command({
+    summary: 'List the strategic cycles of a tenant, oldest first.',
+    options: { tenant: TENANT },
+    schema: z.strictObject({ tenant: nonEmpty }),
+    example: 'list-cycles --tenant "$TENANT"',
+    run: async (db, { tenant }) => {
+      await requireTenant(db, tenant);
+      return all((page) => listStrategicCycles(db, tenant, page));
+    },
+  }),
+  'create-api-key': command({
+    summary: 'Create an API key of a tenant. Prints the raw key: this is the only time it is shown.',
+    options: {
+      tenant: TENANT,
+      name: ['<text>', 'what the key is for, 1 to 100 characters (required)'],
+      'expires-at': ['<moment>', `when the key stops working (default never): ${MOMENT_HELP}`],
+      'kpi-ids': ['<ids>', 'comma-separated KPI ids the key may push to, 1 to 100 (default every KPI)'],
+    },
     schema: z.strictObject({
       tenant: nonEmpty,
-      name: z.string().check(z.minLength(1), z.maxLength(100)),
-      'expires-at': z.optional(z.iso.datetime({ offset: true })),
+      name: z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(100)),
+      'expires-at': z.optional(futureMoment),
+      'kpi-ids': z.optional(z.pipe(commaList, kpiScopeSchema)),
     }),
-    run: (db, { tenant, name, 'expires-at': expiresAt }) =>
-      createApiKey(db, { tenantId: tenant, name, expiresAt }),
-  },
-  'list-api-keys': {
-    schema: z.strictObject({ tenant: nonEmpty }),
-    run: async (db, { tenant }) => {
-      const page = await listApiKeys(db, tenant, { limit: 1000 });
-      return page.items.map((key) => apiKeyView(key));
+    example: 'create-api-key --tenant "$TENANT" --name "CI" --expires-at 2030-12-31 --kpi-ids "$KPI"',
+    run: async (db, input, { operator }) =>
+      createdApiKeyView(
+        await createApiKey(db, {
+          tenantId: input.tenant,
+          name: input.name,
+          expiresAt: input['expires-at'],
+          kpiIds: input['kpi-ids'],
+          createdBy: operator,
+        }),
+      ),
+  }),
+  'roll-api-key': command({
+    summary:
+      'Replace an API key: a new key (printed once) with the same name and scope; the old one expires after the grace period.',
+    options: {
+      tenant: TENANT,
+      id: ['<id>', 'the key to roll (required; see list-api-keys)'],
+      'grace-period-hours': [
+        '<hours>',
+        `how long the old key keeps working, 0 to ${ROLL_GRACE_HOURS.max} (default ${ROLL_GRACE_HOURS.default}; 0: it stops now)`,
+      ],
+      'expires-at': [
+        '<moment>',
+        `the new key’s expiration (default: the old key’s lifetime from now): ${MOMENT_HELP}`,
+      ],
     },
-  },
-  'revoke-api-key': {
+    schema: z.strictObject({
+      tenant: nonEmpty,
+      id: nonEmpty,
+      'grace-period-hours': z.optional(wholeNumber(0, ROLL_GRACE_HOURS.max)),
+      'expires-at': z.optional(futureMoment),
+    }),
+    example: 'roll-api-key --tenant "$TENANT" --id "$KEY_ID" --grace-period-hours 48',
+    run: async (db, input, { operator }) => {
+      const { created, previous } = await rollApiKey(db, {
+        tenantId: input.tenant,
+        keyId: input.id,
+        gracePeriodHours: input['grace-period-hours'],
+        expiresAt: input['expires-at'],
+        by: operator,
+      });
+      return { ...createdApiKeyView(created), previous: apiKeyView(previous) };
+    },
+  }),
+  'list-api-keys': command({
+    summary: 'List the API keys of a tenant with their status, scope and audit trail (never the keys).',
+    options: { tenant: TENANT },
+    schema: z.strictObject({ tenant: nonEmpty }),
+    example: 'list-api-keys --tenant "$TENANT"',
+    run: async (db, { tenant }) => {
+      await requireTenant(db, tenant);
+      const now = Date.now();
+      return (await all((page) => listApiKeys(db, tenant, page))).map((key) => apiKeyView(key, now));
+    },
+  }),
+  'revoke-api-key': command({
+    summary: 'Revoke an API key at once (it can never be reactivated).',
+    options: { tenant: TENANT, id: ['<id>', 'the key to revoke (required; see list-api-keys)'] },
     schema: z.strictObject({ tenant: nonEmpty, id: nonEmpty }),
-    run: async (db, { tenant, id }) => {
-      await revokeApiKey(db, tenant, id);
+    example: 'revoke-api-key --tenant "$TENANT" --id "$KEY_ID"',
+    run: async (db, { tenant, id }, { operator }) => {
+      await revokeApiKey(db, tenant, id, operator);
       return { id, status: 'revoked' };
     },
-  },
-} satisfies Record<
-  string,
-  {
-    schema: z.ZodMiniObject;
-    // biome-ignore lint/suspicious/noExplicitAny: each command's input type comes from its own schema
-    run: (db: ReturnType<typeof createDatabase>, input: any, context: CommandContext) => Promise<unknown>;
-  }
->;
+  }),
+};
 
 type CommandName = keyof typeof commands;
+// biome-ignore lint/suspicious/noExplicitAny: the table holds commands of different option schemas
+type AnyCommand = Command<any>;
 
-const usage = () =>
-  [
-    'Usage: npm run admin -- <command> [--option value ...]',
+// ---------------------------------------------------------------------------------------------------
+// Help
+
+const GLOBAL_OPTIONS: Record<string, [string, string]> = {
+  field: ['<name>', 'print only this field of the result, as plain text (lists: one line per item)'],
+  help: ['', 'show this help'],
+};
+
+const isOptional = (schema: unknown) => (schema as { _zod: { optin?: string } })._zod.optin === 'optional';
+
+const optionLines = (options: Record<string, [string, string]>) => {
+  const flags = Object.entries(options).map(([name, [value]]) => `--${name}${value ? ` ${value}` : ''}`);
+  const width = Math.max(...flags.map((flag) => flag.length)) + 2;
+  return Object.values(options).map(([, help], i) => `  ${flags[i]?.padEnd(width)}${help}`);
+};
+
+const ENVIRONMENT = [
+  'Environment:',
+  '  TABLE_NAME         the table (default strategy-service-local)',
+  '  DYNAMODB_PORT      port of the local DynamoDB, as for npm start (default 8000)',
+  '  DYNAMODB_ENDPOINT  a DynamoDB endpoint URL instead; "aws" for AWS (then STAGE or TABLE_NAME name the stage)',
+  '  OPERATOR           your name, recorded on the API keys you create, roll or revoke (default: your login)',
+];
+
+const commandHelp = (name: string, { summary, options, schema, example }: AnyCommand) => {
+  const required = (Object.entries(options) as [string, [string, string]][]).filter(
+    ([option]) => !isOptional(schema.shape[option]),
+  );
+  return [
+    `Usage: npm run -s admin -- ${name}${required.map(([option, [value]]) => ` --${option} ${value}`).join('')} [options]`,
     '',
-    ...Object.entries(commands).map(
-      ([name, { schema }]) =>
-        `  ${name.padEnd(16)} ${Object.keys(schema.shape)
-          .map((option) => `--${option}`)
-          .join(' ')}`,
-    ),
+    summary,
     '',
-    'Environment: TABLE_NAME (default strategy-service-local), DYNAMODB_ENDPOINT (default http://localhost:8000; "aws" for AWS)',
+    'Options:',
+    ...optionLines({ ...options, ...GLOBAL_OPTIONS }),
+    '',
+    `Dates: a day is ${DATE_HELP}; a moment is ${MOMENT_HELP}. Output is UTC.`,
+    '',
+    'Example:',
+    `  npm run -s admin -- ${example}`,
   ].join('\n');
+};
+
+const overview = () =>
+  [
+    'Usage: npm run -s admin -- <command> [--option value ...]',
+    '       npm run -s admin -- <command> --help',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(16)} ${summary}`),
+    '',
+    ...ENVIRONMENT,
+    '',
+    'Output is JSON; --field <name> prints one field as plain text.',
+  ].join('\n');
+
+// ---------------------------------------------------------------------------------------------------
+// Running a command
+
+/** The database the CLI works on: `DYNAMODB_ENDPOINT`, else DynamoDB Local on `DYNAMODB_PORT`. */
+const endpointFromEnv = (env: NodeJS.ProcessEnv): string | undefined => {
+  if (env.DYNAMODB_ENDPOINT === 'aws') return undefined;
+  return env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${env.DYNAMODB_PORT || 8000}`;
+};
+
+/** A field of the result as plain text: one line per item for a list. */
+const pick = (result: unknown, field: string): string => {
+  const one = (value: unknown) => {
+    const picked = (value as Record<string, unknown> | null)?.[field];
+    if (picked === undefined) throw new Error(`The result has no field "${field}".`);
+    return typeof picked === 'string' ? picked : JSON.stringify(picked);
+  };
+  return Array.isArray(result) ? result.map(one).join('\n') : one(result);
+};
+
+/** Error paths name the options as typed: `kpiIds[1]` → `kpi-ids[1]`. */
+const asOption = (path: string) => path.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+class UsageError extends Error {}
 
 const main = async () => {
   const [name, ...args] = process.argv.slice(2);
-  const command = name && name in commands ? commands[name as CommandName] : undefined;
-  if (!command) {
-    console.error(usage());
-    process.exit(2);
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? args[0] : undefined;
+    if (topic && topic in commands) {
+      console.log(commandHelp(topic, commands[topic as CommandName] as AnyCommand));
+    } else {
+      (name === undefined ? console.error : console.log)(overview());
+      if (name === undefined) process.exit(2);
+    }
+    return;
   }
-  const optionNames = Object.keys(command.schema.shape);
-  const { values } = parseArgs({
-    args,
-    options: Object.fromEntries(optionNames.map((option) => [option, { type: 'string' as const }])),
-  });
-  const input = parseInput(command.schema, values, { what: 'command line' });
-  const endpoint = process.env.DYNAMODB_ENDPOINT ?? 'http://localhost:8000';
+  if (!(name in commands)) {
+    throw new UsageError(`Unknown command "${name}". Run npm run -s admin -- --help for the list.`);
+  }
+  const definition = commands[name as CommandName] as AnyCommand;
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(commandHelp(name, definition));
+    return;
+  }
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: Object.fromEntries(
+        [...Object.keys(definition.options), 'field'].map((option) => [option, { type: 'string' as const }]),
+      ),
+    }));
+  } catch (error) {
+    throw new UsageError(
+      `${(error as Error).message}. Run npm run -s admin -- ${name} --help for its options.`,
+    );
+  }
+  const { field, ...options } = values;
+  const input = parseInput(definition.schema, options, { what: 'command line' });
+  // The SDK's notice about Node 20 support is known (README); it would bury the CLI's own output.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const endpoint = endpointFromEnv(process.env);
   const db = createDatabase({
-    tableName: process.env.TABLE_NAME ?? 'strategy-service-local',
-    region: process.env.AWS_REGION ?? 'eu-central-1',
-    ...(endpoint === 'aws'
+    tableName: process.env.TABLE_NAME || 'strategy-service-local',
+    region: process.env.AWS_REGION || 'eu-central-1',
+    ...(endpoint === undefined
       ? // An operator has profiles, SSO or a role, not Lambda's environment variables: the SDK's standard
         // chain (env, ~/.aws config and SSO, process, IMDS). Loaded only here, so it never reaches a Lambda.
         { credentials: (await import('@aws-sdk/credential-providers')).fromNodeProviderChain() }
       : { endpoint }),
   });
-  const result = await command.run(db, input as never, { usagePlans: usagePlansFromEnv(process.env) });
+  const operator: Actor = {
+    type: 'operator',
+    name: (process.env.OPERATOR || userInfo().username).slice(0, 64),
+  };
+  const result = await definition.run(db, input, { usagePlans: usagePlansFromEnv(process.env), operator });
   db.client.destroy();
-  console.log(JSON.stringify(result ?? null, null, 2));
+  console.log(field ? pick(result, field) : JSON.stringify(result ?? null, null, 2));
 };
 
 main().catch((error) => {
-  const details = (error as { errors?: unknown }).errors;
-  console.error(
-    JSON.stringify({ error: error instanceof Error ? error.message : String(error), details }, null, 2),
-  );
-  process.exit(1);
+  const details = (error as { errors?: { path: string; message: string }[] }).errors?.map((detail) => ({
+    ...detail,
+    path: asOption(detail.path),
+  }));
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code;
+  const hint =
+    code === 'ECONNREFUSED'
+      ? `. Is DynamoDB running at ${endpointFromEnv(process.env)}? Start it with npm start, or set DYNAMODB_PORT (or DYNAMODB_ENDPOINT) to where it runs.`
+      : '';
+  console.error(JSON.stringify({ error: `${message}${hint}`, details }, null, 2));
+  process.exit(error instanceof UsageError ? 2 : 1);
 });

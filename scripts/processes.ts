@@ -40,6 +40,29 @@ export const freePort = (): Promise<number> =>
     });
   });
 
+/**
+ * Whether something listens on the port, on any address: binding it on every address fails then
+ * (EADDRINUSE, or EACCES for a port this user may not bind).
+ */
+export const portTaken = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(true));
+    server.listen({ port, exclusive: true }, () => server.close(() => resolve(false)));
+  });
+
+/**
+ * The first free port after `port` that is not one of `reserved`, for a suggestion; undefined if the
+ * next 50 are all taken.
+ */
+export const nextFreePort = async (port: number, reserved: number[] = []): Promise<number | undefined> => {
+  for (let candidate = port + 1; candidate <= Math.min(port + 50, 65535); candidate++) {
+    if (!reserved.includes(candidate) && !(await portTaken(candidate))) return candidate;
+  }
+  return undefined;
+};
+
 export interface RunningDynamoDb {
   endpoint: string;
   process: ChildProcess;
@@ -57,7 +80,8 @@ export const startDynamoDbLocal = async (port: number): Promise<RunningDynamoDb>
   );
   const probe: Database = createDatabase({ tableName: 'probe', region: 'local', endpoint });
   try {
-    await Promise.race([waitForDynamoDb(probe), exitedEarly]);
+    // The JVM answers in 3-5 s on an idle machine, but took over 30 s on a loaded 2-core one.
+    await Promise.race([waitForDynamoDb(probe, 120_000), exitedEarly]);
   } catch (error) {
     stopGroup(child, 'SIGKILL');
     throw error;

@@ -1,6 +1,6 @@
 import { hashPassword } from '../lib/auth/passwords';
 import type { Role } from '../lib/auth/roles';
-import { apiKeyStatus, createApiKey, revokeApiKey } from '../lib/db/api-keys';
+import { type Actor, apiKeyStatus, createApiKey, revokeApiKey, rollApiKey } from '../lib/db/api-keys';
 import type { Database } from '../lib/db/client';
 import { createKpi } from '../lib/db/kpis';
 import { createStrategicCycle } from '../lib/db/strategic-cycles';
@@ -24,7 +24,16 @@ export interface SeedTenant {
   users: { id: string; email: string; password: string; role: Role }[];
   kpis: { id: string; type: KpiType; name: string }[];
   strategicCycles: { id: string; name: string }[];
-  apiKeys: { id: string; key: string; prefix: string; status: 'active' | 'revoked' | 'expired' }[];
+  apiKeys: {
+    id: string;
+    key: string;
+    prefix: string;
+    status: 'active' | 'revoked' | 'expired';
+    /** Issue 13: the KPIs the key may push to; null for every KPI. */
+    kpiIds: string[] | null;
+    /** Issue 13: the id of the key that replaced this one (it works until the end of its grace period). */
+    replacedBy: string | null;
+  }[];
 }
 
 interface TenantPlan {
@@ -35,7 +44,11 @@ interface TenantPlan {
   users: { email: string; role: Role }[];
   kpis: { type: KpiType; name: string }[];
   cycles: string[];
-  apiKeys: { name: string; state: 'active' | 'revoked' | 'expired' }[];
+  /**
+   * `rolled`: a key rolled with a 24-hour grace period, so the seed has both keys of a roll (issue 13).
+   * `scope`: how many of the tenant's first KPIs the key is limited to.
+   */
+  apiKeys: { name: string; state: 'active' | 'revoked' | 'expired' | 'rolled'; scope?: number }[];
   /** Measurement history per KPI type, pushed with the tenant's first active key (issue 15). */
   history?: Partial<Record<KpiType, HistoryPlan>>;
 }
@@ -62,6 +75,8 @@ const demoTenants: TenantPlan[] = [
       { name: 'CI pipeline', state: 'active' },
       { name: 'Old cron job', state: 'revoked' },
       { name: 'Expired integration', state: 'expired' },
+      { name: 'Revenue cron', state: 'active', scope: 1 },
+      { name: 'Deploy bot', state: 'rolled' },
     ],
     // Several months of data for the KPI page; SWOT and PESTLE stay empty, and the product scorecard
     // stopped five months ago: three KPIs are quiet.
@@ -162,14 +177,34 @@ const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> =
     });
     strategicCycles.push({ id: cycle.id, name: cycle.name });
   }
-  const apiKeys = [];
-  for (const { name, state } of plan.apiKeys) {
+  const apiKeys: SeedTenant['apiKeys'] = [];
+  // The tenant's first ADMIN made its keys: the page shows who (issue 13's audit trail).
+  const adminUser = users.find((user) => user.role === 'ADMIN');
+  const by: Actor | undefined = adminUser ? { type: 'user', userId: adminUser.id } : undefined;
+  for (const { name, state, scope } of plan.apiKeys) {
     // An expired key is seeded with an expiration date in the past, which only the library allows.
     const expiresAt = state === 'expired' ? new Date(Date.now() - 86_400_000).toISOString() : null;
-    const created = await createApiKey(db, { tenantId: tenant.id, name, expiresAt });
-    if (state === 'revoked') await revokeApiKey(db, tenant.id, created.id);
+    const kpiIds = scope ? kpis.slice(0, scope).map((kpi) => kpi.id) : null;
+    const created = await createApiKey(db, { tenantId: tenant.id, name, expiresAt, kpiIds, createdBy: by });
+    if (state === 'revoked') await revokeApiKey(db, tenant.id, created.id, by);
     const status = state === 'revoked' ? 'revoked' : apiKeyStatus(created);
-    apiKeys.push({ id: created.id, key: created.key, prefix: created.prefix, status });
+    const entry = {
+      id: created.id,
+      key: created.key,
+      prefix: created.prefix,
+      status,
+      kpiIds,
+      replacedBy: null,
+    };
+    if (state !== 'rolled') {
+      apiKeys.push(entry);
+      continue;
+    }
+    const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: created.id, gracePeriodHours: 24, by });
+    apiKeys.push(
+      { ...entry, replacedBy: rolled.created.id },
+      { ...entry, id: rolled.created.id, key: rolled.created.key, prefix: rolled.created.prefix },
+    );
   }
   const pushKey = apiKeys.find((key) => key.status === 'active')?.key;
   if (plan.history && pushKey) {

@@ -3,6 +3,7 @@
  * 1. DynamoDB Local in memory (DYNAMODB_PORT, default 8000)
  * 2. the table from infra/table.json, 3. demo data, written to SEED_FILE (default .local/seed.json)
  * 4. serverless-offline on PORT (default 3000) with LAMBDA_PORT (default 3002)
+ * It starts nothing when one of the three ports is taken, and says which variable to set (issue 13).
  * Ctrl-C (SIGINT) or SIGTERM stops everything, by process group.
  * STACK_LOG_FILE: also append everything serverless-offline and the handlers print (the JSON log and
  * metric lines) to this file, so a test can read every line a run wrote (issue 14).
@@ -14,13 +15,32 @@ import { dirname, join, resolve } from 'node:path';
 import { createDatabase } from '../lib/db/client';
 import { createTable } from '../lib/db/table';
 import { logger } from '../lib/logger';
-import { type RunningDynamoDb, startDynamoDbLocal, stopGroup, stopGroupAndWait } from './processes';
+import {
+  nextFreePort,
+  portTaken,
+  type RunningDynamoDb,
+  startDynamoDbLocal,
+  stopGroup,
+  stopGroupAndWait,
+} from './processes';
 import { DEMO_PASSWORD, seedDemoData } from './seed';
 
 const root = resolve(__dirname, '..');
-const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
-const httpPort = Number(process.env.PORT ?? 3000);
-const lambdaPort = Number(process.env.LAMBDA_PORT ?? 3002);
+
+/** The three ports, each from its variable: what to set is what the messages below name. */
+const PORTS = [
+  { variable: 'PORT', fallback: 3000, what: 'the HTTP API (serverless-offline)' },
+  { variable: 'LAMBDA_PORT', fallback: 3002, what: "serverless-offline's Lambda invoke endpoint" },
+  { variable: 'DYNAMODB_PORT', fallback: 8000, what: 'DynamoDB Local' },
+] as const;
+const portOf = (variable: (typeof PORTS)[number]['variable']) => {
+  const { fallback } = PORTS.find((port) => port.variable === variable) as (typeof PORTS)[number];
+  const value = process.env[variable];
+  return value === undefined || value === '' ? fallback : Number(value);
+};
+const httpPort = portOf('PORT');
+const lambdaPort = portOf('LAMBDA_PORT');
+const dynamoPort = portOf('DYNAMODB_PORT');
 const seedFile = resolve(process.env.SEED_FILE ?? join(root, '.local', 'seed.json'));
 const stage = 'local';
 const tableName = `strategy-service-${stage}`;
@@ -72,7 +92,47 @@ const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 300_000
   throw new Error(`serverless offline did not answer on ${url}`);
 };
 
+/**
+ * Issue 13: before starting anything, each port must be valid, distinct and free. On a taken DynamoDB
+ * port the script would otherwise talk to whatever answers there (another `npm start`'s database) and
+ * die with "Cannot create preexisting table"; say instead which port, and what to set.
+ */
+const checkPorts = async (): Promise<string[]> => {
+  const problems: string[] = [];
+  const ports = PORTS.map((port) => ({ ...port, port: portOf(port.variable) }));
+  for (const { variable, port } of ports) {
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      problems.push(`${variable}=${process.env[variable]} is not a port number (1 to 65535).`);
+    }
+  }
+  if (problems.length > 0) return problems;
+  for (const [index, { variable, port }] of ports.entries()) {
+    const earlier = ports.slice(0, index).find((other) => other.port === port);
+    if (earlier)
+      problems.push(`${earlier.variable} and ${variable} are both ${port}: give each its own port.`);
+  }
+  if (problems.length > 0) return problems;
+  for (const { variable, port, what } of ports) {
+    if (!(await portTaken(port))) continue;
+    const free = await nextFreePort(
+      port,
+      ports.map((other) => other.port),
+    );
+    problems.push(
+      `Port ${port} (${variable}, for ${what}) is already in use, perhaps by another npm start. ` +
+        `Stop what uses it, or choose another port${free ? `, e.g. ${variable}=${free} npm start` : ` with ${variable}=<port>`}.`,
+    );
+  }
+  return problems;
+};
+
 const main = async () => {
+  const problems = await checkPorts();
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    stopping = true;
+    process.exit(1);
+  }
   console.log(`Starting DynamoDB Local on port ${dynamoPort} ...`);
   dynamo = await startDynamoDbLocal(dynamoPort);
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });

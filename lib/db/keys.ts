@@ -3,7 +3,7 @@
  *
  * | entity           | pk                  | sk                          | gsi1pk         | gsi1sk            |
  * |------------------|---------------------|-----------------------------|----------------|-------------------|
- * | tenant           | TENANT#<tid>        | TENANT                      |                |                   |
+ * | tenant           | TENANT#<tid>        | TENANT                      | TENANTS        | TENANT#<tid>      |
  * | user             | TENANT#<tid>        | USER#<uid>                  |                |                   |
  * | e-mail → user    | EMAIL#<email>       | EMAIL                       |                |                   |
  * | strategic cycle  | TENANT#<tid>        | CYCLE#<cid>                 |                |                   |
@@ -26,7 +26,14 @@
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
+  /**
+   * Issue 13: every tenant in one index partition, for the operator's `list-tenants`. Tenants are
+   * written only when an operator creates or changes one, so the partition never runs hot.
+   */
+  tenantIndex: (tenantId: string) => ({ gsi1pk: 'TENANTS', gsi1sk: `TENANT#${tenantId}` }),
+  allTenants: () => ({ gsi1pk: 'TENANTS', gsi1skPrefix: 'TENANT#' }),
   user: (tenantId: string, userId: string) => ({ pk: `TENANT#${tenantId}`, sk: `USER#${userId}` }),
+  usersOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'USER#' }),
   email: (email: string) => ({ pk: `EMAIL#${email}`, sk: 'EMAIL' }),
   strategicCycle: (tenantId: string, cycleId: string) => ({
     pk: `TENANT#${tenantId}`,

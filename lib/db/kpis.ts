@@ -1,10 +1,11 @@
 import type { KpiType } from '../domain';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { GetCommand, PutCommand } from './dynamo';
+import { GetCommand, TransactWriteCommand } from './dynamo';
 import { keys } from './keys';
 import { type MeasurementRecord, toMeasurementRecord } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
+import { tenantExists, tenantMissing } from './tenants';
 
 export interface Kpi {
   id: string;
@@ -24,6 +25,10 @@ export const toKpi = (item: Record<string, unknown>): Kpi => ({
   createdAt: item.createdAt as string,
 });
 
+/**
+ * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction
+ * (issue 13: the operator CLI accepted KPIs of tenants that do not exist).
+ */
 export const createKpi = async (
   { client, tableName }: Database,
   tenantId: string,
@@ -31,13 +36,30 @@ export const createKpi = async (
 ): Promise<Kpi> => {
   const kpi: Kpi = { id: uuidv7(), tenantId, ...input, createdAt: new Date().toISOString() };
   const { type, ...rest } = kpi;
-  await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.kpi(kpi.id), ...keys.kpiIndex(tenantId, kpi.id), type: 'KPI', kpiType: type, ...rest },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  try {
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.kpi(kpi.id),
+                ...keys.kpiIndex(tenantId, kpi.id),
+                type: 'KPI',
+                kpiType: type,
+                ...rest,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          tenantExists(tableName, tenantId),
+        ],
+      }),
+    );
+  } catch (error) {
+    throw tenantMissing(error, tenantId);
+  }
   return kpi;
 };
 

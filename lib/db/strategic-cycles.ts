@@ -1,8 +1,10 @@
+import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { PutCommand } from './dynamo';
+import { TransactWriteCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
+import { tenantExists, tenantMissing } from './tenants';
 
 export interface StrategicCycle {
   id: string;
@@ -20,19 +22,40 @@ const toStrategicCycle = (item: Record<string, unknown>): StrategicCycle => ({
   createdAt: item.createdAt as string,
 });
 
+/**
+ * Creates a cycle of an existing tenant (a condition of the same transaction) whose dates are in order
+ * (issue 13: the operator CLI accepted both a missing tenant and a start after the end). Dates are
+ * calendar dates, `YYYY-MM-DD`; a cycle may start and end on the same day.
+ */
 export const createStrategicCycle = async (
   { client, tableName }: Database,
   tenantId: string,
   input: { name: string; startDate: string; endDate: string },
 ): Promise<StrategicCycle> => {
+  if (input.startDate > input.endDate) {
+    throw new AppError('VALIDATION_FAILED', 'The cycle ends before it starts.', {
+      errors: [{ path: 'endDate', message: `must be on or after the start date ${input.startDate}` }],
+    });
+  }
   const cycle: StrategicCycle = { id: uuidv7(), ...input, createdAt: new Date().toISOString() };
-  await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.strategicCycle(tenantId, cycle.id), type: 'CYCLE', tenantId, ...cycle },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  try {
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.strategicCycle(tenantId, cycle.id), type: 'CYCLE', tenantId, ...cycle },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          tenantExists(tableName, tenantId),
+        ],
+      }),
+    );
+  } catch (error) {
+    throw tenantMissing(error, tenantId);
+  }
   return cycle;
 };
 

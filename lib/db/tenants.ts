@@ -6,6 +6,7 @@ import { cancellationReasons, isConditionalCheckFailed } from './conditions';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
 import { setFields } from './expressions';
 import { keys } from './keys';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 
 export interface Tenant {
   id: string;
@@ -54,7 +55,7 @@ export const createTenant = async (
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...keys.tenant(tenant.id), type: 'TENANT', ...tenant },
+      Item: { ...keys.tenant(tenant.id), ...keys.tenantIndex(tenant.id), type: 'TENANT', ...tenant },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -74,7 +75,8 @@ export const updateTenant = async (
   const update = {
     TableName: db.tableName,
     Key: keys.tenant(tenantId),
-    ...setFields(patch),
+    // The index attributes too: a tenant created before issue 13 joins `listTenants` at its next change.
+    ...setFields({ ...patch, ...keys.tenantIndex(tenantId) }),
     ConditionExpression: 'attribute_exists(pk)',
   };
   try {
@@ -97,4 +99,25 @@ export const updateTenant = async (
     throw error;
   }
   return (await getTenant(db, tenantId)) as Tenant;
+};
+
+/** Every tenant, oldest first (ids are UUIDv7): the operator's view (issue 13). */
+export const listTenants = (db: Database, page: PageRequest): Promise<Page<Tenant>> =>
+  queryPrefix(db, keys.allTenants(), page, toTenant);
+
+/** A transaction item that holds only if the tenant exists: for items that belong to a tenant. */
+export const tenantExists = (tableName: string, tenantId: string) => ({
+  ConditionCheck: {
+    TableName: tableName,
+    Key: keys.tenant(tenantId),
+    ConditionExpression: 'attribute_exists(pk)',
+  },
+});
+
+/** The error to throw for a transaction that had `tenantExists` as its last item. */
+export const tenantMissing = (error: unknown, tenantId: string): unknown => {
+  const reasons = cancellationReasons(error);
+  return reasons?.at(-1) === 'ConditionalCheckFailed'
+    ? new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`, { cause: error })
+    : error;
 };

@@ -7,6 +7,7 @@ import { cancellationReasons, isConditionalCheckFailed } from './conditions';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
 import { setFields } from './expressions';
 import { keys } from './keys';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 import type { Tenant } from './tenants';
 import { toTenant } from './tenants';
 
@@ -143,3 +144,7 @@ export const updateUser = async (
     throw error;
   }
 };
+
+/** The tenant's users, oldest first (ids are UUIDv7). */
+export const listUsers = (db: Database, tenantId: string, page: PageRequest): Promise<Page<User>> =>
+  queryPrefix(db, keys.usersOfTenant(tenantId), page, toUser);

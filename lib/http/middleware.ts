@@ -15,13 +15,14 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** RFC 9457 §3: problem details, sent as application/problem+json. */
 export const problemResponse = (error: AppError, requestId?: string): APIGatewayProxyResult => {
   const { status, title } = errorCatalog[error.code];
+  // Extensions first: the members RFC 9457 defines keep their meaning whatever an extension is called.
   const body = {
+    ...error.extensions,
     type: problemType(error.code),
     title,
     status,
     detail: error.message,
     ...(error.errors ? { errors: error.errors } : {}),
-    ...error.extensions,
     ...(requestId ? { requestId } : {}),
   };
   return {
@@ -158,9 +159,18 @@ export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
   return request.event.body;
 };
 
-/** Middleware form of `readJsonBody`: `event.body` is the parsed JSON in the handler. */
-export const jsonBody = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+/**
+ * Middleware form of `readJsonBody`: `event.body` is the parsed JSON in the handler. With `optional`,
+ * a request without a body (none, or an empty one) reads as `{}` whatever its Content-Type, for
+ * endpoints whose every field has a default (issue 13: `POST /api-keys/{id}/roll`).
+ */
+export const jsonBody = ({
+  optional = false,
+}: {
+  optional?: boolean;
+} = {}): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: async (request) => {
-    (request.event as { body: unknown }).body = await readJsonBody(request.event);
+    const absent = optional && rawBody(request.event.body).trim() === '';
+    (request.event as { body: unknown }).body = absent ? {} : await readJsonBody(request.event);
   },
 });

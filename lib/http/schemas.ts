@@ -53,33 +53,6 @@ export const parseKpiId = (event: Pick<JsonEvent, 'pathParameters'>): string => 
   return kpiId;
 };
 
-/** POST /api-keys. The expiration must lie in the future: a key born expired is a mistake. */
-export const createApiKeySchema = z.strictObject({
-  name: z.string().check(
-    z.trim(),
-    z.minLength(1, 'name is required'),
-    z.maxLength(100, 'name must be at most 100 characters'),
-    // A lone UTF-16 surrogate has no UTF-8 form: it could not be stored and read back as sent.
-    z.refine((value) => !/\p{Cs}/u.test(value), 'name must be valid Unicode text'),
-  ),
-  expiresAt: z.nullish(
-    z.pipe(
-      z.iso
-        .datetime({
-          offset: true,
-          message: 'expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z',
-        })
-        .check(
-          z.refine((value) => {
-            const at = Date.parse(value);
-            return Number.isNaN(at) || at > Date.now(); // an unparseable value is reported by the format check
-          }, 'expiresAt must be in the future'),
-        ),
-      z.transform((value: string) => new Date(value).toISOString()),
-    ),
-  ),
-});
-
 /** `?dryRun=true|false` of the push endpoints (issue 12); any other query parameter is refused. */
 export const pushQuerySchema = z.strictObject({
   dryRun: z.optional(

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors';
+import { createApiKeySchema } from '../http/api-key-schemas';
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -15,7 +16,7 @@ import {
   strategicCyclePageSchema,
   strategicCycleSchema,
 } from '../http/response-schemas';
-import { createApiKeySchema, loginSchema, refreshSchema } from '../http/schemas';
+import { loginSchema, refreshSchema } from '../http/schemas';
 import {
   batchSchema,
   MAX_MEASUREMENT_VALUE,

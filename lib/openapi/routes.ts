@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Role } from '../auth/roles';
 import { pageQuerySchema } from '../db/pagination';
 import type { ErrorCode } from '../errors';
+import { createApiKeySchema } from '../http/api-key-schemas';
 import {
   apiKeyPageSchema,
   batchResultSchema,
@@ -14,7 +15,7 @@ import {
   refreshResponseSchema,
   strategicCyclePageSchema,
 } from '../http/response-schemas';
-import { createApiKeySchema, loginSchema, refreshSchema } from '../http/schemas';
+import { loginSchema, refreshSchema } from '../http/schemas';
 import { batchSchema, measurementSchema as measurementInputSchema } from '../push/measurement-schema';
 
 /**

@@ -1,5 +1,6 @@
+import { outsideScope } from '../api-keys/scope';
 import { countRequest, type RequestCount, recordUse } from '../db/api-key-usage';
-import { toApiKey } from '../db/api-keys';
+import { type ApiKey, toApiKey } from '../db/api-keys';
 import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
 import { type ItemKey, keys } from '../db/keys';
@@ -95,8 +96,27 @@ const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi
 };
 
 /**
+ * Issue 13: a KPI-scoped key pushes only to the KPIs of its scope. Checked after ownership (spec 5.2.4:
+ * a KPI that is not the tenant's is 404 whatever the scope), before anything is written, from the key
+ * item the pipeline has already read: no extra read.
+ */
+const assertInScope = (measurements: MeasurementInput[], apiKey: ApiKey) => {
+  const outside = outsideScope(
+    apiKey.kpiIds,
+    measurements.map((m) => m.kpiId),
+  );
+  if (outside.length > 0) {
+    throw new AppError(
+      'KPI_OUTSIDE_KEY_SCOPE',
+      `API key ${apiKey.prefix}… may push only to its ${apiKey.kpiIds?.length} KPI(s); not to ${outside.join(', ')}.`,
+      { extensions: { outOfScopeKpiIds: outside } },
+    );
+  }
+};
+
+/**
  * The push pipeline (spec 1, 5.2): authenticate the key, check tenant and plan, count the request
- * against the key's rate limit, validate the body, check KPI ownership, write. Every check comes
+ * against the key's rate limit, validate the body, check KPI ownership and the key's KPI scope, write. Every check comes
  * before the first write, so a refused request writes nothing but its rate counter, and a request
  * whose key is unknown, revoked or expired, or whose tenant may not push, writes nothing at all.
  *
@@ -187,6 +207,7 @@ const pipeline = async (
       }),
     );
     assertOwnership(measurements, kpis, tenant.id);
+    assertInScope(measurements, apiKey);
     const at = new Date(now()).toISOString();
     const context: WriteContext = {
       tenantId: tenant.id,

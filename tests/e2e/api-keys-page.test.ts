@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,10 +8,32 @@ import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/h
 /**
  * The API key management page (/platform/api-keys) in headless Chromium against the real local stack.
  * One screenshot per state goes to tests/e2e/screenshots/; UPDATE_DOCS_SCREENSHOT=1 also refreshes
- * docs/api-keys-page.png (the README's picture).
+ * docs/api-keys-page.png (the README's picture) from the state after a roll.
  */
 
 const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/api-keys');
+
+/** axe-core from npm, evaluated in the page (DevTools evaluation is not subject to the page's CSP). */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Issue 13: axe-core finds no violation (WCAG 2.x A and AA, best practices) in the page's current state. */
+const expectAccessible = async (page: Page, state: string) => {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${AXE_SOURCE}\n;true`);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<any> } }).axe;
+    const result = await axe.run(document);
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      help: v.help,
+      nodes: v.nodes.map((n: any) => n.target.join(' ')),
+    }));
+  });
+  expect(violations, state).toEqual([]);
+};
+
+/** How often a text is visible on the page (issue 13: messages appeared twice). */
+const timesShown = (page: Page, text: string) =>
+  page.evaluate((t) => document.body.innerText.split(t).length - 1, text);
 const DOCS_SCREENSHOT = resolve(__dirname, '..', '..', 'docs', 'api-keys-page.png');
 
 let browser: Browser;
@@ -59,6 +81,15 @@ const signIn = async (page: Page, email: string, password = 'demo-password-1') =
   await page.locator('#keys:not([aria-busy])').waitFor();
 };
 
+/** Signs in again from the form a sign-out left focused (the message above it stays as it is). */
+const signInAgain = async (page: Page, email: string, password = 'demo-password-1') => {
+  await page.locator('#email').fill(email);
+  await page.locator('#password').fill(password);
+  await page.locator('#password').press('Enter');
+  await page.getByRole('heading', { name: 'Keys of your organization' }).waitFor();
+  await page.locator('#keys:not([aria-busy])').waitFor();
+};
+
 const shot = async (page: Page, name: string) => {
   await page.screenshot({ path: screenshotPath(name), fullPage: true });
 };
@@ -92,7 +123,8 @@ describe('GET /platform/api-keys', () => {
   });
 });
 
-describe('the API key page in Chromium', () => {
+// Each test drives a browser against the whole stack: on a loaded 2-core machine that takes more than 30 s.
+describe('the API key page in Chromium', { timeout: 180_000 }, () => {
   afterAll(async () => {
     for (const context of contexts) await context.close();
   });
@@ -103,9 +135,11 @@ describe('the API key page in Chromium', () => {
     const kpi = acme.kpis.find((k) => k.type === 'BSC_KPI')!;
     const { page, errors } = await openPage({ permissions: ['clipboard-read', 'clipboard-write'] });
     await shot(page, '01-sign-in');
+    await expectAccessible(page, 'sign-in form');
     await signIn(page, admin.email);
     expect(await page.locator('#who').textContent()).toContain('ADMIN');
     await shot(page, '02-admin-list');
+    await expectAccessible(page, 'admin list');
 
     // Create, with the keyboard: Tab from the focused heading to the button, Enter opens the dialog.
     const name = 'Nightly CI pipeline';
@@ -122,6 +156,7 @@ describe('the API key page in Chromium', () => {
     const nextYear = new Date().getFullYear() + 1;
     await page.getByLabel('Expiration date').fill(`${nextYear}-06-30`);
     await shot(page, '03-create-dialog');
+    await expectAccessible(page, 'create dialog');
     await page.getByLabel('Name').press('Enter');
 
     // The raw key, once, in a read-only field with a Copy button and a warning.
@@ -131,6 +166,7 @@ describe('the API key page in Chromium', () => {
     const key = await field.inputValue();
     expect(key.length).toBeGreaterThan(20);
     expect(await field.getAttribute('readonly')).not.toBeNull();
+    await expectAccessible(page, 'key shown once');
     expect(await reveal.textContent()).toContain('cannot be shown again');
     await reveal.getByRole('button', { name: 'Copy' }).click();
     await reveal.getByText('Copied to the clipboard.').waitFor();
@@ -167,10 +203,6 @@ describe('the API key page in Chromium', () => {
       )
       .toBe(1);
     await shot(page, '05-last-used-after-push');
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
-      mkdirSync(dirname(DOCS_SCREENSHOT), { recursive: true });
-      copyFileSync(screenshotPath('05-last-used-after-push'), DOCS_SCREENSHOT);
-    }
 
     // Revoke with the keyboard: the confirmation names the key and starts on Cancel.
     await page.getByRole('button', { name: `Revoke ${name}` }).focus();
@@ -180,22 +212,35 @@ describe('the API key page in Chromium', () => {
     expect(await confirm.getByRole('heading').textContent()).toBe(`Revoke API key “${name}”?`);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('revoke-cancel');
     await shot(page, '06-revoke-confirmation');
+    await expectAccessible(page, 'revoke confirmation');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'hidden' });
-    await page.locator(`#keys-body tr[data-status="revoked"]`, { hasText: name }).waitFor();
-    expect(await cell(page, name, 'Status').textContent()).toBe('revoked');
-    expect(await rowOf(page, name).getByRole('button').count()).toBe(0);
+    // Issue 13: revoked keys leave the list for "Show inactive (N)", with the date and who revoked them.
+    const revokedRow = page.locator('#inactive-body tr[data-status="revoked"]', { hasText: name });
+    await revokedRow.waitFor({ state: 'attached' });
+    expect(await rowOf(page, name).count()).toBe(0);
+    expect(await revokedRow.isVisible()).toBe(false);
+    const summary = page.locator('#inactive-summary');
+    expect(await summary.textContent()).toMatch(/^Show inactive \(\d+\)$/);
+    await summary.click();
+    expect(await revokedRow.isVisible()).toBe(true);
+    const ended = revokedRow.locator('[data-label="Ended"]');
+    expect(await ended.textContent()).toMatch(/^Revoked .*\d{4}.* by admin@acme\.example$/);
+    expect(await ended.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(await revokedRow.getByRole('button').count()).toBe(0);
     await shot(page, '07-revoked');
+    await expectAccessible(page, 'inactive keys shown');
 
     const refused = await push(key, kpi.id);
     expect(refused.status).toBe(403);
 
-    // Seeded revoked and expired keys have no button either.
+    // Seeded revoked and expired keys are inactive too, without buttons; the active list has neither.
     for (const status of ['revoked', 'expired']) {
-      const rows = page.locator(`#keys-body tr[data-status="${status}"]`);
-      expect(await rows.getByRole('button').count()).toBe(0);
+      expect(await page.locator(`#inactive-body tr[data-status="${status}"]`).count()).toBeGreaterThan(0);
+      expect(await page.locator(`#keys-body tr[data-status="${status}"]`).count()).toBe(0);
     }
+    expect(await page.locator('#inactive-body button').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 
@@ -227,6 +272,12 @@ describe('the API key page in Chromium', () => {
     await page.locator('#sign-in-message', { hasText: 'Your session has expired. Sign in again.' }).waitFor();
     expect(await page.locator('#sign-in').isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    // Issue 13: said once, and gone after signing in again.
+    expect(await timesShown(page, 'Your session has expired')).toBe(1);
+    await expectAccessible(page, 'session expired');
+    await signInAgain(page, admin.email);
+    expect(await timesShown(page, 'Your session has expired')).toBe(0);
+    expect(await page.locator('#status').textContent()).toBe('');
     expect(errors).toEqual([]);
   });
 
@@ -244,6 +295,7 @@ describe('the API key page in Chromium', () => {
     // Readable at 375 px: nothing scrolls sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await shot(page, '08-viewer-375px');
+    await expectAccessible(page, 'viewer at 375 px');
     expect(errors).toEqual([]);
   });
 
@@ -259,7 +311,27 @@ describe('the API key page in Chromium', () => {
     expect(box!.x).toBeGreaterThanOrEqual(0);
     expect(box!.x + box!.width).toBeLessThanOrEqual(375);
     await shot(page, '10-create-dialog-375px');
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expectAccessible(page, 'create dialog at 375 px');
+    // Issue 13: the one-time key is readable in full at 375 px (it was cut off at about 21 characters).
+    await page.getByLabel('Name').fill('Phone key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const field = page.locator('#new-key');
+    await field.waitFor();
+    const key = await field.inputValue();
+    expect(key).toMatch(/^skm_[0-9A-Za-z]{33}$/);
+    const fits = await field.evaluate((node) => ({
+      width: node.scrollWidth <= node.clientWidth,
+      height: node.scrollHeight <= node.clientHeight,
+      right: node.getBoundingClientRect().right,
+    }));
+    expect(fits).toEqual({ width: true, height: true, right: expect.any(Number) });
+    expect(fits.right).toBeLessThanOrEqual(375);
+    await shot(page, '10b-key-shown-375px');
+    await expectAccessible(page, 'key shown at 375 px');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Revoke Phone key' }).click();
+    await page.locator('#revoke-confirm').click();
+    await page.locator('#revoke-dialog').waitFor({ state: 'hidden' });
     expect(errors).toEqual([]);
   });
 
@@ -268,13 +340,16 @@ describe('the API key page in Chromium', () => {
     const { email, password } = await createStackTenant();
     const { page, errors } = await openPage();
     await signIn(page, email, password);
-    expect(await page.locator('#empty').textContent()).toMatch(/no API keys yet/);
+    expect(await page.locator('#empty').textContent()).toMatch(/no active API keys yet/);
     expect(await page.locator('#keys-table').isVisible()).toBe(false);
+    expect(await page.locator('#inactive').isVisible()).toBe(false);
+    expect(await page.locator('#plan-usage').textContent()).toBe('0 of 5 keys used on the business plan');
     await shot(page, '11-empty');
+    await expectAccessible(page, 'empty');
     expect(errors).toEqual([]);
   });
 
-  it('Free plan maximum: the problem detail is shown and the create button is disabled', async () => {
+  it('Free plan maximum: "3 of 3 keys used", and Create is disabled and explained before anything is typed', async () => {
     const globex = seed().tenants[1]!;
     const admin = globex.users.find((user) => user.role === 'ADMIN')!;
     // Fill the plan through the API until the service answers 409, whatever the seed holds.
@@ -288,26 +363,157 @@ describe('the API key page in Chromium', () => {
       else limit = result;
     }
     expect(limit?.status).toBe(409);
-    expect(limit?.body.type).toMatch(/\/api-key-limit-reached$/);
 
     try {
       const { page, errors } = await openPage();
       await signIn(page, admin.email);
+      expect(await page.locator('#plan-usage').textContent()).toBe('3 of 3 keys used on the free plan');
       const button = page.getByRole('button', { name: 'Create API key' });
-      expect(await button.isEnabled()).toBe(true);
-      await button.click();
-      await page.getByLabel('Name').fill('One too many');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      const notice = page.locator('#limit-notice');
-      await notice.waitFor();
-      expect(await notice.textContent()).toContain(limit!.body.detail);
       expect(await button.isDisabled()).toBe(true);
       expect(await button.getAttribute('aria-describedby')).toBe('limit-notice');
-      expect(await page.locator('#create-dialog').isVisible()).toBe(false);
+      expect(await page.locator('#limit-notice').textContent()).toMatch(
+        /^All 3 keys of the free plan are in use\. Revoke a key, or upgrade the plan/,
+      );
+      // A roll needs no free slot: the Roll buttons stay.
+      expect(await page.locator('#keys-body button', { hasText: 'Roll' }).count()).toBeGreaterThan(0);
       await shot(page, '12-plan-maximum');
+      await expectAccessible(page, 'plan maximum');
+
+      // Revoking one frees a slot: the button comes back and the count follows.
+      await page.getByRole('button', { name: 'Revoke Filler 0' }).click();
+      await page.locator('#revoke-confirm').click();
+      await page.locator('#revoke-dialog').waitFor({ state: 'hidden' });
+      await page.locator('#plan-usage', { hasText: '2 of 3 keys used' }).waitFor();
+      expect(await button.isEnabled()).toBe(true);
+      expect(await page.locator('#limit-notice').isVisible()).toBe(false);
+
+      // Someone else takes the last slot meanwhile: the 409 is shown in the dialog, the name typed stays.
+      await button.click();
+      await page.getByLabel('Name').fill('Typed with care');
+      const raced = await request('POST', '/api-keys', { headers: auth, body: { name: 'Raced' } });
+      created.push(raced.body.id);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.locator('#create-error', { hasText: 'The free plan allows 3 active API keys' }).waitFor();
+      expect(await page.getByLabel('Name').inputValue()).toBe('Typed with care');
+      expect(await page.locator('#create-dialog').isVisible()).toBe(true);
+      await expectAccessible(page, 'create refused at the maximum');
       expect(errors).toEqual([]);
     } finally {
       for (const id of created) await request('DELETE', `/api-keys/${id}`, { headers: auth });
     }
+  });
+
+  it('roll: the new key is shown once, the old one says which key replaced it and keeps working; scope and expiry are shown', async () => {
+    const acme = seed().tenants[0]!;
+    const admin = acme.users.find((user) => user.role === 'ADMIN')!;
+    const bsc = acme.kpis.find((kpi) => kpi.type === 'BSC_KPI')!;
+    const { token } = await loginAs(admin.email, admin.password);
+    const auth = { Authorization: `Bearer ${token}` };
+    const soon = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const original = await request('POST', '/api-keys', {
+      headers: auth,
+      body: { name: 'Rotating job', kpiIds: [bsc.id], expiresAt: soon },
+    });
+    const later = await request('POST', '/api-keys', {
+      headers: auth,
+      body: { name: 'Quarterly job', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() },
+    });
+    const { page, errors } = await openPage({ permissions: ['clipboard-read', 'clipboard-write'] });
+    try {
+      await signIn(page, admin.email);
+      // "expires in N days" within 14 days only; the scope by KPI name.
+      expect(await cell(page, 'Rotating job', 'Expires').locator('.soon').textContent()).toBe(
+        'expires in 5 days',
+      );
+      expect(await cell(page, 'Quarterly job', 'Expires').locator('.soon').count()).toBe(0);
+      expect(await cell(page, 'Rotating job', 'KPIs').textContent()).toBe(bsc.name);
+      expect(await cell(page, 'Quarterly job', 'KPIs').textContent()).toBe('All KPIs');
+
+      await page.getByRole('button', { name: 'Roll Rotating job' }).click();
+      const dialog = page.locator('#roll-dialog');
+      await dialog.waitFor();
+      expect(await dialog.getByRole('heading').textContent()).toBe('Roll API key “Rotating job”?');
+      expect(await page.getByLabel('The old key keeps working for').inputValue()).toBe('24');
+      await expectAccessible(page, 'roll dialog');
+      await page.getByLabel('The old key keeps working for').selectOption('72');
+      await page.getByRole('button', { name: 'Roll key' }).click();
+
+      const reveal = page.locator('#reveal-dialog');
+      await reveal.getByRole('heading', { name: 'Your new API key' }).waitFor();
+      const newKey = await page.locator('#new-key').inputValue();
+      expect(newKey).toMatch(/^skm_/);
+      expect(await reveal.locator('#reveal-roll').textContent()).toMatch(
+        new RegExp(
+          `^The old key ${original.body.prefix}… keeps working until .+: deploy the new key before then\\.$`,
+        ),
+      );
+      await expectAccessible(page, 'rolled key shown once');
+      await page.getByRole('button', { name: 'Done' }).click();
+      await page.locator('#new-key').waitFor({ state: 'detached' });
+
+      const old = page.locator(`#keys-body tr[data-key-id="${original.body.id}"]`);
+      await old.locator('.note', { hasText: 'replaced by' }).waitFor();
+      expect(await old.getAttribute('data-rolled')).not.toBeNull();
+      expect(await old.locator('[data-label="Status"]').textContent()).toBe(
+        `active replaced by ${newKey.slice(0, 8)}`,
+      );
+      // A rolled key can still be revoked early, but not rolled again.
+      expect(await old.getByRole('button').allTextContents()).toEqual(['Revoke']);
+      const replacement = page.locator('#keys-body tr:not([data-rolled])', { hasText: 'Rotating job' });
+      expect(await replacement.locator('[data-label="KPIs"]').textContent()).toBe(bsc.name);
+      await shot(page, '13-rolled');
+      if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+        mkdirSync(dirname(DOCS_SCREENSHOT), { recursive: true });
+        copyFileSync(screenshotPath('13-rolled'), DOCS_SCREENSHOT);
+      }
+      await expectAccessible(page, 'after a roll');
+
+      // Both keys push during the grace period.
+      expect((await push(newKey, bsc.id)).status).toBeOneOf([200, 201]);
+      expect((await push(original.body.key, bsc.id)).status).toBeOneOf([200, 201]);
+      expect(errors).toEqual([]);
+    } finally {
+      const listed = await request('GET', '/api-keys', { headers: auth });
+      for (const key of listed.body.items.filter((k: any) =>
+        ['Rotating job', 'Quarterly job'].includes(k.name),
+      )) {
+        await request('DELETE', `/api-keys/${key.id}`, { headers: auth });
+      }
+      expect(later.status).toBe(201);
+    }
+  });
+
+  it('messages are cleared: "Signed out." is shown once, and is gone after signing in', async () => {
+    const acme = seed().tenants[0]!;
+    const viewer = acme.users.find((user) => user.role === 'VIEWER')!;
+    const { page, errors } = await openPage();
+    await signIn(page, viewer.email);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#sign-in-message', { hasText: 'Signed out.' }).waitFor();
+    expect(await timesShown(page, 'Signed out.')).toBe(1);
+    await expectAccessible(page, 'signed out');
+    await signInAgain(page, viewer.email);
+    expect(await timesShown(page, 'Signed out.')).toBe(0);
+    expect(await page.locator('#status').textContent()).toBe('');
+    expect(errors).toEqual([]);
+  });
+
+  it('warns when the plan does not include push', async () => {
+    const initech = seed().tenants[2]!;
+    const admin = initech.users.find((user) => user.role === 'ADMIN')!;
+    const { page, errors } = await openPage();
+    await signIn(page, admin.email);
+    const warning = page.locator('#push-warning');
+    expect(await warning.isVisible()).toBe(true);
+    expect(await warning.textContent()).toMatch(
+      /free plan does not include pushing measurements \(kpi_push_measurement\)\. Keys can be created, but every push with them is refused/,
+    );
+    await shot(page, '14-push-not-in-plan');
+    await expectAccessible(page, 'push not in plan');
+    const acme = seed().tenants[0]!;
+    const other = await openPage();
+    await signIn(other.page, acme.users.find((user) => user.role === 'VIEWER')!.email);
+    expect(await other.page.locator('#push-warning').isVisible()).toBe(false);
+    expect(errors).toEqual([]);
   });
 });

@@ -2,9 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { loginAs, request, seed } from '../support/http';
 
 describe('API keys over HTTP (serverless-offline)', () => {
-  it('the seed has an active, a revoked and an expired key for Acme and an active key elsewhere', () => {
+  it('the seed has an active, a revoked, an expired, a scoped and a rolled key for Acme and an active key elsewhere', () => {
     const [acme, ...others] = seed().tenants;
-    expect(acme!.apiKeys.map((key) => key.status)).toEqual(['active', 'revoked', 'expired']);
+    expect(acme!.apiKeys.map((key) => key.status)).toEqual([
+      'active',
+      'revoked',
+      'expired',
+      'active',
+      'active',
+      'active',
+    ]);
+    const [, , , scoped, rolled, replacement] = acme!.apiKeys;
+    expect(scoped!.kpiIds).toEqual([acme!.kpis[0]!.id]);
+    expect(rolled!.replacedBy).toBe(replacement!.id);
     for (const tenant of others) expect(tenant.apiKeys.map((key) => key.status)).toEqual(['active']);
     for (const key of seed().tenants.flatMap((tenant) => tenant.apiKeys)) {
       expect(key.key.startsWith(key.prefix)).toBe(true);
@@ -37,5 +47,44 @@ describe('API keys over HTTP (serverless-offline)', () => {
     expect((await request('POST', '/api-keys', { headers: viewerAuth, body: { name: 'nope' } })).status).toBe(
       403,
     );
+  });
+
+  it('roll over HTTP: the new key pushes, the old one works through its grace period; a scoped key is held to its KPIs', async () => {
+    const acme = seed().tenants[0]!;
+    const admin = acme.users.find((user) => user.role === 'ADMIN')!;
+    const auth = { Authorization: `Bearer ${(await loginAs(admin.email, admin.password)).token}` };
+    const [bsc, other] = [
+      acme.kpis.find((k) => k.type === 'BSC_KPI')!,
+      acme.kpis.find((k) => k.type !== 'BSC_KPI')!,
+    ];
+    const created = await request('POST', '/api-keys', {
+      headers: auth,
+      body: { name: 'e2e scoped', kpiIds: [bsc.id] },
+    });
+    expect(created.status).toBe(201);
+    // A roll without a body, as `curl -X POST` sends it.
+    const rolled = await request('POST', `/api-keys/${created.body.id}/roll`, { headers: auth });
+    expect(rolled.status, JSON.stringify(rolled.body)).toBe(201);
+    expect(rolled.body).toMatchObject({
+      name: 'e2e scoped',
+      kpiIds: [bsc.id],
+      replaces: { id: created.body.id },
+    });
+    const push = (key: string, kpi: { id: string; type: string }) =>
+      request('POST', '/integrations/push/measurement', {
+        headers: { 'x-api-key': key },
+        body: { kpiId: kpi.id, kpiType: kpi.type, actual: 1 },
+      });
+    expect((await push(rolled.body.key, bsc)).status).toBeOneOf([200, 201]);
+    expect((await push(created.body.key, bsc)).status).toBeOneOf([200, 201]);
+    const outside = await push(rolled.body.key, other);
+    expect(outside.status).toBe(403);
+    expect(outside.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(outside.body).toMatchObject({
+      type: expect.stringMatching(/\/kpi-outside-key-scope$/),
+      outOfScopeKpiIds: [other.id],
+    });
+    for (const id of [created.body.id, rolled.body.id])
+      await request('DELETE', `/api-keys/${id}`, { headers: auth });
   });
 });

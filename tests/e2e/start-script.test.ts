@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,4 +61,80 @@ describe('npm start (scripts/start.ts)', () => {
     expect(await listening(ports.lambda)).toBe(false);
     expect(await listening(ports.dynamo)).toBe(false);
   }, 180_000);
+
+  it.each(['PORT', 'LAMBDA_PORT', 'DYNAMODB_PORT'] as const)(
+    'refuses to start when %s is taken, naming the port and what to set, and starts nothing (issue 13)',
+    async (taken) => {
+      const blocker = createServer();
+      const blocked = await new Promise<number>((done) =>
+        blocker.listen(0, '127.0.0.1', () => done((blocker.address() as AddressInfo).port)),
+      );
+      const others = [await freePort(), await freePort(), await freePort()];
+      const env = {
+        PORT: String(others[0]),
+        LAMBDA_PORT: String(others[1]),
+        DYNAMODB_PORT: String(others[2]),
+        [taken]: String(blocked),
+      };
+      try {
+        const refused = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+          cwd: root,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            ...process.env,
+            ...env,
+            SEED_FILE: join(mkdtempSync(join(tmpdir(), 'strategy-start-')), 'seed.json'),
+          },
+        });
+        let stdout = '';
+        let stderr = '';
+        refused.stdout?.on('data', (chunk) => {
+          stdout += chunk;
+        });
+        refused.stderr?.on('data', (chunk) => {
+          stderr += chunk;
+        });
+        const code = await new Promise<number | null>((done) =>
+          refused.once('exit', (exitCode) => done(exitCode)),
+        );
+        expect(code).toBe(1);
+        expect(stderr).toContain(`Port ${blocked} (${taken}, for `);
+        expect(stderr).toMatch(new RegExp(`is already in use.*e\\.g\\. ${taken}=\\d+ npm start`));
+        // Nothing was started: no DynamoDB Local, no serverless-offline.
+        expect(stdout).not.toContain('Starting');
+        for (const port of Object.values(env)
+          .map(Number)
+          .filter((port) => port !== blocked)) {
+          expect(await listening(port)).toBe(false);
+        }
+      } finally {
+        await new Promise((done) => blocker.close(done));
+      }
+    },
+    60_000,
+  );
+
+  it('refuses two variables with the same port, and a value that is not a port', async () => {
+    const port = String(await freePort());
+    const attempt = (env: Record<string, string>) =>
+      new Promise<{ code: number | null; stderr: string }>((done) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+          cwd: root,
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env: { ...process.env, ...env },
+        });
+        let stderr = '';
+        child.stderr?.on('data', (chunk) => {
+          stderr += chunk;
+        });
+        child.once('exit', (code) => done({ code, stderr }));
+      });
+    const same = await attempt({ PORT: port, LAMBDA_PORT: port, DYNAMODB_PORT: String(await freePort()) });
+    expect(same.code).toBe(1);
+    expect(same.stderr).toContain(`PORT and LAMBDA_PORT are both ${port}: give each its own port.`);
+    const word = await attempt({ PORT: port, LAMBDA_PORT: String(await freePort()), DYNAMODB_PORT: 'eight' });
+    expect(word.code).toBe(1);
+    expect(word.stderr).toContain('DYNAMODB_PORT=eight is not a port number (1 to 65535).');
+  }, 60_000);
 });

@@ -81,8 +81,8 @@ export const announce = (text: string) => {
   ui.status.textContent = text;
 };
 
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+export const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+export const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 
 /** An instant as date and time in the user's time zone, the ISO value in `datetime` and `title`. */
 export const timeCell = (iso: string | null, none: string): Node => {
@@ -245,6 +245,15 @@ const showSignedIn = () => {
   ui.signIn.hidden = true;
 };
 
+/**
+ * Issue 13: messages belong to the moment they were said. Cleared on sign-in and at the start of every
+ * new action (pages call it too), so "Signed out." or an old error never lingers next to a newer state.
+ */
+export const clearMessages = () => {
+  ui.status.textContent = '';
+  for (const element of [ui.signInMessage, ui.signInError]) showText(element, null);
+};
+
 export const signOut = (message: string | null = null) => {
   saveSession(null);
   hooks?.signedOut();
@@ -252,9 +261,9 @@ export const signOut = (message: string | null = null) => {
   ui.nav.hidden = true;
   ui.signIn.hidden = false;
   ui.signInForm.reset();
-  showText(ui.signInError, null);
-  showText(ui.signInMessage, message);
-  announce(message ?? 'Signed out.');
+  clearMessages();
+  // One place for the message: the sign-in form's own live region (issue 13: it was shown twice).
+  showText(ui.signInMessage, message ?? 'Signed out.');
   ui.email.focus();
 };
 
@@ -268,7 +277,7 @@ ui.signInForm.addEventListener('submit', async (event) => {
     return;
   }
   ui.signInSubmit.disabled = true;
-  showText(ui.signInError, null);
+  clearMessages();
   try {
     const response = await post('/auth/login', { email, password });
     if (!response.ok) {
@@ -280,7 +289,7 @@ ui.signInForm.addEventListener('submit', async (event) => {
     const { token, refreshToken } = (await response.json()) as Session;
     saveSession({ token, refreshToken });
     ui.signInForm.reset();
-    showText(ui.signInMessage, null);
+    clearMessages();
     showSignedIn();
     await hooks?.signedIn(true);
   } catch (error) {

@@ -43,14 +43,23 @@ describe('API keys: happy path', () => {
     expect(result.status).toBe(201);
     expect(Object.keys(result.body).sort()).toEqual([
       'createdAt',
+      'createdBy',
       'expiresAt',
       'id',
       'key',
+      'kpiIds',
+      'lastUsedAt',
       'name',
       'prefix',
+      'replacedBy',
+      'replaces',
+      'revokedAt',
+      'revokedBy',
+      'rolledAt',
+      'rolledBy',
       'status',
     ]);
-    expect(result.body).toMatchObject({ name: 'Nightly export', status: 'active', expiresAt });
+    expect(result.body).toMatchObject({ name: 'Nightly export', status: 'active', expiresAt, kpiIds: null });
     expect(isWellFormedApiKey(result.body.key)).toBe(true);
     expect(result.body.prefix).toBe(result.body.key.slice(0, 8));
   });
@@ -60,6 +69,7 @@ describe('API keys: happy path', () => {
     const result = await list(bearer(tenant.users.VIEWER.token));
     expect(result.status).toBe(200);
     const listed = result.body.items.find((key: { id: string }) => key.id === created.body.id);
+    const { ADMIN } = tenant.users;
     expect(listed).toEqual({
       id: created.body.id,
       name: 'Listed',
@@ -69,6 +79,18 @@ describe('API keys: happy path', () => {
       expiresAt: null,
       lastUsedAt: null,
       revokedAt: null,
+      kpiIds: null,
+      createdBy: { type: 'user', userId: ADMIN.id, email: ADMIN.email },
+      revokedBy: null,
+      rolledAt: null,
+      rolledBy: null,
+      replacedBy: null,
+      replaces: null,
+    });
+    expect(result.body.plan).toEqual({
+      name: 'business',
+      apiKeyLimit: 5,
+      features: ['kpi_push_measurement'],
     });
     const text = JSON.stringify(result.body);
     expect(text).not.toContain(created.body.key);

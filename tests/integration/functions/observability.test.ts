@@ -4,6 +4,7 @@ import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler as pushHandler } from '../../../functions/push-measurement';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
+import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { login } from '../../../lib/auth/sessions';
 import { pushMeasurements } from '../../../lib/push/push-service';
 import { pushDeps } from '../../../lib/runtime';
@@ -260,5 +261,37 @@ describe('audit lines', () => {
         userId: admin.id,
       }),
     ]);
+  });
+
+  it('records a roll with both keys’ ids and prefixes and the old key’s new end, never a raw key (issue 13)', async () => {
+    const admin = tenant.users.ADMIN;
+    const created = await call(createKeyHandler, {
+      method: 'POST',
+      path: '/api/api-keys',
+      headers: bearer(admin.token),
+      body: { name: 'roll me' },
+    });
+    const rolled = await call(rollKeyHandler, {
+      method: 'POST',
+      path: `/api/api-keys/${created.body.id}/roll`,
+      pathParameters: { id: created.body.id },
+      headers: bearer(admin.token),
+      body: { gracePeriodHours: 1 },
+    });
+    expect(rolled.status).toBe(201);
+    expect(rolled.lines.filter((l) => l.audit)).toEqual([
+      expect.objectContaining({
+        audit: 'api-key.rolled',
+        keyId: created.body.id,
+        keyPrefix: created.body.prefix,
+        newKeyId: rolled.body.id,
+        newKeyPrefix: rolled.body.prefix,
+        oldKeyExpiresAt: rolled.body.previous.expiresAt,
+        tenantId: tenant.tenant.id,
+        userId: admin.id,
+      }),
+    ]);
+    expect(rolled.output).not.toContain(rolled.body.key);
+    expect(rolled.output).not.toContain(created.body.key);
   });
 });

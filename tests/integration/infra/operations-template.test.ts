@@ -60,6 +60,7 @@ const JWT_FUNCTIONS = [
   'createApiKey',
   'listApiKeys',
   'revokeApiKey',
+  'rollApiKey',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
@@ -77,6 +78,8 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
   createApiKey: { actions: ['BatchGetItem', 'PutItem', 'Query'], index: true },
   listApiKeys: { actions: ['BatchGetItem', 'Query'], index: true },
   revokeApiKey: { actions: ['Query', 'UpdateItem'], index: true },
+  // Issue 13: the old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction.
+  rollApiKey: { actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], index: true },
   pushMeasurement: { actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'], index: false },
   pushMeasurementsBatch: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'],
@@ -418,7 +421,16 @@ describe('CORS', () => {
       .map(([, m]) => resourcesById[m.Properties.ResourceId.Ref]!.Properties.PathPart)
       .sort();
     expect(paths).toEqual(
-      ['api-keys', 'kpis', 'login', 'measurements', 'refresh-token', 'strategic-cycles', '{id}'].sort(),
+      [
+        'api-keys',
+        'kpis',
+        'login',
+        'measurements',
+        'refresh-token',
+        'roll',
+        'strategic-cycles',
+        '{id}',
+      ].sort(),
     );
     for (const [, method] of methods) {
       const [response] = method.Properties.Integration.IntegrationResponses;

@@ -3,24 +3,39 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { handler as loginHandler } from '../../../functions/login';
+import { ScanCommand } from '../../../lib/db/dynamo';
 import { getTenant } from '../../../lib/db/tenants';
 import { invoke } from '../../support/events';
 import { db } from '../../support/fixtures';
 
 const root = resolve(__dirname, '..', '..', '..');
-const admin = async (...args: string[]) => {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', ...args],
-    {
-      cwd: root,
-      env: { ...process.env },
-    },
+const run = (args: string[], env: Record<string, string | undefined> = {}) =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  });
+const admin = async (...args: string[]) => JSON.parse((await run(args)).stdout);
+/** A failed command: its exit code and the JSON error it printed on stderr. */
+const failure = async (...args: string[]) => {
+  const error = await run(args).then(
+    () => undefined,
+    (e: { code: number; stderr: string }) => e,
   );
-  return JSON.parse(stdout);
+  if (!error) throw new Error(`${args.join(' ')} succeeded`);
+  return { code: error.code, ...JSON.parse(error.stderr) } as {
+    code: number;
+    error: string;
+    details?: { path: string; message: string }[];
+  };
 };
 
-describe('npm run admin (operator CLI, JSON output, same table as the service)', () => {
+/**
+ * Each command is a process of its own (node, tsx, the AWS SDK): a few seconds each on a loaded 2-core
+ * machine, so these tests get more than the default 30 s.
+ */
+const CLI_TIMEOUT = { timeout: 300_000 };
+
+describe('npm run admin (operator CLI, JSON output, same table as the service)', CLI_TIMEOUT, () => {
   it('creates a tenant, a user who can log in, a KPI and API keys; changes the plan; revokes a key', async () => {
     const tenant = await admin(
       'create-tenant',
@@ -72,8 +87,249 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
   });
 
   it('exits non-zero with a JSON error naming the bad option', async () => {
-    const failure = await admin('create-tenant', '--name', 'X', '--plan', 'platinum').catch((error) => error);
-    expect(failure.code).toBe(1);
-    expect(JSON.parse(failure.stderr).details[0].path).toBe('plan');
+    const refused = await failure('create-tenant', '--name', 'X', '--plan', 'platinum');
+    expect(refused.code).toBe(1);
+    expect(refused.details?.[0]?.path).toBe('plan');
+  });
+});
+
+describe('operator CLI for newcomers (issue 13)', CLI_TIMEOUT, () => {
+  it('--help lists the commands; each command has its own --help with its options and an example', async () => {
+    const overview = (await run(['--help'])).stdout;
+    const names = [...overview.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((match) => match[1]!);
+    expect(names).toEqual(
+      expect.arrayContaining(['list-tenants', 'list-users', 'list-kpis', 'roll-api-key', 'create-cycle']),
+    );
+    expect(overview).toContain('DYNAMODB_PORT');
+    const helps = await Promise.all(names.map((name) => run([name, '--help'])));
+    helps.forEach(({ stdout }, i) => {
+      expect(stdout).toMatch(new RegExp(`^Usage: npm run -s admin -- ${names[i]}`));
+      expect(stdout).toContain('--field <name>');
+      expect(stdout).toContain(`Example:\n  npm run -s admin -- ${names[i]}`);
+    });
+    expect(helps[names.indexOf('create-cycle')]!.stdout).toMatch(
+      /--start <date> +first day \(required\): ISO 8601 date, YYYY-MM-DD/,
+    );
+    const unknown = await failure('create-kpi', '--tenant', 'x', '--colour', 'red');
+    expect(unknown.code).toBe(2);
+    expect(unknown.error).toContain("Unknown option '--colour'");
+    expect(unknown.error).toContain('npm run -s admin -- create-kpi --help');
+    expect((await failure('make-tenant')).code).toBe(2);
+  });
+
+  it('every create refuses a tenant that does not exist, and a cycle that ends before it starts; nothing is written', async () => {
+    const missing = '01a00000-0000-7000-8000-000000000000';
+    for (const args of [
+      ['create-kpi', '--tenant', missing, '--type', 'BSC_KPI', '--name', 'Ghost'],
+      [
+        'create-cycle',
+        '--tenant',
+        missing,
+        '--name',
+        'Ghost',
+        '--start',
+        '2027-01-01',
+        '--end',
+        '2027-12-31',
+      ],
+      ['create-user', '--tenant', missing, '--email', 'ghost@cli.example', '--password', 'long-enough'],
+      ['create-api-key', '--tenant', missing, '--name', 'Ghost'],
+      ['list-kpis', '--tenant', missing],
+    ]) {
+      const refused = await failure(...args);
+      expect(refused.code, args[0]).toBe(1);
+      expect(refused.error, args[0]).toBe(`Tenant ${missing} not found.`);
+    }
+    const { Items = [] } = await db.client.send(
+      new ScanCommand({
+        TableName: db.tableName,
+        FilterExpression: 'contains(pk, :t) OR tenantId = :t',
+        ExpressionAttributeValues: { ':t': missing },
+      }),
+    );
+    expect(Items).toEqual([]);
+
+    const tenant = await admin('create-tenant', '--name', 'Dated');
+    const backwards = await failure(
+      ...[
+        'create-cycle',
+        '--tenant',
+        tenant.id,
+        '--name',
+        'Backwards',
+        '--start',
+        '2027-12-31',
+        '--end',
+        '2027-01-01',
+      ],
+    );
+    expect(backwards.details).toEqual([{ path: 'end', message: 'must be on or after --start' }]);
+    const sameDay = await admin(
+      ...[
+        'create-cycle',
+        '--tenant',
+        tenant.id,
+        '--name',
+        'One day',
+        '--start',
+        '2027-03-01',
+        '--end',
+        '2027-03-01',
+      ],
+    );
+    expect(sameDay).toMatchObject({ startDate: '2027-03-01', endDate: '2027-03-01' });
+    const invalidDay = await failure(
+      ...[
+        'create-cycle',
+        '--tenant',
+        tenant.id,
+        '--name',
+        'X',
+        '--start',
+        '2027-02-30',
+        '--end',
+        '2027-03-01',
+      ],
+    );
+    expect(invalidDay.details?.map((d) => d.path)).toEqual(['start']);
+  });
+
+  it('one date format: a day (00:00 UTC) or a date-time with a zone, printed in UTC; brackets, other forms and the past are refused', async () => {
+    const tenant = await admin('create-tenant', '--name', 'Dates', '--plan', 'enterprise');
+    const key = (expiresAt: string) => [
+      'create-api-key',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'k',
+      '--expires-at',
+      expiresAt,
+    ];
+    expect((await admin(...key('2035-06-30'))).expiresAt).toBe('2035-06-30T00:00:00.000Z');
+    expect((await admin(...key('2035-06-30T20:00:00+02:00'))).expiresAt).toBe('2035-06-30T18:00:00.000Z');
+    expect((await admin(...key('2035-06-30T18:00:00Z'))).expiresAt).toBe('2035-06-30T18:00:00.000Z');
+    for (const bad of ['[2035-06-30]', '30.06.2035', '2035-06-30T18:00:00', '06/30/2035']) {
+      const refused = await failure(...key(bad));
+      expect(refused.details?.[0]?.path, bad).toBe('expires-at');
+      expect(refused.details?.[0]?.message, bad).toMatch(/ISO 8601/);
+    }
+    expect((await failure(...key('2020-01-01'))).details).toEqual([
+      { path: 'expires-at', message: 'must be in the future' },
+    ]);
+  });
+
+  it('list-tenants, list-users (never a password hash), list-kpis and list-cycles', async () => {
+    const tenant = await admin('create-tenant', '--name', 'Listed Corp');
+    await admin(
+      'create-user',
+      '--tenant',
+      tenant.id,
+      '--email',
+      'a@listed.example',
+      '--password',
+      'long-enough',
+    );
+    await admin(
+      'create-user',
+      '--tenant',
+      tenant.id,
+      '--email',
+      'b@listed.example',
+      '--password',
+      'long-enough',
+    );
+    const kpi = await admin(
+      'create-kpi',
+      '--tenant',
+      tenant.id,
+      '--type',
+      'OKR_KEY_RESULT',
+      '--name',
+      'Deploys',
+    );
+    await admin(
+      'create-cycle',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'FY',
+      '--start',
+      '2027-01-01',
+      '--end',
+      '2027-12-31',
+    );
+
+    expect((await admin('list-tenants')).map((t: { id: string }) => t.id)).toContain(tenant.id);
+    const users = (await run(['list-users', '--tenant', tenant.id])).stdout;
+    expect(JSON.parse(users).map((u: { email: string }) => u.email)).toEqual([
+      'a@listed.example',
+      'b@listed.example',
+    ]);
+    expect(users).not.toMatch(/scrypt|passwordHash/);
+    expect(await admin('list-kpis', '--tenant', tenant.id)).toEqual([kpi]);
+    expect((await admin('list-cycles', '--tenant', tenant.id)).map((c: { name: string }) => c.name)).toEqual([
+      'FY',
+    ]);
+    // --field: plain text, one line per item.
+    expect((await run(['list-users', '--tenant', tenant.id, '--field', 'email'])).stdout).toBe(
+      'a@listed.example\nb@listed.example\n',
+    );
+  });
+
+  it('API keys: --kpi-ids scopes a key, roll-api-key replaces it, and the list shows scope, roll and the operator', async () => {
+    const tenant = await admin(
+      'create-tenant',
+      '--name',
+      'Keys Corp',
+      '--plan',
+      'free',
+      '--features',
+      'kpi_push_measurement',
+    );
+    const kpi = await admin('create-kpi', '--tenant', tenant.id, '--type', 'BSC_KPI', '--name', 'Revenue');
+    const operator = { OPERATOR: 'carol' };
+    const created = JSON.parse(
+      (await run(['create-api-key', '--tenant', tenant.id, '--name', 'cron', '--kpi-ids', kpi.id], operator))
+        .stdout,
+    );
+    expect(created).toMatchObject({ kpiIds: [kpi.id], createdBy: { type: 'operator', name: 'carol' } });
+    const foreign = await failure(
+      'create-api-key',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'x',
+      '--kpi-ids',
+      `${kpi.id},01a00000-0000-7000-8000-000000000000`,
+    );
+    expect(foreign.details?.map((d) => d.path)).toEqual(['kpi-ids[1]']);
+
+    const rolled = JSON.parse(
+      (
+        await run(
+          ['roll-api-key', '--tenant', tenant.id, '--id', created.id, '--grace-period-hours', '0'],
+          operator,
+        )
+      ).stdout,
+    );
+    expect(rolled).toMatchObject({ kpiIds: [kpi.id], replaces: { id: created.id } });
+    expect(rolled.key).toMatch(/^skm_/);
+    expect(rolled.previous).toMatchObject({ status: 'expired', replacedBy: { id: rolled.id } });
+    expect(
+      (await failure('roll-api-key', '--tenant', tenant.id, '--id', rolled.id, '--grace-period-hours', '200'))
+        .details,
+    ).toEqual([{ path: 'grace-period-hours', message: 'must be at most 168' }]);
+
+    const listed = await admin('list-api-keys', '--tenant', tenant.id);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: created.id,
+        kpiIds: [kpi.id],
+        replacedBy: { id: rolled.id, prefix: rolled.prefix },
+        rolledBy: { type: 'operator', name: 'carol' },
+      }),
+      expect.objectContaining({ id: rolled.id, kpiIds: [kpi.id], status: 'active' }),
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(rolled.key);
   });
 });

@@ -102,7 +102,38 @@ describe('jsonBody', () => {
   });
 });
 
+describe('jsonBody({ optional: true })', () => {
+  const optional = middy(async (event: { body: unknown }) => json(200, { received: event.body }))
+    .use(httpErrorHandler())
+    .use(jsonBody({ optional: true }));
+
+  it('reads a request without a body as {}, whatever its Content-Type', async () => {
+    expect((await invoke(optional, { method: 'POST' })).body).toEqual({ received: {} });
+    expect((await invoke(optional, { method: 'POST', body: '' })).body).toEqual({ received: {} });
+  });
+
+  it('checks a body that is there like jsonBody does', async () => {
+    expect((await invoke(optional, { method: 'POST', body: { a: 1 } })).body).toEqual({ received: { a: 1 } });
+    expect((await invoke(optional, { method: 'POST', body: '{"a":1}' })).status).toBe(415);
+    const malformed = await invoke(optional, {
+      method: 'POST',
+      body: '{',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+  });
+});
+
 describe('httpErrorHandler', () => {
+  it('an extension cannot override a member RFC 9457 defines', async () => {
+    const result = await invoke(
+      failing(new AppError('CONFLICT', 'Busy.', { extensions: { status: 'revoked', type: 'x', limit: 3 } })),
+      {},
+    );
+    expect(result.status).toBe(409);
+    expect(result.body).toMatchObject({ status: 409, type: expect.stringMatching(/\/conflict$/), limit: 3 });
+  });
+
   it('renders domain errors as RFC 9457 problem details with their detail and field errors', async () => {
     const result = await invoke(
       failing(new AppError('VALIDATION_FAILED', 'bad', { errors: [{ path: 'a', message: 'm' }] })),

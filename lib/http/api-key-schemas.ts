@@ -1,0 +1,71 @@
+import * as z from 'zod/mini';
+import { MAX_SCOPE_KPIS } from '../api-keys/scope';
+import { ROLL_GRACE_HOURS } from '../domain';
+
+/**
+ * Request bodies of the API key endpoints, apart from lib/http/schemas.ts so that the other functions'
+ * bundles do not carry them (module-level zod schemas are not tree-shaken).
+ */
+
+/** An expiration date-time. It must lie in the future: a key born expired is a mistake. */
+const futureInstant = z.pipe(
+  z.iso
+    .datetime({
+      offset: true,
+      message: 'expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z',
+    })
+    .check(
+      z.refine((value) => {
+        const at = Date.parse(value);
+        return Number.isNaN(at) || at > Date.now(); // an unparseable value is reported by the format check
+      }, 'expiresAt must be in the future'),
+    ),
+  z.transform((value: string) => new Date(value).toISOString()),
+);
+
+/**
+ * Issue 13: a key's KPI scope, 1 to 100 KPI ids, each once. Whether each is a KPI of the tenant is
+ * checked by the repository, in the create's first round trip (400 naming each index that is not).
+ */
+export const kpiScopeSchema = z.array(z.uuid({ message: 'must be the UUID of a KPI' })).check(
+  z.minLength(1, 'kpiIds must name at least one KPI; omit it (or send null) for every KPI'),
+  z.maxLength(MAX_SCOPE_KPIS, `kpiIds may name at most ${MAX_SCOPE_KPIS} KPIs`),
+  z.superRefine((ids, context) => {
+    const first = new Map<string, number>();
+    ids.forEach((id, index) => {
+      const seen = first.get(id.toLowerCase());
+      if (seen === undefined) first.set(id.toLowerCase(), index);
+      else context.addIssue({ code: 'custom', path: [index], message: `repeats kpiIds[${seen}]`, input: id });
+    });
+  }),
+);
+
+/** POST /api-keys. */
+export const createApiKeySchema = z.strictObject({
+  name: z.string().check(
+    z.trim(),
+    z.minLength(1, 'name is required'),
+    z.maxLength(100, 'name must be at most 100 characters'),
+    // A lone UTF-16 surrogate has no UTF-8 form: it could not be stored and read back as sent.
+    z.refine((value) => !/\p{Cs}/u.test(value), 'name must be valid Unicode text'),
+  ),
+  expiresAt: z.nullish(futureInstant),
+  kpiIds: z.nullish(kpiScopeSchema),
+});
+
+/**
+ * POST /api-keys/{id}/roll (issue 13); the body is optional. `expiresAt` is the new key's expiration
+ * (null: none); without it the new key keeps the old key's lifetime.
+ */
+export const rollApiKeySchema = z.strictObject({
+  gracePeriodHours: z.optional(
+    z
+      .number('gracePeriodHours must be a number of hours')
+      .check(
+        z.int('gracePeriodHours must be a whole number of hours'),
+        z.gte(0, 'gracePeriodHours must be at least 0 (0: the old key stops now)'),
+        z.lte(ROLL_GRACE_HOURS.max, `gracePeriodHours must be at most ${ROLL_GRACE_HOURS.max} (7 days)`),
+      ),
+  ),
+  expiresAt: z.nullish(futureInstant),
+});

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { listApiKeys } from '../../../lib/db/api-keys';
+import { listKpis } from '../../../lib/db/kpis';
+import { listTenants } from '../../../lib/db/tenants';
+import { db } from '../../support/fixtures';
+
+const root = resolve(__dirname, '..', '..', '..');
+const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
+
+/** The first `sh` code block after a heading of the README. */
+const blockAfter = (heading: string) => {
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+  const match = /```sh\n([\s\S]*?)```/.exec(section);
+  if (!match?.[1]) throw new Error(`No sh block after ${heading}`);
+  return match[1];
+};
+
+describe('README: the operator CLI examples run as pasted (issue 13)', () => {
+  const block = blockAfter('## Operator CLI');
+
+  it('every `npm run -s admin` line of the README is a line of the block that is run', () => {
+    // Command lines of code blocks: the command itself, or a variable assigned its output.
+    const lines = readme.split('\n').filter((line) => /^([A-Z_]+=\$\()?npm run -s admin -- /.test(line));
+    const run = new Set(block.split('\n'));
+    expect(lines.length).toBeGreaterThan(15);
+    for (const line of lines) expect(run, line).toContain(line);
+    // No placeholders to fill in and no optional-argument brackets to delete: pasted, it runs.
+    expect(block).not.toMatch(/<[a-z]+>|\[--/);
+  });
+
+  it('runs in bash against DynamoDB Local found through DYNAMODB_PORT, as after `DYNAMODB_PORT=… npm start`', async () => {
+    const { DYNAMODB_ENDPOINT: endpoint, ...env } = process.env;
+    const port = new URL(inject('dynamodbEndpoint')).port;
+    expect(endpoint).toBe(inject('dynamodbEndpoint'));
+    const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', block], {
+      cwd: root,
+      env: { ...env, DYNAMODB_PORT: port, OPERATOR: 'readme-operator' },
+      maxBuffer: 10 * 1024 * 1024,
+    });
+    expect(stdout).toContain(
+      'Usage: npm run -s admin -- create-kpi --tenant <id> --type <type> --name <text>',
+    );
+
+    // What the block did, read back through the library.
+    const tenant = (await listTenants(db, { limit: 1000 })).items.find((t) => t.name === 'Initrode');
+    expect(tenant).toMatchObject({ plan: 'enterprise', active: false, features: ['kpi_push_measurement'] });
+    const kpis = (await listKpis(db, tenant!.id, { limit: 10 })).items;
+    const apiKeys = (await listApiKeys(db, tenant!.id, { limit: 10 })).items;
+    expect(apiKeys).toHaveLength(2);
+    const [rolled, replacement] = apiKeys;
+    expect(rolled).toMatchObject({
+      name: 'Revenue cron',
+      revokedBy: { type: 'operator', name: 'readme-operator' },
+      replacedBy: { id: replacement!.id },
+      expiresAt: expect.any(String),
+      kpiIds: [kpis[0]!.id],
+    });
+    expect(rolled!.revokedAt).not.toBeNull();
+    expect(replacement).toMatchObject({
+      name: 'Revenue cron',
+      revokedAt: null,
+      kpiIds: [kpis[0]!.id],
+      createdBy: { type: 'operator', name: 'readme-operator' },
+      replaces: { id: rolled!.id },
+    });
+    // Printed: the raw key of the create and of the roll, once each.
+    expect(stdout.match(/"key": "skm_/g)).toHaveLength(2);
+  }, 300_000);
+});
