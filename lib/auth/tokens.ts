@@ -1,5 +1,4 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { AppError } from '../errors';
 import { hmacKey, JwtError, signJwt, verifyJwt } from './jwt';
 import type { SecretSource } from './jwt-secret';
@@ -34,21 +33,26 @@ export interface TokenSettings {
   refreshTtlSeconds: number;
 }
 
-const nonEmpty = z.string().check(z.minLength(1));
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
-const accessClaims = z.object({
-  sub: nonEmpty,
-  tenant_id: nonEmpty,
-  role: z.enum(ROLES),
-  email: nonEmpty,
-  token_use: z.literal('access'),
-});
+/**
+ * The claims this service puts in its tokens, checked after the signature (lib/auth/jwt.ts). Written
+ * out rather than as zod schemas (issue 11): this module is in every function through lib/runtime.ts,
+ * and a module-level schema would stay in the bundles that never verify a token.
+ */
+const accessClaims = (claims: Record<string, unknown>): UserPrincipal | undefined =>
+  claims.token_use === 'access' &&
+  nonEmpty(claims.sub) &&
+  nonEmpty(claims.tenant_id) &&
+  nonEmpty(claims.email) &&
+  (ROLES as readonly unknown[]).includes(claims.role)
+    ? { userId: claims.sub, tenantId: claims.tenant_id, role: claims.role as Role, email: claims.email }
+    : undefined;
 
-const refreshClaims = z.object({
-  sub: nonEmpty,
-  tenant_id: nonEmpty,
-  token_use: z.literal('refresh'),
-});
+const refreshClaims = (claims: Record<string, unknown>): { userId: string; tenantId: string } | undefined =>
+  claims.token_use === 'refresh' && nonEmpty(claims.sub) && nonEmpty(claims.tenant_id)
+    ? { userId: claims.sub, tenantId: claims.tenant_id }
+    : undefined;
 
 const invalidToken = (detail: string, cause?: unknown) =>
   new AppError('UNAUTHENTICATED', detail, {
@@ -141,16 +145,15 @@ export const createTokenService = (settings: TokenSettings) => {
     },
 
     async verifyAccessToken(token: string): Promise<UserPrincipal> {
-      const claims = z.safeParse(accessClaims, await verify(token, ACCESS_TYP));
-      if (!claims.success) throw invalidToken('The token is not an access token.');
-      const { sub, tenant_id, role, email } = claims.data;
-      return { userId: sub, tenantId: tenant_id, role, email };
+      const principal = accessClaims(await verify(token, ACCESS_TYP));
+      if (!principal) throw invalidToken('The token is not an access token.');
+      return principal;
     },
 
     async verifyRefreshToken(token: string): Promise<{ userId: string; tenantId: string }> {
-      const claims = z.safeParse(refreshClaims, await verify(token, REFRESH_TYP));
-      if (!claims.success) throw invalidToken('The token is not a refresh token.');
-      return { userId: claims.data.sub, tenantId: claims.data.tenant_id };
+      const subject = refreshClaims(await verify(token, REFRESH_TYP));
+      if (!subject) throw invalidToken('The token is not a refresh token.');
+      return subject;
     },
   };
 };

@@ -1,4 +1,3 @@
-import * as z from 'zod/mini';
 import { AppError } from '../errors';
 import type { Database } from './client';
 import { QueryCommand, type QueryCommandInput } from './dynamo';
@@ -17,21 +16,6 @@ export interface Page<T> {
   items: T[];
   nextCursor?: string;
 }
-
-/** Query-string schema shared by every list endpoint. */
-export const pageQuerySchema = z.strictObject({
-  limit: z._default(
-    z.coerce
-      .number()
-      .check(
-        z.int('limit must be an integer'),
-        z.gte(1, 'limit must be at least 1'),
-        z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
-      ),
-    DEFAULT_PAGE_SIZE,
-  ),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
-});
 
 const encodeCursor = (key: Record<string, unknown>): string =>
   Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
@@ -52,12 +36,14 @@ const decodeCursor = (cursor: string, partition: Record<string, string>): Record
   } catch {
     throw invalidCursor();
   }
-  const parsed = z.safeParse(z.record(z.string(), z.string()), decoded);
-  if (!parsed.success) throw invalidCursor();
+  // A key of string attributes (the table's keys are all strings), nothing else.
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalidCursor();
+  const key = decoded as Record<string, unknown>;
+  if (!Object.values(key).every((value) => typeof value === 'string')) throw invalidCursor();
   for (const [name, value] of Object.entries(partition)) {
-    if (parsed.data[name] !== value) throw invalidCursor();
+    if (key[name] !== value) throw invalidCursor();
   }
-  return parsed.data;
+  return key as Record<string, string>;
 };
 
 /**

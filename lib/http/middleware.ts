@@ -1,5 +1,4 @@
 import type { MiddlewareObj } from '@middy/core';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, type ErrorCode, errorCatalog, problemType } from '../errors';
 import { logger } from '../logger';
@@ -44,19 +43,9 @@ const retryableNames = new Set([
 ]);
 const retryableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
-const isBodyParserError = (error: unknown): error is Error & { statusCode: number } =>
-  error instanceof Error &&
-  (error.cause as { package?: string } | undefined)?.package === '@middy/http-json-body-parser';
-
 /** Turns anything thrown into a domain error; unknown errors become a generic 500. */
 export const toAppError = (error: unknown): AppError => {
   if (error instanceof AppError) return error;
-  if (isBodyParserError(error)) {
-    // middy answers malformed JSON with 415; it is a bad request (RFC 9110 §15.5.1), not a media type problem.
-    return error.message === 'Unsupported Media Type'
-      ? new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send Content-Type: application/json.', { cause: error })
-      : new AppError('MALFORMED_REQUEST', 'The request body is not valid JSON.', { cause: error });
-  }
   const name = error instanceof Error ? error.name : '';
   const code = (error as { code?: string } | null)?.code ?? '';
   if (retryableNames.has(name) || retryableCodes.has(code)) {
@@ -120,7 +109,7 @@ const rawBody = (body: unknown): string => {
   }
 };
 
-/** Checks what middy's JSON parser leaves open, so each case gets its own clear 4xx. */
+/** Content-Type, size and emptiness, each with its own clear 4xx, before the JSON is parsed. */
 const guardBody = (event: BodyEvent, raw: string) => {
   const contentType = header(event, 'content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
@@ -138,25 +127,22 @@ const guardBody = (event: BodyEvent, raw: string) => {
   }
 };
 
-const parser = httpJsonBodyParser();
-
 /**
- * The one way a request body is read: Content-Type, size and emptiness checks, then middy's JSON
- * parser, with its errors mapped to ours. A function rather than only a middleware because the push
- * endpoints must authenticate the API key before they look at the body (spec 1, issue 4 order).
+ * The one way a request body is read: Content-Type, size and emptiness checks, then `JSON.parse` of
+ * the text (base64-decoded when API Gateway says so). A function rather than only a middleware because
+ * the push endpoints must authenticate the API key before they look at the body (spec 1, issue 4
+ * order). Malformed JSON is a bad request (RFC 9110 §15.5.1), 400, not 415 as middy's parser answers;
+ * parsing here rather than through that parser also keeps @middy/util out of every bundle (issue 11).
  */
 export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
   const body = rawBody(event.body);
   guardBody(event, body);
-  // middy's parser looks up `content-type`/`Content-Type` only; any other spelling is valid HTTP.
-  const headers = { 'content-type': header(event, 'content-type') };
-  const request = { event: { headers, body, isBase64Encoded: event.isBase64Encoded === true } };
+  const text = event.isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
   try {
-    await parser.before?.(request as never);
+    return JSON.parse(text);
   } catch (error) {
-    throw toAppError(error);
+    throw new AppError('MALFORMED_REQUEST', 'The request body is not valid JSON.', { cause: error });
   }
-  return request.event.body;
 };
 
 /**

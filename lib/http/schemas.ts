@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { pageQuerySchema } from '../db/pagination';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination';
 import { KPI_TYPES } from '../domain';
 import { AppError } from '../errors';
 import { MAX_ACTIVITY_PAGE_SIZE } from '../kpis/activity';
@@ -15,6 +15,25 @@ export const loginSchema = z.strictObject({
 /** Spec 2.4. */
 export const refreshSchema = z.strictObject({
   refreshToken: z.string().check(z.minLength(1, 'refreshToken is required'), z.maxLength(4096)),
+});
+
+/**
+ * Query-string schema shared by every list endpoint (`?limit=&cursor=`). Here, not in lib/db: it is the
+ * HTTP form of a page request, and a module-level zod schema stays in every bundle that imports its
+ * module, which for lib/db/pagination.ts is every function that lists anything (issue 11).
+ */
+export const pageQuerySchema = z.strictObject({
+  limit: z._default(
+    z.coerce
+      .number()
+      .check(
+        z.int('limit must be an integer'),
+        z.gte(1, 'limit must be at least 1'),
+        z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+      ),
+    DEFAULT_PAGE_SIZE,
+  ),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
 });
 
 /** `?limit=&cursor=` of every list endpoint. */

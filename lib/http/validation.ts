@@ -1,12 +1,9 @@
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
 import { AppError, type FieldError } from '../errors';
+import { zodMessages } from './zod-messages';
 
-/**
- * zod/mini ships without messages; the English locale alone (a few KB, not all locales) gives readable
- * defaults where a schema does not set its own message.
- */
-z.config(en());
+/** zod/mini ships without messages: readable defaults where a schema does not set its own. */
+z.config({ localeError: zodMessages });
 
 /** Renders a zod path the way clients write it: `measurements[3].actual`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>

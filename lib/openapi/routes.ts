@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import type { Role } from '../auth/roles';
-import { pageQuerySchema } from '../db/pagination';
 import type { ErrorCode } from '../errors';
 import { createApiKeySchema } from '../http/api-key-schemas';
 import {
@@ -15,7 +14,7 @@ import {
   refreshResponseSchema,
   strategicCyclePageSchema,
 } from '../http/response-schemas';
-import { loginSchema, refreshSchema } from '../http/schemas';
+import { loginSchema, pageQuerySchema, refreshSchema } from '../http/schemas';
 import { batchSchema, measurementSchema as measurementInputSchema } from '../push/measurement-schema';
 
 /**

@@ -1,4 +1,3 @@
-import { convertToAttr, convertToNative } from '@aws-sdk/util-dynamodb';
 import { UnstorableValueError } from './errors';
 
 /** DynamoDB's wire form of one value (the JSON protocol's AttributeValue). */
@@ -46,9 +45,6 @@ const MIN_EXPONENT = -130;
 const MAX_EXPONENT = 125;
 const MAX_ENCLOSING_DOCUMENTS = 30;
 
-/** What the service has always used (lib-dynamodb's `removeUndefinedValues: true`). */
-const OPTIONS = { removeUndefinedValues: true, convertTopLevelContainer: true } as const;
-
 const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 
 const NUMBER = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
@@ -89,7 +85,7 @@ const noDuplicates = (values: string[], path: string) => {
 };
 
 /**
- * Checks what `@aws-sdk/util-dynamodb` leaves to the server (number range and precision, nesting,
+ * Checks what the conversion leaves to the server (number range and precision, nesting,
  * duplicate set members) and returns the value's size by the developer guide's rules: strings and
  * binaries their length, numbers as above, null and booleans 1, lists and maps 3 plus 1 per element
  * plus their names and elements. `depth` is the number of maps and lists around the value.
@@ -126,12 +122,147 @@ const checkedBytes = (value: AttributeValue, path: string, depth: number): numbe
   );
 };
 
+/*
+ * Native value ⇄ AttributeValue, as `@aws-sdk/util-dynamodb` converts them with the options the
+ * service has always used (`removeUndefinedValues`, `convertTopLevelContainer`; numbers beyond 2^53 are
+ * refused on the way in and read back as BigInt). A port of its rules rather than the package: its
+ * 4.8 KB were in every function (issue 11's 100 KB budget). tests/unit/lib/db/dynamo/marshalling.test.ts
+ * compares both on every kind of value.
+ */
+const BINARY_TYPES = new Set([
+  'ArrayBuffer',
+  'Blob',
+  'Buffer',
+  'DataView',
+  'File',
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'Float32Array',
+  'Float64Array',
+  'BigInt64Array',
+  'BigUint64Array',
+]);
+
+const typeOf = (value: unknown): string | undefined =>
+  (value as { constructor?: { name?: string } } | null | undefined)?.constructor?.name;
+
+const isBinary = (value: unknown) => BINARY_TYPES.has(typeOf(value) ?? '');
+
+const numberAttr = (value: number | bigint): { N: string } => {
+  const text = value.toString();
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`Special numeric value ${text} is not allowed`);
+    if (value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER) {
+      const side = value > 0 ? 'greater than Number.MAX_SAFE_INTEGER' : 'lesser than Number.MIN_SAFE_INTEGER';
+      throw new Error(`Number ${text} is ${side}. Use NumberValue from @aws-sdk/lib-dynamodb.`);
+    }
+  }
+  return { N: text };
+};
+
+const mapAttr = (entries: Iterable<[string, unknown]>): AttributeValue => {
+  const M: Record<string, AttributeValue> = {};
+  for (const [name, value] of entries) {
+    if (value !== undefined && typeof value !== 'function') M[name] = convertToAttr(value);
+  }
+  return { M };
+};
+
+const setAttr = (set: Set<unknown>): AttributeValue => {
+  const values = [...set].filter((value) => value !== undefined);
+  if (values.length === 0) throw new Error('Pass a non-empty set, or options.convertEmptyValues=true.');
+  const [first] = values;
+  if (typeof first === 'number' || typeof first === 'bigint') {
+    return { NS: values.map((value) => numberAttr(value as number).N) };
+  }
+  if (typeof first === 'string') return { SS: values.map(String) };
+  if (isBinary(first)) return { BS: values as Uint8Array[] };
+  throw new Error('Only Number Set (NS), Binary Set (BS) or String Set (SS) are allowed.');
+};
+
+const convertToAttr = (value: unknown): AttributeValue => {
+  if (value === undefined) {
+    throw new Error('Pass options.removeUndefinedValues=true to remove undefined values from map/array/set.');
+  }
+  if (value === null) return { NULL: true };
+  if (Array.isArray(value)) {
+    return { L: value.filter((v) => v !== undefined && typeof v !== 'function').map(convertToAttr) };
+  }
+  const type = typeOf(value);
+  if (type === 'Set') return setAttr(value as Set<unknown>);
+  if (type === 'Map') return mapAttr(value as Map<string, unknown>);
+  if (type === 'Object' || (!type && typeof value === 'object')) {
+    const entries: [string, unknown][] = [];
+    for (const name in value as object) entries.push([name, (value as Record<string, unknown>)[name]]);
+    return mapAttr(entries);
+  }
+  if (isBinary(value)) return { B: value as Uint8Array };
+  if (typeof value === 'boolean' || type === 'Boolean') return { BOOL: (value as boolean).valueOf() };
+  if (typeof value === 'number' || type === 'Number') return numberAttr((value as number).valueOf());
+  if (typeof value === 'bigint') return numberAttr(value);
+  if (typeof value === 'string' || type === 'String') return { S: String(value) };
+  throw new Error(
+    `Unsupported type passed: ${value as string}. Pass options.convertClassInstanceToMap=true to marshall typeof object as map attribute.`,
+  );
+};
+
+const nativeNumber = (text: string): number | bigint => {
+  const number = Number(text);
+  if ((number > Number.MAX_SAFE_INTEGER || number < Number.MIN_SAFE_INTEGER) && Number.isFinite(number)) {
+    try {
+      return BigInt(text);
+    } catch {
+      throw new Error(`${text} can't be converted to BigInt. Set options.wrapNumbers to get string value.`);
+    }
+  }
+  return number;
+};
+
+const convertToNative = (value: Record<string, unknown>): unknown => {
+  for (const [type, content] of Object.entries(value)) {
+    if (content === undefined) continue;
+    switch (type) {
+      case 'NULL':
+        return null;
+      case 'BOOL':
+        return Boolean(content);
+      case 'N':
+        return nativeNumber(content as string);
+      case 'B':
+      case 'S':
+        return content;
+      case 'L':
+        return (content as Record<string, unknown>[]).map(convertToNative);
+      case 'M': {
+        const map: Record<string, unknown> = {};
+        for (const [name, v] of Object.entries(content as Record<string, Record<string, unknown>>)) {
+          map[name] = convertToNative(v);
+        }
+        return map;
+      }
+      case 'NS':
+        return new Set((content as string[]).map(nativeNumber));
+      case 'BS':
+      case 'SS':
+        return new Set(content as unknown[]);
+      default:
+        throw new Error(`Unsupported type passed: ${type}`);
+    }
+  }
+  throw new Error(`No value defined: ${JSON.stringify(value)}`);
+};
+
 const isContainer = (value: unknown): value is object =>
   Array.isArray(value) ||
   value instanceof Map ||
   (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype);
 
-/** After util-dynamodb refused a value: the path of the innermost part it refuses. */
+/** After the conversion refused a value: the path of the innermost part it refuses. */
 const locate = (value: unknown, path: string): string => {
   if (!isContainer(value)) return path;
   const children: [string, unknown][] = Array.isArray(value)
@@ -140,7 +271,7 @@ const locate = (value: unknown, path: string): string => {
   for (const [childPath, child] of children) {
     if (child === undefined || typeof child === 'function') continue;
     try {
-      convertToAttr(child, OPTIONS);
+      convertToAttr(child);
     } catch {
       return locate(child, childPath);
     }
@@ -152,7 +283,7 @@ const locate = (value: unknown, path: string): string => {
 export const marshallValue = (value: unknown, path = '(value)'): AttributeValue => {
   let converted: AttributeValue;
   try {
-    converted = convertToAttr(value, OPTIONS) as AttributeValue;
+    converted = convertToAttr(value);
   } catch (error) {
     throw new UnstorableValueError(locate(value, path), (error as Error).message);
   }
@@ -179,7 +310,7 @@ const marshallMap = (
     if (value === undefined || typeof value === 'function') continue;
     let converted: AttributeValue;
     try {
-      converted = convertToAttr(value, OPTIONS) as AttributeValue;
+      converted = convertToAttr(value);
     } catch (error) {
       throw new UnstorableValueError(locate(value, name), (error as Error).message);
     }
@@ -205,7 +336,8 @@ export const marshallItem = (item: NativeItem): MarshalledItem => {
 };
 
 /** Stored form → native values (lib-dynamodb's defaults: numbers as numbers, sets as Sets). */
-export const unmarshallValue = (value: AttributeValue): unknown => convertToNative(value as never);
+export const unmarshallValue = (value: AttributeValue): unknown =>
+  convertToNative(value as Record<string, unknown>);
 
 const unmarshallMap = (map: Record<string, AttributeValue>): NativeItem => {
   const item: NativeItem = {};

@@ -56,6 +56,7 @@ const JWT_FUNCTIONS = [
   'refreshToken',
   'listStrategicCycles',
   'listKpis',
+  'getKpi',
   'listMeasurements',
   'createApiKey',
   'listApiKeys',
@@ -64,7 +65,7 @@ const JWT_FUNCTIONS = [
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
-const PAGE_FUNCTIONS = ['apiKeysPage'];
+const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage'];
 /** Issue 12: without authentication, and without the JWT key: health, the document, the reference page. */
 const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs'];
 
@@ -74,6 +75,8 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
   refreshToken: { actions: ['BatchGetItem'], index: false },
   listStrategicCycles: { actions: ['Query'], index: false },
   listKpis: { actions: ['Query'], index: true },
+  // Issue 15: the KPI and its measurements in one Query; a later page also Gets the KPI.
+  getKpi: { actions: ['GetItem', 'Query'], index: false },
   listMeasurements: { actions: ['GetItem', 'Query'], index: false },
   createApiKey: { actions: ['BatchGetItem', 'PutItem', 'Query'], index: true },
   listApiKeys: { actions: ['BatchGetItem', 'Query'], index: true },
@@ -86,6 +89,7 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
     index: false,
   },
   apiKeysPage: { actions: [], index: false },
+  kpisPage: { actions: [], index: false },
   // Issue 10's authorizer reads the key and the tenant, nothing else.
   pushAuthorizer: { actions: ['GetItem'], index: false },
   // Issue 12's key check reads the key, its usage item and the tenant.
@@ -430,6 +434,7 @@ describe('CORS', () => {
         'roll',
         'strategic-cycles',
         '{id}',
+        '{kpiId}',
       ].sort(),
     );
     for (const [, method] of methods) {

@@ -1,24 +1,94 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../../lib/config';
+import { ConfigError, corsOrigins, parseConfig } from '../../../lib/config';
 
 const valid = { TABLE_NAME: 'strategy-service-dev', JWT_SECRET: 'x'.repeat(32) };
 
 describe('configuration (read once at cold start)', () => {
   it('applies defaults', () => {
-    expect(parseConfig(valid)).toMatchObject({
+    expect(parseConfig(valid)).toEqual({
       TABLE_NAME: 'strategy-service-dev',
+      DYNAMODB_ENDPOINT: undefined,
+      AWS_REGION: 'eu-central-1',
+      JWT_SECRET: 'x'.repeat(32),
+      JWT_SECRET_PARAMETER: undefined,
+      JWT_KEY_MAX_AGE_SECONDS: 300,
+      CORS_ALLOWED_ORIGINS: '',
       JWT_ISSUER: 'strategy-service',
+      JWT_AUDIENCE: 'strategy-service-api',
+      REFRESH_TOKEN_TTL_SECONDS: 30 * 24 * 3600,
       TENANT_CACHE_TTL_SECONDS: 30,
+      RATE_LIMIT_WINDOW_SECONDS: 60,
+      RATE_LIMIT_FREE: 60,
+      RATE_LIMIT_BUSINESS: 300,
+      RATE_LIMIT_ENTERPRISE: 3000,
+      LOGIN_MAX_FAILURES: 10,
+      LOGIN_LOCKOUT_WINDOW_SECONDS: 900,
     });
   });
 
-  it('fails fast, naming the variable, when one is missing or too weak', () => {
-    expect(() => parseConfig({ JWT_SECRET: valid.JWT_SECRET })).toThrow(/TABLE_NAME/);
-    expect(() => parseConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(ConfigError);
-    expect(() => parseConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
+  it('reads numbers from their strings', () => {
+    const config = parseConfig({ ...valid, RATE_LIMIT_FREE: '7', TENANT_CACHE_TTL_SECONDS: '0' });
+    expect(config.RATE_LIMIT_FREE).toBe(7);
+    expect(config.TENANT_CACHE_TTL_SECONDS).toBe(0);
   });
 
-  it('treats an empty DYNAMODB_ENDPOINT as unset (the deployed stage passes "")', () => {
+  it('fails fast, naming the variable, when one is missing or too weak', () => {
+    expect(() => parseConfig({ JWT_SECRET: valid.JWT_SECRET })).toThrow(/TABLE_NAME is required/);
+    expect(() => parseConfig({ ...valid, TABLE_NAME: 'ab' })).toThrow(/TABLE_NAME must be at least 3/);
+    expect(() => parseConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(ConfigError);
+    expect(() => parseConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET must be at least 32/);
+    expect(() => parseConfig({ ...valid, AWS_REGION: '' })).toThrow(/AWS_REGION is required/);
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => parseConfig({ ...valid, RATE_LIMIT_FREE: '0', LOGIN_MAX_FAILURES: '2.5' })).toThrow(
+      /RATE_LIMIT_FREE must be a whole number from 1; LOGIN_MAX_FAILURES must be a whole number from 1/,
+    );
+  });
+
+  it('refuses numbers that are not whole, not positive, not numbers, or out of range', () => {
+    for (const bad of ['abc', '1.5', '-1', '0', '']) {
+      expect(() => parseConfig({ ...valid, RATE_LIMIT_WINDOW_SECONDS: bad }), bad).toThrow(
+        /RATE_LIMIT_WINDOW_SECONDS/,
+      );
+    }
+    expect(() => parseConfig({ ...valid, TENANT_CACHE_TTL_SECONDS: '31' })).toThrow(/from 0 to 30/);
+    expect(() => parseConfig({ ...valid, TENANT_CACHE_TTL_SECONDS: '-1' })).toThrow(/from 0 to 30/);
+  });
+
+  it('treats an empty DYNAMODB_ENDPOINT as unset (the deployed stage passes ""), and checks a set one', () => {
     expect(parseConfig({ ...valid, DYNAMODB_ENDPOINT: '' }).DYNAMODB_ENDPOINT).toBeUndefined();
+    expect(parseConfig({ ...valid, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).DYNAMODB_ENDPOINT).toBe(
+      'http://127.0.0.1:8000',
+    );
+    expect(() => parseConfig({ ...valid, DYNAMODB_ENDPOINT: 'not a url' })).toThrow(
+      /DYNAMODB_ENDPOINT must be a URL/,
+    );
+  });
+
+  it('takes exactly one of the JWT key and its SSM parameter name', () => {
+    const { JWT_SECRET: _secret, ...withoutSecret } = valid;
+    expect(
+      parseConfig({ ...withoutSecret, JWT_SECRET_PARAMETER: '/strategy/prod/jwt' }).JWT_SECRET_PARAMETER,
+    ).toBe('/strategy/prod/jwt');
+    expect(() => parseConfig(withoutSecret)).toThrow(/exactly one of JWT_SECRET/);
+    expect(() => parseConfig({ ...valid, JWT_SECRET_PARAMETER: '/a/b' })).toThrow(
+      /exactly one of JWT_SECRET/,
+    );
+    expect(() => parseConfig({ ...withoutSecret, JWT_SECRET_PARAMETER: 'no-slash' })).toThrow(
+      /JWT_SECRET_PARAMETER must be a parameter name/,
+    );
+    expect(parseConfig({ ...valid, JWT_SECRET_PARAMETER: '' }).JWT_SECRET_PARAMETER).toBeUndefined();
+  });
+
+  it('accepts CORS origins as a comma-separated list and nothing else', () => {
+    const config = parseConfig({
+      ...valid,
+      CORS_ALLOWED_ORIGINS: 'https://a.example, http://localhost:3000',
+    });
+    expect(corsOrigins(config)).toEqual(['https://a.example', 'http://localhost:3000']);
+    for (const bad of ['https://a.example/path', 'ftp://a.example', 'https://a.example,']) {
+      expect(() => parseConfig({ ...valid, CORS_ALLOWED_ORIGINS: bad }), bad).toThrow(/CORS_ALLOWED_ORIGINS/);
+    }
   });
 });
