@@ -17,11 +17,10 @@
  * `--runs` processes minus the median of as many requiring an empty file. `--source-maps` runs node
  * with `--enable-source-maps`, as serverless.yml's NODE_OPTIONS does on AWS.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import * as esbuild from 'esbuild';
+import { type Bundle, buildBundle, excludeOf, loadTimes } from '../bench/bundles';
 
 const { values } = parseArgs({
   options: {
@@ -33,50 +32,8 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 
-/** serverless.yml `custom.esbuild.exclude`, which serverless-esbuild passes to esbuild as `external`. */
-const excludeOf = (root: string): string[] => {
-  const match = /^\s+exclude:\s*\[(.*)\]\s*$/m.exec(readFileSync(join(root, 'serverless.yml'), 'utf8'));
-  return match?.[1] ? JSON.parse(`[${match[1]}]`) : [];
-};
-
-const packageOf = (input: string): string =>
-  /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ??
-  (input.includes('lib/db/dynamo/') ? '(dynamo client)' : '(own code)');
-
-interface Bundle {
-  label: string;
-  tree: string;
-  outfile: string;
-  bytes: number;
-  byPackage: Record<string, number>;
-}
-
-const build = async (root: string, tree: string, entry: string, label: string): Promise<Bundle> => {
-  const outDir = join(root, '.esbuild-measure');
-  const outfile = join(outDir, `${label}.js`);
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    minify: true,
-    sourcemap: 'linked',
-    target: 'node20',
-    platform: 'node',
-    format: 'cjs',
-    external: excludeOf(root),
-    plugins: require(join(root, 'scripts', 'esbuild-plugins.cjs')),
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const output = result.metafile.outputs[relative(root, outfile)];
-  const byPackage: Record<string, number> = {};
-  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
-    const name = packageOf(input);
-    byPackage[name] = (byPackage[name] ?? 0) + bytesInOutput;
-  }
-  return { label, tree, outfile, bytes: statSync(outfile).size, byPackage };
-};
+const build = (root: string, tree: string, entry: string, label: string) =>
+  buildBundle(root, join(root, '.esbuild-measure'), entry, label, tree);
 
 const buildTree = async (root: string, tree: string): Promise<Bundle[]> => {
   rmSync(join(root, '.esbuild-measure'), { recursive: true, force: true });
@@ -92,30 +49,6 @@ const buildTree = async (root: string, tree: string): Promise<Bundle[]> => {
   return bundles;
 };
 
-const env = {
-  PATH: process.env.PATH,
-  TABLE_NAME: 'measure',
-  JWT_SECRET: 'x'.repeat(32),
-  AWS_REGION: 'eu-central-1',
-  AWS_ACCESS_KEY_ID: 'AKIDMEASURE',
-  AWS_SECRET_ACCESS_KEY: 'measure',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  LOG_LEVEL: 'silent',
-};
-
-const loadMs = (file: string): number => {
-  const script = `const t=performance.now();require(${JSON.stringify(file)});process.stdout.write(String(performance.now()-t))`;
-  const args = [...(values['source-maps'] ? ['--enable-source-maps'] : []), '-e', script];
-  return Number(execFileSync(process.execPath, args, { env, encoding: 'utf8' }));
-};
-
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const at = (i: number) => sorted[i] ?? Number.NaN;
-  return sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
-};
-
 const main = async () => {
   const root = resolve(__dirname, '..');
   const bundles = await buildTree(root, 'this');
@@ -126,30 +59,27 @@ const main = async () => {
       tree: 'as is',
       outfile: resolve(file),
       bytes: statSync(file).size,
+      zippedBytes: Number.NaN,
+      mapBytes: 0,
+      mapZippedBytes: 0,
       byPackage: {},
     });
   }
   const empty = join(root, '.esbuild-measure', 'empty.js');
   writeFileSync(empty, '');
 
-  const samples: Record<string, number[]> = {};
-  const sample = (file: string) => {
-    samples[file] ??= [];
-    samples[file].push(loadMs(file));
-  };
-  for (let run = 0; run < runs; run++) {
-    for (const bundle of bundles) {
-      sample(empty);
-      sample(bundle.outfile);
-    }
-  }
-  const emptyMedian = median(samples[empty] ?? []);
+  const { empty: emptyMedian, overEmpty } = loadTimes(
+    bundles.map((bundle) => bundle.outfile),
+    empty,
+    runs,
+    values['source-maps'],
+  );
   console.table(
     bundles.map((bundle) => ({
       tree: bundle.tree,
       bundle: bundle.label,
       bytes: bundle.bytes,
-      loadMs: +(median(samples[bundle.outfile] ?? []) - emptyMedian).toFixed(1),
+      loadMs: +(overEmpty.get(bundle.outfile) ?? Number.NaN).toFixed(1),
       largest: Object.entries(bundle.byPackage)
         .sort(([, a], [, b]) => b - a)
         .slice(0, 5)

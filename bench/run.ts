@@ -1,0 +1,85 @@
+/**
+ * npm run bench [-- --quick] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ *
+ * Prints one table per part and the budgets, writes the results as JSON, and exits 1 when a budget is
+ * broken. `--quick` (what `npm test` runs, tests/integration/bench/quick.test.ts) skips the timing pass
+ * and checks only the budgets that do not depend on time: round trips, units, bundle sizes.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type BenchResults, costPerMillionUsd, runBench } from './bench';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    operations: { type: 'string', default: '300' },
+    warmup: { type: 'string', default: '300' },
+    runs: { type: 'string', default: '10' },
+    out: { type: 'string' },
+  },
+});
+
+export const printResults = (results: BenchResults) => {
+  console.log(`\n${results.date} · ${results.machine} · node ${results.node}`);
+  console.table(
+    results.scenarios.map((r) => ({
+      scenario: r.scenario,
+      requests: r.requests,
+      'round trips': r.roundTrips,
+      RCU: r.readUnits,
+      WCU: r.writeUnits,
+      'WCU/measurement': r.writeUnitsPerMeasurement ?? '',
+      'p50 ms': r.handlerP50Ms ?? '',
+      'p99 ms': r.handlerP99Ms ?? '',
+      'floor p50': r.floorP50Ms ?? '',
+      'handler/floor': r.ratio ?? '',
+      'handler/own calls': r.ratioOwnCalls ?? '',
+      '$ per million': costPerMillionUsd(r) ?? '',
+    })),
+  );
+  console.table(
+    results.functions.map((f) => ({
+      function: f.function,
+      'KB min': +(f.bytes / 1000).toFixed(1),
+      'KB zipped': +(f.zippedBytes / 1000).toFixed(1),
+      'map KB zipped': +(f.mapZippedBytes / 1000).toFixed(1),
+      'load ms': f.loadMs ?? '',
+      'load ms, source maps': f.loadMsSourceMaps ?? '',
+      largest: f.largest,
+    })),
+  );
+  if (results.firstInvocation.pushSingleMs !== null) {
+    console.log(
+      `first push after load: ${results.firstInvocation.pushSingleMs} ms = ${results.firstInvocation.ratio} × warm p50 (${results.firstInvocation.warmP50Ms} ms)`,
+    );
+  }
+  const checked = results.budgets.filter((b) => results.options.timing || !b.timed);
+  console.table(
+    checked.map((b) => ({ budget: b.name, limit: b.limit, measured: b.measured, ok: b.ok ? 'yes' : 'NO' })),
+  );
+  return checked.filter((b) => !b.ok);
+};
+
+const main = async () => {
+  const quick = values.quick;
+  const results = await runBench({
+    operations: Number(values.operations),
+    warmup: Number(values.warmup),
+    loadRuns: Number(values.runs),
+    timing: !quick,
+    log: (line) => console.error(line),
+  });
+  const broken = printResults(results);
+  const out = values.out ?? (quick ? undefined : 'bench/results.json');
+  if (out) writeFileSync(resolve(out), `${JSON.stringify(results, null, 2)}\n`);
+  if (broken.length > 0) {
+    console.error(`\n${broken.length} budget(s) broken: ${broken.map((b) => b.name).join('; ')}`);
+    process.exit(1);
+  }
+};
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
