@@ -6,6 +6,7 @@ import { createApiKeySchema } from '../lib/http/api-key-schemas';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { CreatedApiKeyResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import type { JsonEvent, UserContext } from '../lib/http/types';
 import { parseInput } from '../lib/http/validation';
@@ -26,7 +27,7 @@ const core = async (event: JsonEvent, context: UserContext) => {
     expiresAt: created.expiresAt,
     scopedKpis: created.kpiIds?.length ?? null,
   });
-  return json(201, createdApiKeyView(created));
+  return json<CreatedApiKeyResponse>(201, createdApiKeyView(created));
 };
 
 export const handler = middy(core)

@@ -6,6 +6,7 @@ import { AppError } from '../lib/errors';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { KpiDetailResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parseKpiId, parsePageQuery } from '../lib/http/schemas';
 import type { UserContext } from '../lib/http/types';
@@ -22,7 +23,11 @@ const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
   const kpiId = parseKpiId(event);
   const found = await getKpiWithMeasurements(db, context.user.tenantId, kpiId, page);
   if (!found) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
-  return json(200, { ...kpiView(found.kpi), measurements: found.measurements.items, ...nextCursor(found) });
+  return json<KpiDetailResponse>(200, {
+    ...kpiView(found.kpi),
+    measurements: found.measurements.items,
+    ...nextCursor(found),
+  });
 };
 
 const nextCursor = ({ measurements }: { measurements: { nextCursor?: string } }) =>

@@ -5,6 +5,7 @@ import { listKpis } from '../lib/db/kpis';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { KpiPage } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import { parseKpiListQuery } from '../lib/http/schemas';
 import type { UserContext } from '../lib/http/types';
@@ -23,7 +24,7 @@ const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
     include === 'activity'
       ? await listKpisWithActivity(db, tenantId, page, { type }, Date.now())
       : await listKpis(db, tenantId, page, { type });
-  return json(200, { ...result, items: result.items.map(kpiView) });
+  return json<KpiPage>(200, { ...result, items: result.items.map(kpiView) });
 };
 
 export const handler = middy(core)

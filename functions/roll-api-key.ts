@@ -6,6 +6,7 @@ import { rollApiKeySchema } from '../lib/http/api-key-schemas';
 import { jwtAuth } from '../lib/http/jwt-auth';
 import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
 import { cors, observe } from '../lib/http/observability';
+import type { RolledApiKeyResponse } from '../lib/http/response-schemas';
 import { json } from '../lib/http/responses';
 import type { JsonEvent, UserContext } from '../lib/http/types';
 import { parseInput } from '../lib/http/validation';
@@ -32,7 +33,10 @@ const core = async (event: JsonEvent, context: UserContext) => {
     oldKeyExpiresAt: previous.expiresAt,
   });
   const now = Date.now();
-  return json(201, { ...createdApiKeyView(created, now), previous: apiKeyView(previous, now) });
+  return json<RolledApiKeyResponse>(201, {
+    ...createdApiKeyView(created, now),
+    previous: apiKeyView(previous, now),
+  });
 };
 
 export const handler = middy(core)

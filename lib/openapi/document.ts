@@ -9,7 +9,7 @@ import {
   responseSchemas,
   schemaDescriptions,
 } from './components';
-import { type RouteSpec, routes } from './routes';
+import { type RouteSpec, routes, type SuccessResponse } from './routes';
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the route list (./routes.ts) and the zod
@@ -24,6 +24,10 @@ export const OPENAPI_VERSION = '3.1.1';
 type Json = Record<string, unknown>;
 
 const SCHEMA_REF = '#/components/schemas/';
+
+type RouteSchema = NonNullable<SuccessResponse['schema']>;
+const isSchemaList = (schema: RouteSchema): schema is Extract<RouteSchema, readonly unknown[]> =>
+  Array.isArray(schema);
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 
 /**
@@ -86,8 +90,13 @@ const toComponents = (named: Record<string, z.core.$ZodType>, io: 'input' | 'out
   );
 };
 
-/** The component name of a schema, or the schema inline when it has none. */
-const schemaFor = (schema: z.core.$ZodType, io: 'input' | 'output'): Json => {
+/**
+ * The component name of a schema, or the schema inline when it has none. Several schemas: the body is
+ * one of them. `anyOf`, not `oneOf`: response objects are open, so a dry run's batch answer would also
+ * match the stored result's schema (`dryRun: true` tells them apart), and `oneOf` would reject it.
+ */
+const schemaFor = (schema: RouteSchema, io: 'input' | 'output'): Json => {
+  if (isSchemaList(schema)) return { anyOf: schema.map((one) => schemaFor(one, io)) };
   const named = io === 'input' ? requestSchemas : responseSchemas;
   const name = Object.entries(named).find(([, candidate]) => candidate === schema)?.[0];
   if (name) return { $ref: `${SCHEMA_REF}${name}` };
@@ -122,15 +131,16 @@ const errorsOf = (route: RouteSpec): ErrorCode[] => {
     if (route.roles) codes.push('FORBIDDEN');
   }
   if (route.auth === 'apiKey') {
-    // The push authorizer and lib/push/push-service.ts, in their order; then API Gateway's answers for
-    // the tenant's usage plan (infra/gateway-responses.json): throttle (429 rate-limit-exceeded) and
-    // monthly quota. A failing authorizer is 503/500, which every non-static operation declares.
+    // The push authorizer and lib/push/api-key-auth.ts `assertKeyUsable`, in their order; then API
+    // Gateway's answers for the tenant's usage plan (infra/gateway-responses.json): throttle (429
+    // rate-limit-exceeded) and monthly quota. A failing authorizer is 503/500, which every non-static
+    // operation declares. What only a push checks (the plan's feature, the per-key limit, the scope) is
+    // in the push routes' own `errors`: the key check answers a plan without push with 200.
     codes.push(
       'INVALID_API_KEY',
       'API_KEY_REVOKED',
       'API_KEY_EXPIRED',
       'TENANT_INACTIVE',
-      'FEATURE_NOT_ENABLED',
       'RATE_LIMIT_EXCEEDED',
       'QUOTA_EXCEEDED',
     );
@@ -183,7 +193,9 @@ const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): 
     headers: {
       [REQUEST_ID]: ref('headers', gateway ? REQUEST_ID_UNLESS_GATEWAY : REQUEST_ID),
       ...headerRefs(headers),
-      ...(status === 429 && route.rateLimited ? rateLimitIfCounted : {}),
+      ...(status === 429 && route.rateLimited && route.errors.includes('RATE_LIMIT_EXCEEDED')
+        ? rateLimitIfCounted
+        : {}),
     },
     content: {
       'application/problem+json': {
@@ -220,6 +232,7 @@ const operation = (route: RouteSpec): Json => {
               'application/json': {
                 schema: schemaFor(response.schema, 'output'),
                 ...(response.example === undefined ? {} : { example: response.example }),
+                ...(response.examples === undefined ? {} : { examples: response.examples }),
               },
             },
           }
@@ -250,7 +263,7 @@ const operation = (route: RouteSpec): Json => {
     ...(route.body
       ? {
           requestBody: {
-            required: true,
+            required: route.body.optional !== true,
             content: {
               'application/json': {
                 schema: schemaFor(route.body.schema, 'input'),
@@ -368,11 +381,18 @@ export const buildOpenApiDocument = () => {
       { url: 'http://localhost:3000/api', description: 'Local stack (`npm start`)' },
     ],
     tags: [
-      { name: 'Push', description: 'Send KPI measurements with an API key (spec 1, 2.5, 5.2).' },
+      {
+        name: 'Push',
+        description:
+          'Send KPI measurements with an API key (spec 1, 2.5, 5.2), try them without storing (`?dryRun=true`), and check a key.',
+      },
       { name: 'Authentication', description: 'Log in and refresh access tokens (spec 2.1–2.4, 5.1).' },
-      { name: 'KPIs', description: 'The KPIs to push to, and what was pushed.' },
+      { name: 'KPIs', description: 'The KPIs to push to, and what was pushed, when and with which key.' },
       { name: 'Strategy', description: 'Strategic cycles (spec 4).' },
-      { name: 'API keys', description: 'Create, list and revoke push keys (spec 2.7, 3, 8).' },
+      {
+        name: 'API keys',
+        description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8; issue 13).',
+      },
       { name: 'Service', description: 'Health and this document.' },
     ],
     paths,

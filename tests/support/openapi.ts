@@ -28,18 +28,31 @@ export const deref = (document: Record<string, any>, node: any): any =>
  * document is added whole, so schemas are compiled by pointer and their `$ref`s resolve as in the file.
  * OAS adds the keywords `example`, `discriminator`, `xml` and `externalDocs` to the dialect.
  *
- * `closed`: named object schemas (`#/components/schemas`) that leave additional members open get
- * `unevaluatedProperties: false`, so a validated body may carry no member the document does not name.
+ * `closed`: object schemas in `#/components/schemas` that leave additional members open get
+ * `unevaluatedProperties: false`, the named ones and those nested in them (a KPI's `activity`, a
+ * batch's items, a key check's `rateLimit`), so a validated body may carry no member the document
+ * does not name, at any depth.
  */
+/** Every object schema within `schema` that declares its members and leaves others open is closed. */
+const close = (schema: unknown): void => {
+  if (Array.isArray(schema)) {
+    schema.forEach(close);
+    return;
+  }
+  if (schema === null || typeof schema !== 'object') return;
+  const node = schema as Record<string, unknown>;
+  if (node.type === 'object' && node.properties && node.additionalProperties === undefined) {
+    node.unevaluatedProperties = false;
+  }
+  for (const [key, inner] of Object.entries(node)) {
+    // Examples are data, not schemas.
+    if (key !== 'example' && key !== 'examples' && key !== 'default') close(inner);
+  }
+};
+
 export const schemaValidator = (document: Record<string, any>, { strict = true, closed = false } = {}) => {
   const copy = structuredClone(document);
-  if (closed) {
-    for (const schema of Object.values<Record<string, any>>(copy.components?.schemas ?? {})) {
-      if (schema.type === 'object' && schema.additionalProperties === undefined) {
-        schema.unevaluatedProperties = false;
-      }
-    }
-  }
+  if (closed) for (const schema of Object.values(copy.components?.schemas ?? {})) close(schema);
   const ajv = new Ajv2020({ strict, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);

@@ -117,6 +117,70 @@ describe('contract check', () => {
     );
   });
 
+  it('accepts a dry run’s 200 on both push endpoints, and rejects a dry run answered 201', () => {
+    const planned = { dryRun: true, status: 'created', measurement: { ...measurement, id: null } };
+    expect(contractViolations(observed({ status: 200, json: planned }))).toEqual([]);
+    expect(
+      contractViolations(
+        observed({
+          path: '/integrations/push/measurements/batch?dryRun=true',
+          status: 200,
+          json: { dryRun: true, count: 1, items: [{ index: 0, ...planned, dryRun: undefined }] },
+        }),
+      ),
+    ).toEqual([]);
+    // A stored measurement has an id: only a dry run may say null.
+    expect(contractViolations(observed({ status: 201, json: planned.measurement }))[0]).toMatch(
+      /\/id must be/,
+    );
+  });
+
+  it('rejects an undocumented member at any depth: in a batch item, a KPI’s activity, a key check', () => {
+    const batch = { count: 1, items: [{ index: 0, status: 'created', measurement, retried: false }] };
+    expect(
+      contractViolations(
+        observed({ path: '/integrations/push/measurements/batch', status: 200, json: batch }),
+      ).join('\n'),
+    ).toMatch(/must NOT have unevaluated properties/);
+    const kpi = {
+      id: measurement.kpiId,
+      type: 'BSC_KPI',
+      name: 'Revenue',
+      createdAt: measurement.createdAt,
+      activity: {
+        latest: null,
+        recent: [],
+        lastReceivedAt: null,
+        usualIntervalDays: null,
+        quiet: true,
+        tenantId: 'leaked',
+      },
+    };
+    const listed = (json: unknown) =>
+      contractViolations(observed({ method: 'GET', path: '/kpis?include=activity', status: 200, json }));
+    const { tenantId: _leak, ...activity } = kpi.activity;
+    expect(listed({ items: [{ ...kpi, activity }] })).toEqual([]);
+    expect(listed({ items: [kpi] })[0]).toMatch(/\/items\/0\/activity must NOT have unevaluated properties/);
+    const check = {
+      key: {
+        id: measurement.id,
+        prefix: 'skm_P97W',
+        name: 'CI',
+        status: 'active',
+        createdAt: measurement.createdAt,
+        expiresAt: null,
+      },
+      organization: { id: measurement.kpiId, plan: 'business', pushEnabled: true },
+      rateLimit: { limit: 300, remaining: 299, resetSeconds: 42, windowSeconds: 60 },
+    };
+    const checked = (json: unknown) =>
+      contractViolations(observed({ method: 'GET', path: '/integrations/push/key', status: 200, json }));
+    expect(checked(check)).toEqual([]);
+    expect(checked({ ...check, key: { ...check.key, keyHash: 'ab12' } })[0]).toMatch(
+      /\/key must NOT have unevaluated properties/,
+    );
+  });
+
   it('rejects a problem type or status that the operation does not declare', () => {
     expect(contractViolations(observed({ status: 403, json: problem('user-disabled', 403) }))[0]).toMatch(
       /\/type must be equal to one of the allowed values/,

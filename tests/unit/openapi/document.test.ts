@@ -150,6 +150,8 @@ describe('openapi.json', () => {
     );
     expect(security.pushMeasurement).toEqual([{ apiKey: [] }]);
     expect(security.pushMeasurementsBatch).toEqual([{ apiKey: [] }]);
+    expect(security.checkPushKey).toEqual([{ apiKey: [] }]);
+    expect(security.rollApiKey).toEqual([{ bearerAuth: [] }]);
     expect(security.listKpis).toEqual([{ bearerAuth: [] }]);
     expect(security.login).toEqual([]);
     expect(security.getHealth).toEqual([]);
@@ -199,6 +201,7 @@ describe('openapi.json', () => {
       'api-key-expired',
       'api-key-revoked',
       'feature-not-enabled',
+      'kpi-outside-key-scope',
       'tenant-inactive',
     ]);
     // The service's per-key limit and API Gateway's usage plan (throttle, monthly quota).
@@ -225,6 +228,90 @@ describe('openapi.json', () => {
     expect(headers('503')).toContain('Retry-After');
     expect(headers('401')).toContain('WWW-Authenticate');
     expect(deref(generated, generated.components.headers['Retry-After'])).toMatchObject({ required: true });
+  });
+
+  it('documents dry run on both push endpoints: the dryRun parameter, and a 200 that is the stored result or the plan', () => {
+    const single = generated.paths['/integrations/push/measurement'].post;
+    const batch = generated.paths['/integrations/push/measurements/batch'].post;
+    for (const push of [single, batch]) {
+      expect(push.parameters).toEqual([
+        expect.objectContaining({
+          name: 'dryRun',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', enum: ['true', 'false'] },
+        }),
+      ]);
+      // A bad dryRun value is a 400 validation-failed (lib/http/push.ts).
+      expect(deref(generated, push.responses['400']).description).toContain('`validation-failed`');
+    }
+    const body = (operation: any, status: string) =>
+      operation.responses[status].content['application/json'].schema;
+    expect(body(single, '200')).toEqual({
+      anyOf: [
+        { $ref: '#/components/schemas/Measurement' },
+        { $ref: '#/components/schemas/DryRunMeasurement' },
+      ],
+    });
+    expect(body(single, '201')).toEqual({ $ref: '#/components/schemas/Measurement' });
+    expect(body(batch, '200')).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/BatchResult' }, { $ref: '#/components/schemas/DryRunBatch' }],
+    });
+    // Each shape has its example, checked against the schema by the examples test above.
+    expect(Object.keys(single.responses['200'].content['application/json'].examples)).toEqual([
+      'replaced',
+      'dryRun',
+    ]);
+    const planned = generated.components.schemas.PlannedMeasurement.properties.id;
+    expect(planned.anyOf ?? planned.type).toContainEqual({ type: 'null' });
+  });
+
+  it('documents the key check: the key’s refusals as for a push, but no 403 for the plan and no own 429', () => {
+    const check = generated.paths['/integrations/push/key'].get;
+    expect(Object.keys(check.responses)).toEqual(['200', '401', '403', '429', '500', '503']);
+    expect(check.parameters).toBeUndefined();
+    const types = (status: string) =>
+      deref(generated, check.responses[status]).content[
+        'application/problem+json'
+      ].schema.allOf[1].properties.type.enum.map((type: string) => type.replace(PROBLEM_TYPE_BASE, ''));
+    // A plan without push is 200 with pushEnabled: false (lib/push/key-check.ts).
+    expect(types('403').sort()).toEqual(['api-key-expired', 'api-key-revoked', 'tenant-inactive']);
+    expect(types('429')).toEqual(['rate-limit-exceeded', 'quota-exceeded']);
+    const headers = (status: string) => deref(generated, check.responses[status]).headers;
+    expect(Object.keys(headers('200'))).toEqual([
+      'X-Request-Id',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
+    // Only API Gateway answers it 429 (it spends no budget): no RateLimit-* there.
+    expect(Object.keys(headers('429'))).toEqual(['X-Request-Id', 'Retry-After']);
+  });
+
+  it('documents the roll: an optional body, the 409s of rolling and the new key with `previous`', () => {
+    const roll = generated.paths['/api-keys/{id}/roll'].post;
+    expect(roll.requestBody.required).toBe(false);
+    expect(roll.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/RollApiKeyRequest',
+    });
+    expect(roll.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/RolledApiKey',
+    });
+    expect(generated.components.schemas.RolledApiKey.required).toEqual(
+      expect.arrayContaining(['key', 'previous', 'replaces', 'kpiIds', 'createdBy']),
+    );
+    const types = deref(generated, roll.responses['409']).content['application/problem+json'].schema.allOf[1]
+      .properties.type.enum;
+    expect(types.map((type: string) => type.replace(PROBLEM_TYPE_BASE, '')).sort()).toEqual([
+      'api-key-already-rolled',
+      'api-key-limit-reached',
+      'api-key-not-active',
+    ]);
+    expect(Object.keys(roll.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '404', '409', '413', '415']),
+    );
+    // Creating takes a body; only the roll's is optional.
+    expect(generated.paths['/api-keys'].post.requestBody.required).toBe(true);
   });
 
   it('declares X-Request-Id on every response: required where a function answers, not where API Gateway may', () => {
