@@ -14,6 +14,8 @@
  * is replaced by that file, so the header, navigation and sign-in form are written once.
  *
  * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
+ *
+ * `openapi-document`: openapi.json, compressed, for GET /api/openapi.json (./esbuild-openapi.cjs).
  */
 const { createHash } = require('node:crypto');
 const { existsSync, readFileSync } = require('node:fs');
@@ -120,5 +122,6 @@ const webBundle = {
 };
 
 const { apiDocs } = require('./esbuild-api-docs.cjs');
+const { openApiDocument } = require('./esbuild-openapi.cjs');
 
-module.exports = [webBundle, apiDocs];
+module.exports = [webBundle, apiDocs, openApiDocument];
