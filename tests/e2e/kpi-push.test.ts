@@ -9,6 +9,7 @@ import { createDatabase } from '../../lib/db/client';
 import { createKpi, type Kpi } from '../../lib/db/kpis';
 import { type Decision, type ProxiedRequest, startFaultProxy } from '../support/fault-proxy';
 import { baseUrl, createStackTenant, loginAs, request } from '../support/http';
+import { committedDocument } from '../support/openapi';
 
 /**
  * `kpi-push` (issue 12) end to end: the real CLI (bin/kpi-push.cjs, as `npx kpi-push` runs it) against
@@ -281,14 +282,83 @@ describe('kpi-push', () => {
     expect(result.stdout).toContain('kpi-push: 60 rows: 60 created');
   });
 
-  it('--dry-run is refused, with nothing sent, while the service does not offer it', async () => {
-    const file = writeInput('dry.csv', toCsv(rowsFor(2038, 2)));
+  it('--dry-run: the service checks every row and stores nothing; counts say what would be created or updated', async () => {
+    const year = 2038;
+    const rows = rowsFor(year, 60);
+    const file = writeInput('dry.csv', toCsv(rows));
+    // One row already stored, so the dry run must tell `update` from `create`.
+    const stored = await kpiPush([writeInput('dry-first.csv', toCsv(rows.slice(0, 1)))], {
+      env: (await proxy()).env,
+    });
+    expect(stored.code).toBe(0);
+    const kpi = tenant.kpis[0]!;
+    const before = await storedIn(kpi.id, year);
+    expect(before).toHaveLength(1);
+
     const wire = await proxy();
+    const result = await kpiPush(['--dry-run', file], { env: wire.env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      "kpi-push: 60 rows: 60 passed the service's checks (dry run: nothing stored; would create 59, update 1), 0 rejected, 0 not sent; 0 retries.\n",
+    );
+    // It read the service's document (dryRun is declared there), then sent both batches with ?dryRun=true.
+    expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /api/openapi.json',
+      'POST /api/integrations/push/measurements/batch?dryRun=true',
+      'POST /api/integrations/push/measurements/batch?dryRun=true',
+    ]);
+    // Nothing was written: the first KPI still has only the measurement pushed before, unchanged.
+    expect(await storedIn(kpi.id, year)).toEqual(before);
+    for (const other of tenant.kpis.slice(1)) expect(await storedIn(other.id, year)).toEqual([]);
+  });
+
+  it('--dry-run rejected by the service: exit 4, the line named, nothing stored', async () => {
+    const year = 2039;
+    const rows = rowsFor(year, 3);
+    rows[1] = { ...rows[1]!, kpiId: randomUUID() };
+    const wire = await proxy();
+    const result = await kpiPush(['--dry-run', '--json', writeInput('dry-bad.csv', toCsv(rows))], {
+      env: wire.env,
+    });
+    expect(result.code).toBe(4);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ outcome: 'rejected', exitCode: 4, rows: 3, rejected: 3, created: 0 });
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        line: 3,
+        field: 'kpiId',
+        message: 'not a KPI of this organization with this kpiType',
+      }),
+    ]);
+    expect(posts(wire.requests).map((r) => r.url)).toEqual([
+      '/api/integrations/push/measurements/batch?dryRun=true',
+    ]);
+    for (const kpi of tenant.kpis) expect(await storedIn(kpi.id, year)).toEqual([]);
+  });
+
+  it('--dry-run is refused, with nothing sent, by a service whose document does not offer it', async () => {
+    const file = writeInput('dry-old.csv', toCsv(rowsFor(2040, 2)));
+    // A service deployed before dry run: its openapi.json has the push endpoints but no dryRun parameter.
+    const document = committedDocument();
+    const older = structuredClone(document);
+    for (const path of ['/integrations/push/measurement', '/integrations/push/measurements/batch']) {
+      delete older.paths[path].post.parameters;
+    }
+    const wire = await proxy((r) =>
+      r.url === '/api/openapi.json'
+        ? { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(older) }
+        : 'forward',
+    );
     const result = await kpiPush(['--dry-run', file], { env: wire.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'kpi-push: this service does not offer dry run yet (its openapi.json has no dryRun parameter); nothing was sent.\n',
     );
     expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/openapi.json']);
+    // The real document declares it, which is what the dry runs above rely on.
+    expect(document.paths['/integrations/push/measurements/batch'].post.parameters).toEqual([
+      expect.objectContaining({ name: 'dryRun', in: 'query' }),
+    ]);
   });
 });
