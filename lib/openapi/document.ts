@@ -355,6 +355,11 @@ const hoistSharedProblems = (paths: Record<string, Record<string, Json>>) => {
     const requestIdRef = (response.headers as Record<string, Json>)[REQUEST_ID]?.$ref;
     const mayBeGateway = String(requestIdRef ?? '').endsWith(REQUEST_ID_UNLESS_GATEWAY);
     const name = `${status}.${Object.keys(types).join('.')}${mayBeGateway ? '.or-gateway' : ''}`;
+    // Two different shared answers with one name (e.g. a 429 with and one without RateLimit-*) would
+    // leave one operation pointing at the other's: fail the generation instead.
+    if (shared[name] && JSON.stringify(shared[name]) !== text) {
+      throw new Error(`components.responses.${name} would name two different responses`);
+    }
     shared[name] = response;
     responses[status] = ref('responses', name);
   });
