@@ -38,6 +38,7 @@ import { createTenant } from '../lib/db/tenants';
 import { createUser, normalizeEmail } from '../lib/db/users';
 import { FEATURES, KPI_TYPES } from '../lib/domain';
 import { freePort, startDynamoDbLocal } from '../scripts/processes';
+import { apiEvent, type EventInput, lambdaContext } from '../tests/support/events';
 import { type Bundle, buildBundle, loadTimes, median, quantile } from './bundles';
 import { type ProxiedCall, roundGroups, roundsOf, startCapacityProxy } from './capacity-proxy';
 
@@ -132,63 +133,14 @@ export interface BenchResults {
 // ---------------------------------------------------------------------------------------------------
 // Events
 
-const requestContext = (method: string, path: string, authorizer: Record<string, unknown> | null) =>
-  ({
-    accountId: '123456789012',
-    apiId: 'bench',
-    authorizer,
-    protocol: 'HTTP/1.1',
-    httpMethod: method,
-    identity: { sourceIp: '127.0.0.1', userAgent: 'bench' },
-    path,
-    stage: 'bench',
-    requestId: `bench-${Math.random().toString(36).slice(2)}`,
-    requestTimeEpoch: Date.now(),
-    resourceId: 'bench',
-    resourcePath: path,
-  }) as unknown as APIGatewayProxyEvent['requestContext'];
-
+/** An API Gateway REST event as the tests build them (tests/support/events.ts), with its authorizer context. */
 const event = (
   method: string,
   path: string,
-  {
-    headers = {},
-    body,
-    authorizer = null,
-  }: { headers?: Record<string, string>; body?: unknown; authorizer?: Record<string, unknown> | null } = {},
-): APIGatewayProxyEvent => {
-  const all = body === undefined ? headers : { 'Content-Type': 'application/json', ...headers };
-  return {
-    httpMethod: method,
-    path,
-    resource: path,
-    headers: all,
-    multiValueHeaders: Object.fromEntries(Object.entries(all).map(([k, v]) => [k, [v]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: body === undefined ? null : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: requestContext(method, path, authorizer),
-  };
-};
+  input: Pick<EventInput, 'headers' | 'body' | 'authorizer'> = {},
+): APIGatewayProxyEvent => apiEvent({ method, path, ...input });
 
-const context = (): Context =>
-  ({
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:bench',
-    memoryLimitInMB: '1024',
-    awsRequestId: `bench-${Math.random().toString(36).slice(2)}`,
-    logGroupName: '/aws/lambda/bench',
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  }) as Context;
+const context = () => lambdaContext();
 
 // ---------------------------------------------------------------------------------------------------
 // Data

@@ -9,17 +9,15 @@ import { join, relative } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
-/** serverless.yml `custom.esbuild.exclude`, which serverless-esbuild passes to esbuild as `external`. */
-export const excludeOf = (root: string): string[] => {
-  const match = /^\s+exclude:\s*\[(.*)\]\s*$/m.exec(readFileSync(join(root, 'serverless.yml'), 'utf8'));
-  return match?.[1] ? JSON.parse(`[${match[1]}]`) : [];
-};
-
-/** serverless.yml `custom.esbuild.mainFields`. */
-export const mainFieldsOf = (root: string): string[] | undefined => {
-  const match = /^\s+mainFields:\s*\[(.*)\]\s*$/m.exec(readFileSync(join(root, 'serverless.yml'), 'utf8'));
+/** A list option of serverless.yml `custom.esbuild` (`exclude`, which serverless-esbuild passes as `external`; `mainFields`). */
+const esbuildListOption = (root: string, name: string): string[] | undefined => {
+  const match = new RegExp(`^\\s+${name}:\\s*\\[(.*)\\]\\s*$`, 'm').exec(
+    readFileSync(join(root, 'serverless.yml'), 'utf8'),
+  );
   return match?.[1] ? JSON.parse(`[${match[1]}]`) : undefined;
 };
+
+export const excludeOf = (root: string): string[] => esbuildListOption(root, 'exclude') ?? [];
 
 const packageOf = (input: string): string =>
   /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ??
@@ -59,7 +57,7 @@ export const buildBundle = async (
     target: 'node20',
     platform: 'node',
     format: 'cjs',
-    mainFields: mainFieldsOf(root),
+    mainFields: esbuildListOption(root, 'mainFields'),
     external: excludeOf(root),
     plugins: require(join(root, 'scripts', 'esbuild-plugins.cjs')),
     metafile: true,

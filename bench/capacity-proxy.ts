@@ -99,19 +99,10 @@ export const startCapacityProxy = async (target: string): Promise<CapacityProxy>
   };
 };
 
-/** Requests that overlap in time were in flight together: merging overlaps gives sequential round trips. */
-export const roundsOf = (calls: readonly Pick<ProxiedCall, 'start' | 'end'>[]): number => {
-  const sorted = [...calls].sort((a, b) => a.start - b.start);
-  let count = 0;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const call of sorted) {
-    if (call.start >= end) count++;
-    end = Math.max(end, call.end);
-  }
-  return count;
-};
-
-/** The calls grouped into their round trips, in order (for replaying a handler's own calls). */
+/**
+ * The calls grouped into their round trips, in order: requests that overlap in time were in flight
+ * together, so merging overlaps gives the sequential round trips (and the groups to replay).
+ */
 export const roundGroups = <T extends Pick<ProxiedCall, 'start' | 'end'>>(calls: readonly T[]): T[][] => {
   const sorted = [...calls].sort((a, b) => a.start - b.start);
   const groups: T[][] = [];
@@ -123,3 +114,6 @@ export const roundGroups = <T extends Pick<ProxiedCall, 'start' | 'end'>>(calls:
   }
   return groups;
 };
+
+export const roundsOf = (calls: readonly Pick<ProxiedCall, 'start' | 'end'>[]): number =>
+  roundGroups(calls).length;

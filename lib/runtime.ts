@@ -23,7 +23,7 @@ export const db = createDatabase({
 /**
  * The JWT key is read at the first sign or verify, from SSM on AWS (issue 14); locally it is JWT_SECRET.
  * Both calls are marked pure (and the settings built by a function, so no argument has side effects):
- * a function that never uses `tokens` (push, pages) drops the token service, jose and the SSM read
+ * a function that never uses `tokens` (push, pages) drops the token service, the JWT code and the SSM read
  * from its bundle.
  */
 const tokenSettings = (): TokenSettings => ({

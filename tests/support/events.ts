@@ -10,6 +10,8 @@ export interface EventInput {
   pathParameters?: Record<string, string>;
   /** An object is sent as JSON with `Content-Type: application/json`; a string is sent as is. */
   body?: unknown;
+  /** The context a Lambda authorizer returned (the push routes' verdict); none by default. */
+  authorizer?: Record<string, unknown> | null;
 }
 
 /** An API Gateway REST (v1) proxy event, as API Gateway and serverless-offline deliver it. */
@@ -21,6 +23,7 @@ export const apiEvent = ({
   query,
   pathParameters,
   body,
+  authorizer = null,
 }: EventInput = {}): APIGatewayProxyEvent => {
   const isJson = body !== undefined && typeof body !== 'string';
   const allHeaders = isJson ? { 'Content-Type': 'application/json', ...headers } : headers;
@@ -41,7 +44,7 @@ export const apiEvent = ({
     requestContext: {
       accountId: '123456789012',
       apiId: 'test',
-      authorizer: null,
+      authorizer,
       protocol: 'HTTP/1.1',
       httpMethod: method,
       identity: {

@@ -1,3 +1,4 @@
+import { roundsOf } from '../../bench/capacity-proxy';
 import type { Database } from '../../lib/db/client';
 
 export interface Call {
@@ -74,16 +75,7 @@ export const instrument = (
       };
     },
   });
-  const rounds = () => {
-    const sorted = [...calls].sort((a, b) => a.start - b.start);
-    let count = 0;
-    let end = Number.NEGATIVE_INFINITY;
-    for (const call of sorted) {
-      if (call.start >= end) count++;
-      end = Math.max(end, call.end);
-    }
-    return count;
-  };
+  const rounds = () => roundsOf(calls);
   /**
    * Read and write units of the calls so far. A conditional write that DynamoDB refuses is charged on
    * AWS but reports nothing here; the budgets tested with this are of requests whose writes succeed.
