@@ -324,17 +324,30 @@ describe('retries (SDK standard mode)', () => {
   });
 
   it('times out an attempt after requestTimeoutMs (TimeoutError) and retries it', async () => {
-    server.answer(hang, json(200, { Item: { pk: { S: 'late' } } }));
-    const output = await client({ requestTimeoutMs: 200 }).send(get());
-    expect(output).toMatchObject({ Item: { pk: 'late' }, $metadata: { attempts: 2 } });
+    // A server of its own: an attempt the client gave up on may still reach a server after the test
+    // (the machine is shared and loaded), and must not take an answer scripted for the next test.
+    const own = await startScriptedServer();
+    try {
+      own.answer(hang, json(200, { Item: { pk: { S: 'late' } } }));
+      const output = await client({ endpoint: own.endpoint, requestTimeoutMs: 200 }).send(get());
+      expect(output).toMatchObject({ Item: { pk: 'late' }, $metadata: { attempts: 2 } });
 
-    server.answer(hang);
-    const error = await client({ requestTimeoutMs: 100, maxAttempts: 2 })
-      .send(get())
-      .catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: 2 } });
-    expect(server.received).toHaveLength(2);
-    expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+      own.answer(hang);
+      const { attempts, middleware } = counting();
+      const error = await client({
+        endpoint: own.endpoint,
+        requestTimeoutMs: 100,
+        maxAttempts: 2,
+        middleware,
+      })
+        .send(get())
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: 2 } });
+      expect(attempts.map((a) => a.attempt)).toEqual([1, 2]);
+      expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await own.close();
+    }
   });
 
   it('checks x-amz-crc32 and retries a damaged body', async () => {
