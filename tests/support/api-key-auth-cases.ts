@@ -31,7 +31,12 @@ export const describeApiKeyAuth = (route: string, call: Call) =>
     const expectProblem = (result: InvokeResult, status: number, type: string) => {
       expect(result.status).toBe(status);
       expect(result.headers['content-type']).toBe('application/problem+json');
+      expect(result.headers['cache-control']).toBe('no-store');
       expect(result.body.type).toMatch(new RegExp(`/${type}$`));
+      // RFC 9110 §11.6.1: a 401 names the scheme and where the key goes; a 403 challenges nobody.
+      expect(result.headers['www-authenticate']).toBe(
+        status === 401 ? 'ApiKey header="x-api-key"' : undefined,
+      );
     };
 
     it('401 without x-api-key', async () => {

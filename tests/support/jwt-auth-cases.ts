@@ -42,10 +42,17 @@ const sign = (
     .setJti(randomUUID())
     .sign(key);
 
+/**
+ * RFC 6750 §3: a request without a token gets the bare challenge; a token that fails gets
+ * `error="invalid_token"`. Problems are never cached (RFC 9111 §5.2.2.5).
+ */
 const expectUnauthenticated = (result: InvokeResult) => {
   expect(result.status).toBe(401);
   expect(result.headers['content-type']).toBe('application/problem+json');
-  expect(result.headers['www-authenticate']).toMatch(/^Bearer /);
+  expect(result.headers['cache-control']).toBe('no-store');
+  expect(result.headers['www-authenticate']).toMatch(
+    /^Bearer realm="strategy-service"(, error="invalid_token")?$/,
+  );
   expect(result.body.type).toMatch(/\/unauthenticated$/);
 };
 
@@ -65,14 +72,34 @@ export const describeJwtAuth = (
       tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
     });
 
-    it('401 without Authorization header, with WWW-Authenticate: Bearer', async () => {
-      expectUnauthenticated(await call({}, tenant));
+    it('401 without Authorization header, with WWW-Authenticate: Bearer and no error (RFC 6750 §3.1)', async () => {
+      const result = await call({}, tenant);
+      expectUnauthenticated(result);
+      expect(result.headers['www-authenticate']).toBe('Bearer realm="strategy-service"');
+      expect(result.body.detail).toBe('Send the access token as "Authorization: Bearer <token>".');
     });
 
     it('401 for another scheme or a malformed header', async () => {
       expectUnauthenticated(await call({ Authorization: `Basic ${tenant.users.ADMIN.token}` }, tenant));
       expectUnauthenticated(await call({ Authorization: 'Bearer' }, tenant));
       expectUnauthenticated(await call({ Authorization: 'Bearer not a token' }, tenant));
+      expectUnauthenticated(await call({ Authorization: `x Bearer ${tenant.users.ADMIN.token}` }, tenant));
+    });
+
+    it('accepts the scheme in any case and spaces around the token (RFC 9110 §11.1)', async () => {
+      const token = tenant.users.ADMIN.token;
+      for (const value of [`bearer ${token}`, `BEARER  ${token}`, `Bearer ${token}  `]) {
+        expect((await call({ Authorization: value }, tenant)).status).toBeLessThan(400);
+      }
+    });
+
+    it('a token that fails verification gets error="invalid_token"', async () => {
+      const [header, payload] = tenant.users.ADMIN.token.split('.');
+      const result = await call(bearer(`${header}.${payload}.AAAA`), tenant);
+      expectUnauthenticated(result);
+      expect(result.headers['www-authenticate']).toBe(
+        'Bearer realm="strategy-service", error="invalid_token"',
+      );
     });
 
     it('401 for a token whose payload was altered', async () => {
@@ -194,6 +221,12 @@ export const describeJwtAuth = (
         } else {
           expect(result.status).toBe(403);
           expect(result.body.type).toMatch(/\/forbidden$/);
+          expect(result.headers['cache-control']).toBe('no-store');
+          // RFC 6750 §3.1: a valid token without the rights the route needs.
+          expect(result.headers['www-authenticate']).toBe(
+            'Bearer realm="strategy-service", error="insufficient_scope"',
+          );
+          expect(result.body.detail).toBe(`This operation requires the role ${roles.join(' or ')}.`);
         }
       });
     }

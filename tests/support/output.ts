@@ -1,19 +1,23 @@
 import { logger } from '../../lib/logger';
 
 /**
- * Everything written to stdout while `run` runs, parsed as JSON lines: the Powertools log lines and the
- * EMF metric documents (issue 14). Logging and metrics are turned on for the call only (the suites run
- * with LOG_LEVEL=silent and POWERTOOLS_METRICS_DISABLED=true).
+ * Everything written to stdout and stderr (Powertools writes errors there) while `run` runs, parsed
+ * as JSON lines: the Powertools log lines and the EMF metric documents (issue 14). Logging and metrics
+ * are turned on for the call only (the suites run with LOG_LEVEL=silent and
+ * POWERTOOLS_METRICS_DISABLED=true).
  */
 export const captureOutput = async <T>(run: () => Promise<T>): Promise<{ result: T; lines: any[] }> => {
   const chunks: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
+  const write = process.stdout.write;
+  const writeError = process.stderr.write;
   const level = logger.getLevelName();
   const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  const capture = ((chunk: string | Uint8Array) => {
     chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
     return true;
   }) as typeof process.stdout.write;
+  process.stdout.write = capture;
+  process.stderr.write = capture;
   logger.setLogLevel('DEBUG');
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   try {
@@ -26,6 +30,7 @@ export const captureOutput = async <T>(run: () => Promise<T>): Promise<{ result:
     return { result, lines };
   } finally {
     process.stdout.write = write;
+    process.stderr.write = writeError;
     logger.setLogLevel(level);
     process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../../lib/api-keys/key-format';
+import { generateApiKey, hashApiKey } from '../../../lib/api-keys/key-format';
 import { getApiKeyByHash, listApiKeys } from '../../../lib/db/api-keys';
 import { GetCommand } from '../../../lib/db/dynamo';
 import { keys } from '../../../lib/db/keys';
@@ -191,9 +191,19 @@ describe('POST /integrations/push/measurement: security', () => {
     expect(await storedMeasurements(other, theirs.id)).toEqual([]);
   });
 
-  it('authentication comes before validation: an unknown key with a bad body is 401', async () => {
-    const result = await pushOne('skm_unknown', '{bad json', { 'Content-Type': 'application/json' });
-    expect(result.status).toBe(401);
+  it('authentication comes before validation: a malformed or unknown key with a bad body is 401', async () => {
+    // A well-formed key with a valid checksum that no one was given reaches the database read: it
+    // must still be refused there, before the body is looked at.
+    for (const key of ['skm_unknown', generateApiKey()]) {
+      for (const [body, contentType] of [
+        ['{bad json', 'application/json'],
+        ['{}', 'text/plain'],
+      ]) {
+        const result = await pushOne(key, body, { 'Content-Type': contentType as string });
+        expect(result.status).toBe(401);
+        expect(result.body.type).toMatch(/\/invalid-api-key$/);
+      }
+    }
   });
 
   it('the raw key is never echoed', async () => {

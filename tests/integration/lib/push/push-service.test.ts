@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
 import { getApiKeyByHash, revokeApiKey } from '../../../../lib/db/api-keys';
-import { GetCommand, ScanCommand } from '../../../../lib/db/dynamo';
+import { DeleteCommand, GetCommand, ScanCommand } from '../../../../lib/db/dynamo';
 import { keys } from '../../../../lib/db/keys';
 import { listMeasurements } from '../../../../lib/db/measurements';
 import { getTenant } from '../../../../lib/db/tenants';
@@ -145,6 +145,31 @@ describe('a rejected push writes nothing (issues 9 and 10)', () => {
     expect(new Set(statuses)).toEqual(new Set([401]));
     expect(probe.capacity().write).toBe(0);
     expect(await itemCount()).toBe(before);
+  });
+
+  it('a key that fails its checksum, or none at all, is refused before any database call (README "Cost")', async () => {
+    const { probe, deps } = setup();
+    const badChecksum = `${apiKey.slice(0, -1)}${apiKey.endsWith('a') ? 'b' : 'a'}`;
+    for (const key of [badChecksum, apiKey.slice(0, -2), 'sk_live_x', undefined]) {
+      await expect(
+        pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(tenant, 1, 2020) }),
+      ).rejects.toMatchObject({
+        code: 'INVALID_API_KEY',
+        headers: { 'WWW-Authenticate': 'ApiKey header="x-api-key"' },
+      });
+    }
+    expect(probe.calls).toEqual([]);
+  });
+
+  it('a key whose organization record is gone is refused like an inactive one (403), never a 500', async () => {
+    const orphan = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+    const key = await createRawKey(orphan.tenant.id);
+    await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(orphan.tenant.id) }));
+    const { probe, deps } = setup(0);
+    await expect(
+      pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(orphan, 1, 2020) }),
+    ).rejects.toMatchObject({ code: 'TENANT_INACTIVE' });
+    expect(probe.capacity().write).toBe(0);
   });
 
   it('a revoked key, an expired key and a key of an inactive tenant: 403, 0 items, 0 write units', async () => {

@@ -1,9 +1,10 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../lib/errors';
-import { httpErrorHandler, jsonBody } from '../../../../lib/http/middleware';
+import { httpErrorHandler, jsonBody, toAppError } from '../../../../lib/http/middleware';
 import { json } from '../../../../lib/http/responses';
 import { apiEvent, invoke, lambdaContext } from '../../../support/events';
+import { captureOutput } from '../../../support/output';
 
 const echo = middy(async (event: { body: unknown }) => json(200, { received: event.body }))
   .use(httpErrorHandler())
@@ -162,5 +163,76 @@ describe('httpErrorHandler', () => {
     expect(result.status).toBe(503);
     expect(result.headers['retry-after']).toBe('1');
     expect(JSON.stringify(result.body)).not.toContain('throughput');
+  });
+
+  it.each([
+    'ProvisionedThroughputExceededException',
+    'ThrottlingException',
+    'RequestLimitExceeded',
+    'InternalServerError',
+    'ServiceUnavailable',
+    'TransactionConflictException',
+    'TimeoutError',
+  ])('a database error named %s means "retry shortly": 503 with Retry-After', (name) => {
+    const error = toAppError(Object.assign(new Error('x'), { name }));
+    expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    expect(error.cause).toMatchObject({ name });
+  });
+
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'])(
+    'a network failure (%s) is 503 with Retry-After too',
+    (code) => {
+      expect(toAppError(Object.assign(new Error('x'), { code }))).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        headers: { 'Retry-After': '1' },
+      });
+    },
+  );
+
+  it.each([
+    ['ValidationException', undefined],
+    ['ConditionalCheckFailedException', undefined],
+    ['Error', 'ENOENT'],
+  ])('any other error (%s %s) is a 500, and an AppError stays itself', (name, code) => {
+    expect(toAppError(Object.assign(new Error('x'), { name, code })).code).toBe('INTERNAL');
+    expect(toAppError('a string').code).toBe('INTERNAL');
+    expect(toAppError(null).code).toBe('INTERNAL');
+    const own = new AppError('CONFLICT', 'mine');
+    expect(toAppError(own)).toBe(own);
+  });
+
+  it('a 5xx answers a fixed text and the request id, and logs the cause (RFC 9457 §5: no internals)', async () => {
+    const cases = [
+      [
+        new AppError('INTERNAL', 'table strategy-prod is missing'),
+        500,
+        'An unexpected error occurred. If it persists, contact support with the requestId.',
+      ],
+      [
+        new AppError('SERVICE_UNAVAILABLE', 'node db-7 is down', { headers: { 'Retry-After': '5' } }),
+        503,
+        'The service is temporarily unavailable. Retry after the time in Retry-After.',
+      ],
+    ] as const;
+    for (const [error, status, detail] of cases) {
+      const { result, lines } = await captureOutput(() => invoke(failing(error), {}));
+      expect(result.status).toBe(status);
+      expect(result.body.detail).toBe(detail);
+      expect(result.headers['cache-control']).toBe('no-store');
+      expect(result.body.requestId).toEqual(expect.any(String));
+      expect(JSON.stringify(result)).not.toMatch(/strategy-prod|db-7/);
+      // The headers the error carries are kept (Retry-After), and the cause goes to the log only.
+      if (status === 503) expect(result.headers['retry-after']).toBe('5');
+      const logged = lines.find((line) => line.message === 'request failed');
+      expect(JSON.stringify(logged)).toContain(error.message);
+    }
+  });
+
+  it('a 4xx is not logged as a failure and keeps its own detail', async () => {
+    const { result, lines } = await captureOutput(() =>
+      invoke(failing(new AppError('CONFLICT', 'Taken.')), {}),
+    );
+    expect(result.body.detail).toBe('Taken.');
+    expect(lines.filter((line) => line.message === 'request failed')).toEqual([]);
   });
 });
