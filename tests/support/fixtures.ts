@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../../lib/auth/passwords';
+import { inject } from 'vitest';
 import type { Role } from '../../lib/auth/roles';
 import { createApiKey } from '../../lib/db/api-keys';
 import type { Database } from '../../lib/db/client';
@@ -35,12 +35,13 @@ export interface TenantOptions {
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 const addUser = async (database: Database, tenantId: string, role: Role): Promise<TestUser> => {
-  const password = `pw-${randomUUID()}`;
+  // One password for every test user, hashed once per run (tests/support/password-global-setup.ts).
+  const { password, hash } = inject('testPassword');
   const user = await createUser(database, {
     tenantId,
     email: `${role.toLowerCase()}-${randomUUID()}@example.test`,
     role,
-    passwordHash: await hashPassword(password),
+    passwordHash: hash,
   });
   const token = await tokens.issueAccessToken({ userId: user.id, tenantId, role, email: user.email });
   return { ...user, password, token };
