@@ -61,8 +61,20 @@ describe('jsonBody', () => {
     for (const empty of [null, undefined]) {
       const result = await send(empty);
       expect(result.statusCode).toBe(400);
-      expect(JSON.parse(result.body).type).toMatch(/\/malformed-request$/);
+      expect(JSON.parse(result.body)).toMatchObject({
+        type: expect.stringMatching(/\/malformed-request$/),
+        detail: 'The request body is empty; send a JSON object.',
+      });
     }
+    // Nested deeper than JSON.stringify can write back (JSON.parse takes any depth): 400, not 500.
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const result = await send(deep);
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body)).toMatchObject({
+      type: expect.stringMatching(/\/malformed-request$/),
+      detail: 'The request body cannot be read as JSON.',
+    });
   });
 
   it('decodes a base64 body; a base64 body that is not JSON is 400', async () => {
@@ -226,6 +238,21 @@ describe('httpErrorHandler', () => {
       const logged = lines.find((line) => line.message === 'request failed');
       expect(JSON.stringify(logged)).toContain(error.message);
     }
+  });
+
+  it('leaves a response alone when an earlier error handler already answered (middy: error set to null)', async () => {
+    const answered = { statusCode: 418, headers: {}, body: '{}' };
+    const handled = middy(async () => {
+      throw new Error('handled elsewhere');
+    })
+      .use(httpErrorHandler())
+      .use({
+        onError: async (request) => {
+          request.response = answered;
+          request.error = null as never;
+        },
+      });
+    expect((await invoke(handled, {})).status).toBe(418);
   });
 
   it('a 4xx is not logged as a failure and keeps its own detail', async () => {

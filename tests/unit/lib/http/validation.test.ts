@@ -19,4 +19,25 @@ describe('validation errors', () => {
       );
     }
   });
+
+  it('prefixes the paths with a root, and names the whole input by the root or as (body)', () => {
+    const schema = z.strictObject({ n: z.number() });
+    const errorsOf = (input: unknown, options?: { root?: string; what?: string }) => {
+      try {
+        parseInput(schema, input, options);
+      } catch (error) {
+        return error as { message: string; errors: { path: string }[] };
+      }
+      return expect.unreachable();
+    };
+    expect(errorsOf({ n: 'x' }, { root: 'measurements[2]' }).errors.map((e) => e.path)).toEqual([
+      'measurements[2].n',
+    ]);
+    expect(errorsOf('x', { root: 'measurements[2]' }).errors.map((e) => e.path)).toEqual(['measurements[2]']);
+    expect(errorsOf('x').errors.map((e) => e.path)).toEqual(['(body)']);
+    expect(errorsOf({ n: 'x', m: 1 }, { what: 'query string' }).message).toBe(
+      'The query string has 2 invalid field(s).',
+    );
+    expect(errorsOf({ n: 'x' }).message).toBe('The request body has 1 invalid field(s).');
+  });
 });
