@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   generateApiKey,
@@ -50,6 +51,22 @@ describe('API key format', () => {
     expect(isWellFormedApiKey(key.slice(0, -1) + last)).toBe(false);
     expect(isWellFormedApiKey(`sk_${key.slice(4)}`)).toBe(false);
     expect(isWellFormedApiKey(`${key} `)).toBe(false);
+  });
+
+  it('rejects a key of the wrong shape even when its checksum is right', () => {
+    // The checksum as the format defines it: CRC32 of the rest of the key, 6 base62 characters.
+    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    const withChecksum = (body: string) => {
+      let value = crc32(body);
+      let out = '';
+      for (let i = 0; i < 6; i++, value = Math.floor(value / 62)) out = alphabet[value % 62] + out;
+      return body + out;
+    };
+    const body = generateApiKey().slice(0, -6);
+    expect(isWellFormedApiKey(withChecksum(body))).toBe(true);
+    for (const shaped of [`${body}x`, body.slice(0, -1), `${body.slice(0, -1)}-`, `SKM_${body.slice(4)}`]) {
+      expect(isWellFormedApiKey(withChecksum(shaped))).toBe(false);
+    }
   });
 
   it('stores SHA-256 of the whole key and identifies it by its first 8 characters', () => {
