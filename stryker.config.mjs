@@ -31,7 +31,9 @@ export default {
   htmlReporter: { fileName: `${out}/index.html` },
   jsonReporter: { fileName: `${out}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
-  concurrency: 2,
+  // The test runners spend much of their time waiting for DynamoDB Local, so on 2 cores 4 of them get
+  // more done than 2 (each has its own JVM); MUTATE_CONCURRENCY overrides.
+  concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 4),
   timeoutMS: 20_000,
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
