@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createApiKey } from '../../../../lib/db/api-keys';
+import { GetCommand, PutCommand } from '../../../../lib/db/dynamo';
+import { keys } from '../../../../lib/db/keys';
+import { createStrategicCycle } from '../../../../lib/db/strategic-cycles';
+import { createTenant, getTenant, listTenants, updateTenant } from '../../../../lib/db/tenants';
+import { createUser, findUserByEmail, listUsers } from '../../../../lib/db/users';
+import { db } from '../../../support/fixtures';
+
+/**
+ * The repositories the operator CLI (scripts/admin.ts) lists and creates with: tested here in-process,
+ * where a mutant of lib/db is active (the CLI's own tests run it as a separate process).
+ */
+const tenant = (name = `Tenant ${randomUUID()}`) =>
+  createTenant(db, { name, plan: 'free', features: [], active: true });
+
+const user = (tenantId: string, email = `u-${randomUUID()}@example.test`) =>
+  createUser(db, { tenantId, email, role: 'VIEWER', passwordHash: 'scrypt$x' });
+
+describe('tenants', () => {
+  it('lists every tenant through the index, a page at a time, each as stored', async () => {
+    const created = [await tenant('A'), await tenant('B'), await tenant('C')];
+    const first = await listTenants(db, { limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await listTenants(db, { limit: 2, cursor: first.nextCursor });
+    const all = [...first.items, ...second.items];
+    for (const made of created) expect(all).toContainEqual(made);
+    expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
+  });
+
+  it('changes plan, features and state, and answers the tenant as it is now', async () => {
+    const made = await tenant();
+    expect(await updateTenant(db, made.id, { name: 'Renamed', active: false })).toMatchObject({
+      id: made.id,
+      name: 'Renamed',
+      plan: 'free',
+      active: false,
+    });
+    expect(await updateTenant(db, made.id, { plan: 'business', features: ['kpi_push_measurement'] })).toEqual(
+      await getTenant(db, made.id),
+    );
+    expect(await getTenant(db, made.id)).toMatchObject({
+      name: 'Renamed',
+      plan: 'business',
+      features: ['kpi_push_measurement'],
+      active: false,
+    });
+  });
+
+  it('a plan change drops the slots item, so the new maximum counts afresh', async () => {
+    const made = await tenant();
+    await createApiKey(db, { tenantId: made.id, name: 'k' });
+    const slots = () =>
+      db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(made.id) }));
+    expect((await slots()).Item).toBeDefined();
+    await updateTenant(db, made.id, { plan: 'business' });
+    expect((await slots()).Item).toBeUndefined();
+  });
+
+  it('an unknown tenant is NOT_FOUND, with or without a plan change, and nothing is created', async () => {
+    for (const patch of [{ plan: 'business' as const }, { name: 'x' }]) {
+      const missing = randomUUID();
+      await expect(updateTenant(db, missing, patch)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: `Tenant ${missing} not found.`,
+      });
+      expect(await getTenant(db, missing)).toBeUndefined();
+    }
+  });
+
+  it('a tenant stored without the index attributes joins the list at its next change', async () => {
+    const id = randomUUID();
+    await db.client.send(
+      new PutCommand({
+        TableName: db.tableName,
+        Item: {
+          ...keys.tenant(id),
+          type: 'TENANT',
+          id,
+          name: 'Old',
+          plan: 'free',
+          features: [],
+          active: true,
+        },
+      }),
+    );
+    const listed = async () => {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await listTenants(db, { limit: 100, cursor });
+        ids.push(...page.items.map((t) => t.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return ids;
+    };
+    expect(await listed()).not.toContain(id);
+    await updateTenant(db, id, { name: 'Old, renamed' });
+    expect(await listed()).toContain(id);
+  });
+});
+
+describe('users', () => {
+  it("lists a tenant's users a page at a time, and no one else's", async () => {
+    const [mine, other] = [await tenant(), await tenant()];
+    const made = [await user(mine.id), await user(mine.id), await user(mine.id)];
+    await user(other.id);
+    const first = await listUsers(db, mine.id, { limit: 2 });
+    const second = await listUsers(db, mine.id, { limit: 2, cursor: first.nextCursor });
+    expect(second.nextCursor).toBeUndefined();
+    expect([...first.items, ...second.items].map((u) => u.id)).toEqual(made.map((u) => u.id));
+    expect(first.items[0]).toEqual(made[0]);
+  });
+
+  it('one user per e-mail across tenants, whatever its case; a user needs an existing tenant', async () => {
+    const [a, b] = [await tenant(), await tenant()];
+    const email = `Someone-${randomUUID()}@Example.test`;
+    const made = await user(a.id, email);
+    expect(made.email).toBe(email.toLowerCase());
+    expect((await findUserByEmail(db, email.toLowerCase()))?.user.id).toBe(made.id);
+    await expect(user(b.id, email.toUpperCase())).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `A user with e-mail ${email.toLowerCase()} already exists.`,
+    });
+    const missing = randomUUID();
+    await expect(user(missing)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Tenant ${missing} not found.`,
+    });
+  });
+});
+
+describe('strategic cycles', () => {
+  it('a cycle may be one day long; it cannot end before it starts; its tenant must exist', async () => {
+    const made = await tenant();
+    const day = { name: 'Day', startDate: '2026-05-01', endDate: '2026-05-01' };
+    expect(await createStrategicCycle(db, made.id, day)).toMatchObject(day);
+    await expect(
+      createStrategicCycle(db, made.id, { name: 'Back', startDate: '2026-05-02', endDate: '2026-05-01' }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'endDate', message: 'must be on or after the start date 2026-05-02' }],
+    });
+    const missing = randomUUID();
+    await expect(createStrategicCycle(db, missing, day)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Tenant ${missing} not found.`,
+    });
+  });
+});
