@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { batchPut } from '../../../../lib/db/batch';
+import { queryPrefix } from '../../../../lib/db/pagination';
+import { db } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
+
+/** Items of one partition (and of one index partition), `count` of them, every third one red. */
+const partition = async (count: number) => {
+  const pk = `PAGETEST#${randomUUID()}`;
+  const items = Array.from({ length: count }, (_, i) => ({
+    pk,
+    sk: `ITEM#${String(i).padStart(3, '0')}`,
+    gsi1pk: `${pk}#INDEX`,
+    gsi1sk: `ITEM#${String(i).padStart(3, '0')}`,
+    n: i,
+    color: i % 3 === 0 ? 'red' : 'blue',
+  }));
+  await batchPut(db, items);
+  return { pk, items };
+};
+
+const all = async <T>(next: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) => {
+  const pages: T[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await next(cursor);
+    pages.push(page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return pages;
+};
+
+const n = (item: Record<string, unknown>) => item.n as number;
+
+describe('pages of a key prefix', () => {
+  it('a list that ends at a page boundary gets no cursor to an empty page', async () => {
+    const { pk } = await partition(4);
+    const pages = await all((cursor) => queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 2, cursor }, n));
+    expect(pages).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+  });
+
+  it('pages through the index too, in sort-key order', async () => {
+    const { pk } = await partition(5);
+    const pages = await all((cursor) =>
+      queryPrefix(db, { gsi1pk: `${pk}#INDEX`, gsi1skPrefix: 'ITEM#' }, { limit: 2, cursor }, n),
+    );
+    expect(pages).toEqual([[0, 1], [2, 3], [4]]);
+  });
+
+  it('with a filter, each page still has `limit` matches unless the list is complete', async () => {
+    const { pk } = await partition(20); // red: 0, 3, 6, 9, 12, 15, 18
+    const filter = { attribute: 'color', value: 'red' };
+    const probe = instrument(db);
+    const pages = await all((cursor) =>
+      queryPrefix(probe.db, { pk, skPrefix: 'ITEM#' }, { limit: 3, cursor }, n, filter),
+    );
+    expect(pages).toEqual([[0, 3, 6], [9, 12, 15], [18]]);
+    // DynamoDB applies Limit (4) before the filter: the first page needed several calls.
+    expect(probe.calls.length).toBeGreaterThan(pages.length);
+    const viaIndex = await all((cursor) =>
+      queryPrefix(db, { gsi1pk: `${pk}#INDEX`, gsi1skPrefix: 'ITEM#' }, { limit: 4, cursor }, n, filter),
+    );
+    expect(viaIndex).toEqual([
+      [0, 3, 6, 9],
+      [12, 15, 18],
+    ]);
+  });
+
+  it('refuses a cursor of another partition, or one that is not a key of strings', async () => {
+    const [{ pk }, other] = [await partition(3), await partition(3)];
+    const foreign = (await queryPrefix(db, { pk: other.pk, skPrefix: 'ITEM#' }, { limit: 1 }, n)).nextCursor;
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const cursor of [
+      foreign,
+      'not base64 json!',
+      encode([pk, 'ITEM#001']),
+      encode(null),
+      encode('text'),
+      encode({ pk, sk: 1 }),
+      encode({ sk: 'ITEM#001' }),
+    ]) {
+      await expect(
+        queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 1, cursor: cursor as string }, n),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        message: 'The cursor is invalid; use the nextCursor of the previous page.',
+        errors: [{ path: 'cursor', message: 'Invalid cursor' }],
+      });
+    }
+    const own = encode({ pk, sk: 'ITEM#000' });
+    expect((await queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 5, cursor: own }, n)).items).toEqual([
+      1, 2,
+    ]);
+  });
+});
