@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { generateKeyPair, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { hmacKey, type JwtFailure, signJwt, verifyJwt } from '../../../../lib/auth/jwt';
+import { hmacKey, JwtError, type JwtFailure, signJwt, verifyJwt } from '../../../../lib/auth/jwt';
 
 /**
  * lib/auth/jwt.ts replaces jose in the service (issue 11). jose stays here as the oracle: our tokens
@@ -115,6 +115,44 @@ describe('lib/auth/jwt: what it refuses', () => {
     expect(
       failure(`${header}.${payload}.${Buffer.from(signature, 'base64url').toString('base64')}`),
     ).not.toBe('accepted');
+  });
+
+  it('a signature in a non-canonical base64url form of the same bytes (RFC 7515 §2: one token, one form)', async () => {
+    const [header, payload, signature] = (await joseToken()).split('.') as [string, string, string];
+    // 32 bytes take 43 characters; the last one's two low bits are padding, zero in the canonical form.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature.at(-1) as string);
+    const alias = `${signature.slice(0, -1)}${alphabet[last + 1]}`;
+    expect(Buffer.from(alias, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    expect(failure(`${header}.${payload}.${alias}`)).toBe('malformed');
+    expect(failure(`${header}.${payload}.${signature}`)).toBe('accepted');
+  });
+
+  it('a header or payload of JSON null; typ differing other than by case or a leading application/', async () => {
+    const sign = (headerPart: string, payloadPart: string) => {
+      const input = `${headerPart}.${payloadPart}`;
+      return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+    };
+    expect(failure(sign(encode(null), encode(claims)))).toBe('malformed');
+    expect(failure(sign(encode({ alg: 'HS256', typ: 'at+jwt' }), encode(null)))).toBe('malformed');
+    expect(failure(sign(encode({ alg: 'HS256', typ: 'AT+JWT' }), encode(claims)))).toBe('accepted');
+    expect(failure(sign(encode({ alg: 'HS256', typ: 'Application/at+jwt' }), encode(claims)))).toBe(
+      'accepted',
+    );
+    expect(failure(sign(encode({ alg: 'HS256', typ: 'at+jwtapplication/' }), encode(claims)))).toBe(
+      'malformed',
+    );
+    expect(failure(sign(encode({ alg: 'HS256', typ: 7 }), encode(claims)))).toBe('malformed');
+  });
+
+  it('says why, as a JwtError', () => {
+    const error = new JwtError('expired');
+    expect(error).toBeInstanceOf(Error);
+    expect([error.name, error.message, error.failure]).toEqual([
+      'JwtError',
+      'JWT rejected: expired',
+      'expired',
+    ]);
   });
 
   it('anything but three base64url parts of JSON objects', async () => {
