@@ -1,7 +1,8 @@
 /**
  * `npm run mutate [-- module…]`: Stryker over the service's core modules (issue 16), one module at a
  * time (stryker.config.mjs), then the score of each from its JSON report. Modules: push, auth, http,
- * api-keys, db; all of them when none is named. Not part of `npm test`: it takes hours on 2 cores.
+ * api-keys, db; all of them when none is named. `npm run mutate -- --scores` prints the table of the
+ * saved reports without running anything. Not part of `npm test`: it takes hours on 2 cores.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -30,8 +31,26 @@ export const score = (report: Report) => {
   };
 };
 
+const printScores = () => {
+  console.log('| module | mutants | killed | survived | no coverage | ignored | score |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const module of MODULES) {
+    const file = `reports/mutation/${module}/mutation.json`;
+    if (!existsSync(file)) continue;
+    const s = score(JSON.parse(readFileSync(file, 'utf8')) as Report);
+    console.log(
+      `| lib/${module} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${s.percent.toFixed(1)} % |`,
+    );
+  }
+};
+
 const main = () => {
-  const asked = process.argv.slice(2);
+  const scoresOnly = process.argv.includes('--scores');
+  const asked = process.argv.slice(2).filter((arg) => arg !== '--scores');
+  if (scoresOnly) {
+    printScores();
+    return;
+  }
   const unknown = asked.filter((name) => !(MODULES as readonly string[]).includes(name));
   if (unknown.length > 0) {
     console.error(`Unknown module ${unknown.join(', ')}: choose from ${MODULES.join(', ')}.`);
@@ -50,16 +69,8 @@ const main = () => {
     });
     if (run.status !== 0) failed = true;
   }
-  console.log('\n| module | mutants | killed | survived | no coverage | ignored | score |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const module of MODULES) {
-    const file = `reports/mutation/${module}/mutation.json`;
-    if (!existsSync(file)) continue;
-    const s = score(JSON.parse(readFileSync(file, 'utf8')) as Report);
-    console.log(
-      `| lib/${module} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${s.percent.toFixed(1)} % |`,
-    );
-  }
+  console.log('');
+  printScores();
   process.exit(failed ? 1 : 0);
 };
 
