@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
-import { getApiKeyByHash, revokeApiKey } from '../../../../lib/db/api-keys';
+import { createApiKey, getApiKeyByHash, revokeApiKey } from '../../../../lib/db/api-keys';
 import { DeleteCommand, GetCommand, ScanCommand } from '../../../../lib/db/dynamo';
 import { keys } from '../../../../lib/db/keys';
 import { listMeasurements } from '../../../../lib/db/measurements';
@@ -262,5 +262,111 @@ describe('push pipeline: a database failure midway through a batch', () => {
     ).flatMap((page) => page.items);
     expect(stored).toHaveLength(50);
     expect(stored.map((m) => m.actual).sort((a, b) => a - b)).toEqual(batch.map((m) => m.actual));
+  });
+});
+
+describe('what a refused push says, and that it wrote nothing', () => {
+  const refusal = (deps: PushDeps, request: PushRequest) =>
+    pushMeasurements(deps, request).then(
+      () => expect.fail('accepted'),
+      (error: AppError) => error,
+    );
+
+  it('404 names each KPI that is not the tenant’s or not of that type, once', async () => {
+    const { deps } = setup();
+    const [kpi] = tenant.kpis as [TestTenant['kpis'][number]];
+    const unknown = randomUUID();
+    const body = [
+      ...measurements(tenant, 1, 2030),
+      { ...measurements(tenant, 1, 2031)[0]!, kpiId: unknown },
+      { ...measurements(tenant, 1, 2032)[0]!, kpiId: unknown },
+      {
+        ...measurements(tenant, 1, 2033)[0]!,
+        kpiId: kpi.id,
+        kpiType: kpi.type === 'BSC_KPI' ? 'SWOT_KPI' : 'BSC_KPI',
+      },
+    ] as MeasurementInput[];
+    const error = await refusal(deps, viaAuthorizer(apiKey, keyId, body));
+    expect(error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `No KPI of this organization with the given id and kpiType: ${unknown}, ${kpi.id}.`,
+      extensions: { missingKpiIds: [unknown, kpi.id] },
+    });
+    const first = body[0]!;
+    const stored = await db.client.send(
+      new GetCommand({
+        TableName: db.tableName,
+        Key: keys.measurement(first.kpiId, first.periodStart, first.periodEnd),
+      }),
+    );
+    expect(stored.Item).toBeUndefined();
+  });
+
+  it('403 names the KPIs outside a scoped key, and how many it may push to', async () => {
+    const { deps } = setup();
+    const [first, second] = tenant.kpis as [TestTenant['kpis'][number], TestTenant['kpis'][number]];
+    const scoped = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'scoped', kpiIds: [first.id] });
+    const body = [
+      { ...measurements(tenant, 1, 2034)[0]!, kpiId: first.id, kpiType: first.type },
+      { ...measurements(tenant, 1, 2034)[0]!, kpiId: second.id, kpiType: second.type },
+    ] as MeasurementInput[];
+    const error = await refusal(deps, viaAuthorizer(scoped.key, scoped.id, body));
+    expect(error).toMatchObject({
+      code: 'KPI_OUTSIDE_KEY_SCOPE',
+      message: `API key ${scoped.prefix}… may push only to its 1 KPI(s); not to ${second.id}.`,
+      extensions: { outOfScopeKpiIds: [second.id] },
+    });
+  });
+
+  it('429 says the budget, the window, the plan and when to retry', async () => {
+    const { deps } = setup();
+    const owner = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'] });
+    const key = await createRawKey(owner.tenant.id);
+    const tight = {
+      ...deps,
+      rateLimits: { windowSeconds: 60, perPlan: { free: 1, business: 1, enterprise: 1 } },
+    };
+    await pushMeasurements(tight, {
+      apiKey: key,
+      readMeasurements: async () => measurements(owner, 1, 2035),
+    });
+    const error = await refusal(tight, {
+      apiKey: key,
+      readMeasurements: async () => measurements(owner, 1, 2036),
+    });
+    expect(error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(error.message).toBe(
+      `This API key may make 1 push requests per 60 s on the free plan. Retry after ${error.headers['Retry-After']} s.`,
+    );
+    expect(Number(error.headers['Retry-After'])).toBeGreaterThan(0);
+  });
+
+  it('with less than 2 s of the invocation left, nothing is written: 503 with Retry-After (issue 9)', async () => {
+    const { probe, deps } = setup();
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2037))); // warms the tenant
+    probe.reset();
+    for (const count of [1, 3]) {
+      const body = measurements(tenant, count, 2038 + count);
+      const error = await refusal(deps, {
+        ...viaAuthorizer(apiKey, keyId, body),
+        remainingTimeMs: () => 1999,
+      });
+      expect(error).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The request ran out of time before it was written. Retry it.',
+        headers: { 'Retry-After': '1' },
+      });
+      const written = probe.calls.filter((call) =>
+        ['UpdateCommand', 'BatchWriteCommand', 'PutCommand'].includes(call.command),
+      );
+      // Only the rate counter (an UpdateItem on the usage item) was written.
+      expect(written.map((call) => call.input.Key?.sk)).toEqual(['USAGE']);
+      probe.reset();
+    }
+    const result = await pushMeasurements(deps, {
+      ...viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2045)),
+      remainingTimeMs: () => 2000,
+    });
+    expect(result.items.map((item) => item.status)).toEqual(['created']);
   });
 });
