@@ -40,6 +40,7 @@ export interface JwtPayload {
 /** A key for HMAC-SHA-256; made once per key text (a KeyObject is reused without copying the key). */
 export const hmacKey = (secret: string | Uint8Array): KeyObject => createSecretKey(Buffer.from(secret));
 
+// Stryker disable next-line StringLiteral: Buffer.from reads a string as UTF-8 when no encoding is named
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 const mac = (key: KeyObject, signingInput: string) => createHmac('sha256', key).update(signingInput).digest();
@@ -111,7 +112,9 @@ export const verifyJwt = (token: string, keys: readonly KeyObject[], options: Ve
   if (payload.iss !== options.issuer) throw new JwtError('claims');
   const audiences = [payload.aud].flat();
   if (!audiences.includes(options.audience)) throw new JwtError('claims');
+  // Stryker disable next-line ConditionalExpression: undefined compares false, so the first test only says why
   if (payload.exp !== undefined && payload.exp <= options.now) throw new JwtError('expired');
+  // Stryker disable next-line ConditionalExpression: as above
   if (payload.nbf !== undefined && payload.nbf > options.now) throw new JwtError('not-yet-valid');
   return payload;
 };

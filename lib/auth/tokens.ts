@@ -83,6 +83,7 @@ export const createTokenService = (settings: TokenSettings) => {
   let parsed: { text: string; keys: KeyObject[] } | undefined;
   const signingKeys = async (): Promise<KeyObject[]> => {
     const text = typeof secret === 'string' ? secret : await secret();
+    // Stryker disable next-line ConditionalExpression: parsing again gives the same keys; the cache saves work
     if (parsed?.text !== text) parsed = { text, keys: parseKeys(text) };
     return parsed.keys;
   };

@@ -182,6 +182,13 @@ describe('lib/auth/jwt: what it refuses', () => {
     expect(failure(sign('x'))).toBe('malformed');
     expect(failure(sign({ ...claims, exp: String(claims.exp) }))).toBe('claims');
     expect(failure(sign({ ...claims, iat: null }))).toBe('claims');
+    // 1e400 is valid JSON and parses to Infinity: a token that never expires.
+    const input = `${encode({ alg: 'HS256', typ: 'at+jwt' })}.${Buffer.from(
+      JSON.stringify(claims).replace(/"exp":\d+/, '"exp":1e400'),
+    ).toString('base64url')}`;
+    expect(failure(`${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`)).toBe(
+      'claims',
+    );
     for (const claim of ['sub', 'iat', 'exp', 'jti']) {
       const { [claim]: _dropped, ...rest } = claims as Record<string, unknown>;
       expect(failure(sign(rest)), claim).toBe('claims');

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { login, type SessionDeps } from '../../../../lib/auth/sessions';
+import { updateTenant } from '../../../../lib/db/tenants';
+import { updateUser } from '../../../../lib/db/users';
+import { AppError } from '../../../../lib/errors';
+import { logger } from '../../../../lib/logger';
+import { createTestTenant, db, tokens } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
+import { captureOutput, metricsOf } from '../../../support/output';
+
+/** lib/auth/sessions.ts: what login writes, logs and answers besides the tokens (issues 5 and 14). */
+const lockout = { maxFailures: 3, windowSeconds: 900 };
+
+const attempt = async (deps: SessionDeps & { lockout: typeof lockout }, email: string, password: string) => {
+  const { result, lines } = await captureOutput(() =>
+    login(deps, { email, password }).then(
+      () => 'ok',
+      (error: AppError) => error,
+    ),
+  );
+  logger.resetKeys();
+  return { result, lines, audits: lines.filter((line) => line.audit) };
+};
+
+describe('login: round trips of the failure counter', () => {
+  const writes = (probe: ReturnType<typeof instrument>) =>
+    probe.calls.filter((call) => call.command !== 'GetCommand' && call.command !== 'BatchGetCommand');
+
+  it('a first failure starts the window, later ones add to it: one write each', async () => {
+    const probe = instrument(db);
+    const deps = { db: probe.db, tokens, lockout };
+    const email = `nobody-${randomUUID()}@example.test`;
+    for (let i = 0; i < 2; i++) {
+      probe.reset();
+      await attempt(deps, email, 'wrong');
+      expect(writes(probe).map((call) => call.input.UpdateExpression)).toEqual([
+        i === 0 ? 'SET #count = :one, #windowStart = :now, #ttl = :ttl, #type = :type' : 'ADD #count :one',
+      ]);
+    }
+  });
+
+  it('a success clears the counter only when there were failures', async () => {
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    const probe = instrument(db);
+    const deps = { db: probe.db, tokens, lockout };
+    expect((await attempt(deps, users.ADMIN.email, users.ADMIN.password)).result).toBe('ok');
+    expect(writes(probe)).toEqual([]);
+    await attempt(deps, users.ADMIN.email, 'wrong');
+    probe.reset();
+    expect((await attempt(deps, users.ADMIN.email, users.ADMIN.password)).result).toBe('ok');
+    expect(writes(probe).map((call) => call.command)).toEqual(['DeleteCommand']);
+  });
+});
+
+describe('login: answers and audit lines', () => {
+  it('403 details for an inactive organization and a disabled account', async () => {
+    const deps = { db, tokens, lockout };
+    const inactive = await createTestTenant({ kpiTypes: [] });
+    await updateTenant(db, inactive.tenant.id, { active: false });
+    expect(
+      (await attempt(deps, inactive.users.ADMIN.email, inactive.users.ADMIN.password)).result,
+    ).toMatchObject({ code: 'TENANT_INACTIVE', message: 'The organization of this account is inactive.' });
+    const other = await createTestTenant({ kpiTypes: [] });
+    await updateUser(db, other.tenant.id, other.users.VIEWER.id, { disabled: true });
+    expect((await attempt(deps, other.users.VIEWER.email, other.users.VIEWER.password)).result).toMatchObject(
+      {
+        code: 'USER_DISABLED',
+        message: 'This account is disabled.',
+      },
+    );
+  });
+
+  it('the lines of a login name its tenant and user once the e-mail is known', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    const deps = { db, tokens, lockout };
+    for (const password of [users.EDITOR.password, 'wrong']) {
+      const { audits } = await attempt(deps, users.EDITOR.email, password);
+      expect(audits).toEqual([expect.objectContaining({ tenantId: tenant.id, userId: users.EDITOR.id })]);
+    }
+  });
+
+  it('the failure that locks an e-mail is audited with the e-mail and the count', async () => {
+    const deps = { db, tokens, lockout };
+    const email = `lock-${randomUUID()}@example.test`;
+    await attempt(deps, email, 'wrong');
+    await attempt(deps, email, 'wrong');
+    const { audits } = await attempt(deps, email, 'wrong');
+    expect(audits).toContainEqual(expect.objectContaining({ audit: 'login.locked', email, failures: 3 }));
+  });
+
+  it('a server failure is not a refused login: no audit line, no LoginFailed metric', async () => {
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    for (const failure of [new AppError('INTERNAL', 'broken'), new Error('broken')]) {
+      const deps = {
+        db,
+        tokens,
+        lockout,
+        verifyPassword: async () => {
+          throw failure;
+        },
+      };
+      const { result, lines, audits } = await attempt(deps, users.ADMIN.email, users.ADMIN.password);
+      expect(result).toBe(failure);
+      expect(audits).toEqual([]);
+      expect(metricsOf(lines)).toEqual([]);
+    }
+  });
+});
