@@ -25,9 +25,9 @@ export const checkApiKey = async (deps: PushDeps, apiKey: string | undefined) =>
   const usable = assertKeyUsable(key, now());
   const tenant = await deps.tenants.get(usable.tenantId);
   if (!tenant?.active) throw new AppError('TENANT_INACTIVE', 'The organization of this API key is inactive.');
-  // The budget as the next push would see it: `decide` for one request more than counted so far.
-  const { headers } = decide(counted + 1, tenant.plan, deps.rateLimits, start, now());
-  const remaining = Math.max(0, Number(headers['RateLimit-Limit']) - counted);
+  // The budget as the next push would see it: the requests counted so far, none spent by this check.
+  const { headers } = decide(counted, tenant.plan, deps.rateLimits, start, now());
+  const remaining = Number(headers['RateLimit-Remaining']);
   return {
     body: {
       key: {

@@ -56,6 +56,7 @@ export const measurementSchema = z
       periodEnd: z.optional(calendarDate),
     }),
     z.transform(({ periodStart, periodEnd, target, forecast, ...rest }) => {
+      // Stryker disable next-line MethodExpression: monthOf reads only year and month, the time part is ignored
       const month = monthOf(periodStart ?? periodEnd ?? new Date().toISOString().slice(0, 10));
       return {
         ...rest,

@@ -108,6 +108,7 @@ const assertInScope = (measurements: MeasurementInput[], apiKey: ApiKey) => {
   if (outside.length > 0) {
     throw new AppError(
       'KPI_OUTSIDE_KEY_SCOPE',
+      // Stryker disable next-line OptionalChaining: only a scoped key has KPIs outside its scope
       `API key ${apiKey.prefix}… may push only to its ${apiKey.kpiIds?.length} KPI(s); not to ${outside.join(', ')}.`,
       { extensions: { outOfScopeKpiIds: outside } },
     );

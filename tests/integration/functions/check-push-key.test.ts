@@ -2,9 +2,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as checkHandler } from '../../../functions/check-push-key';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey } from '../../../lib/db/api-keys';
+import { DeleteCommand } from '../../../lib/db/dynamo';
+import { keys } from '../../../lib/db/keys';
+import { getTenant } from '../../../lib/db/tenants';
+import { checkApiKey } from '../../../lib/push/key-check';
+import { type PushDeps, pushMeasurements } from '../../../lib/push/push-service';
+import { createTenantCache } from '../../../lib/tenant-cache';
 import { createGateway } from '../../support/api-gateway';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
-import { measurementFor, pushOne } from '../../support/push';
+import { dailyMeasurements, measurementFor, pushOne } from '../../support/push';
 
 /** Issue 12: GET /integrations/push/key, behind the push routes' authorizer. */
 let tenant: TestTenant;
@@ -80,5 +86,42 @@ describe('key check: errors, as a push', () => {
     const result = await check(await createRawKey(inactive.tenant.id));
     expect(result.status).toBe(403);
     expect(result.body.type).toMatch(/\/tenant-inactive$/);
+  });
+});
+
+describe('key check: the library (lib/push/key-check.ts)', () => {
+  const deps = (perPlan = 2): PushDeps => ({
+    db,
+    tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
+    rateLimits: { windowSeconds: 60, perPlan: { free: perPlan, business: perPlan, enterprise: perPlan } },
+  });
+
+  it('remaining counts down with pushes and stops at 0', async () => {
+    const key = await createRawKey(tenant.tenant.id);
+    const remaining = async () => (await checkApiKey(deps(), key)).body.rateLimit.remaining;
+    expect(await remaining()).toBe(2);
+    for (const [i, expected] of [1, 0, 0].entries()) {
+      const body = dailyMeasurements(tenant.kpis, 1, 2001 + i);
+      await pushMeasurements(deps(), { apiKey: key, readMeasurements: async () => body }).catch(
+        () => undefined,
+      );
+      expect(await remaining()).toBe(expected);
+    }
+    const { headers } = await checkApiKey(deps(), key);
+    expect(headers).toEqual({
+      'RateLimit-Limit': '2',
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': expect.any(String),
+    });
+  });
+
+  it('a key whose organization record is gone is refused as inactive, not a 500', async () => {
+    const orphan = await createTestTenant({ kpiTypes: [] });
+    const key = await createRawKey(orphan.tenant.id);
+    await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(orphan.tenant.id) }));
+    await expect(checkApiKey(deps(), key)).rejects.toMatchObject({
+      code: 'TENANT_INACTIVE',
+      message: 'The organization of this API key is inactive.',
+    });
   });
 });

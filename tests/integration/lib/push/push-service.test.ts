@@ -370,3 +370,56 @@ describe('what a refused push says, and that it wrote nothing', () => {
     expect(result.items.map((item) => item.status)).toEqual(['created']);
   });
 });
+
+describe('what the key checks say (spec 5.2 steps 1-3)', () => {
+  const refused = (deps: PushDeps, key: string | undefined) =>
+    pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(tenant, 1, 2046) }).then(
+      () => expect.fail('accepted'),
+      (error: AppError) => error,
+    );
+
+  it('401: no key, a malformed one, an unknown one, each with its own detail and the ApiKey challenge', async () => {
+    const { deps } = setup();
+    for (const [key, message] of [
+      [undefined, 'Send the API key in the x-api-key header.'],
+      ['', 'Send the API key in the x-api-key header.'],
+      ['skm_short', 'The API key is malformed.'],
+      [generateApiKey(), 'The API key is not known. Check the x-api-key header.'],
+    ] as const) {
+      expect(await refused(deps, key)).toMatchObject({
+        code: 'INVALID_API_KEY',
+        message,
+        headers: { 'WWW-Authenticate': 'ApiKey header="x-api-key"' },
+      });
+    }
+  });
+
+  it('403: a revoked or expired key by its prefix, an inactive organization, a plan without push', async () => {
+    const { deps } = setup(0);
+    const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked' });
+    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    expect(await refused(deps, revoked.key)).toMatchObject({
+      code: 'API_KEY_REVOKED',
+      message: `API key ${revoked.prefix}… has been revoked.`,
+    });
+    const expiresAt = new Date(Date.now() - 1000).toISOString();
+    const expired = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'expired', expiresAt });
+    expect(await refused(deps, expired.key)).toMatchObject({
+      code: 'API_KEY_EXPIRED',
+      message: `API key ${expired.prefix}… expired at ${expiresAt}.`,
+    });
+    const inactive = await createTestTenant({ active: false, kpiTypes: [] });
+    expect(await refused(deps, await createRawKey(inactive.tenant.id))).toMatchObject({
+      code: 'TENANT_INACTIVE',
+      message: 'The organization of this API key is inactive.',
+    });
+    const pushless = await createTestTenant({ features: [], kpiTypes: [] });
+    const error = await refused(deps, await createRawKey(pushless.tenant.id));
+    expect(error).toMatchObject({
+      code: 'FEATURE_NOT_ENABLED',
+      message:
+        'The plan of this organization does not include kpi_push_measurement. Upgrade the plan to push measurements; the key itself is fine.',
+      extensions: { feature: 'kpi_push_measurement' },
+    });
+  });
+});
