@@ -12,6 +12,7 @@ import { type PushDeps, type PushRequest, pushMeasurements } from '../../../../l
 import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
+import { captureOutput, metricsOf } from '../../../support/output';
 import { dailyMeasurements } from '../../../support/push';
 
 const measurements = (tenant: TestTenant, count: number, year: number) =>
@@ -421,5 +422,38 @@ describe('what the key checks say (spec 5.2 steps 1-3)', () => {
         'The plan of this organization does not include kpi_push_measurement. Upgrade the plan to push measurements; the key itself is fine.',
       extensions: { feature: 'kpi_push_measurement' },
     });
+  });
+});
+
+describe('what a push logs and counts (issue 14)', () => {
+  it('a push logs how many measurements it wrote and counts them; a dry run counts nothing', async () => {
+    const { deps } = setup();
+    const real = await captureOutput(() =>
+      pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 3, 2050))),
+    );
+    expect(real.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'measurements pushed',
+        tenantId: tenant.tenant.id,
+        apiKeyId: keyId,
+        count: 3,
+      }),
+    );
+    expect(metricsOf(real.lines)).toEqual([
+      expect.objectContaining({
+        name: 'MeasurementsPushed',
+        value: 3,
+        dimensions: expect.objectContaining({ plan: 'business' }),
+      }),
+    ]);
+    const dry = await captureOutput(() =>
+      pushMeasurements(deps, {
+        ...viaAuthorizer(apiKey, keyId, measurements(tenant, 2, 2051)),
+        dryRun: true,
+      }),
+    );
+    expect(dry.result.dryRun).toBe(true);
+    expect(metricsOf(dry.lines)).toEqual([]);
+    expect(dry.lines.filter((line) => line.message === 'measurements pushed')).toEqual([]);
   });
 });
