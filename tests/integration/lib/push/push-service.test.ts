@@ -307,15 +307,17 @@ describe('what a refused push says, and that it wrote nothing', () => {
     const { deps } = setup();
     const [first, second] = tenant.kpis as [TestTenant['kpis'][number], TestTenant['kpis'][number]];
     const scoped = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'scoped', kpiIds: [first.id] });
-    const body = [
-      { ...measurements(tenant, 1, 2034)[0]!, kpiId: first.id, kpiType: first.type },
-      { ...measurements(tenant, 1, 2034)[0]!, kpiId: second.id, kpiType: second.type },
-    ] as MeasurementInput[];
+    const third = tenant.kpis[2]!;
+    const body = [first, second, third].map((kpi) => ({
+      ...measurements(tenant, 1, 2034)[0]!,
+      kpiId: kpi.id,
+      kpiType: kpi.type,
+    })) as MeasurementInput[];
     const error = await refusal(deps, viaAuthorizer(scoped.key, scoped.id, body));
     expect(error).toMatchObject({
       code: 'KPI_OUTSIDE_KEY_SCOPE',
-      message: `API key ${scoped.prefix}… may push only to its 1 KPI(s); not to ${second.id}.`,
-      extensions: { outOfScopeKpiIds: [second.id] },
+      message: `API key ${scoped.prefix}… may push only to its 1 KPI(s); not to ${second.id}, ${third.id}.`,
+      extensions: { outOfScopeKpiIds: [second.id, third.id] },
     });
   });
 
@@ -455,5 +457,40 @@ describe('what a push logs and counts (issue 14)', () => {
     expect(dry.result.dryRun).toBe(true);
     expect(metricsOf(dry.lines)).toEqual([]);
     expect(dry.lines.filter((line) => line.message === 'measurements pushed')).toEqual([]);
+  });
+});
+
+describe('what a failed push counts (issue 14)', () => {
+  it('a server failure is not a rejected push: no PushRejected metric; a refusal is one, by reason', async () => {
+    const { deps } = setup();
+    for (const failure of [
+      new AppError('INTERNAL', 'broken'),
+      new AppError('SERVICE_UNAVAILABLE', 'busy'),
+      new Error('broken'),
+    ]) {
+      const { lines } = await captureOutput(() =>
+        pushMeasurements(deps, {
+          ...viaAuthorizer(apiKey, keyId, []),
+          readMeasurements: async () => {
+            throw failure;
+          },
+        }).catch((error: unknown) => error),
+      );
+      expect(metricsOf(lines).filter((metric) => metric.name === 'PushRejected')).toEqual([]);
+    }
+    const refused = await captureOutput(() =>
+      pushMeasurements(deps, {
+        ...viaAuthorizer(apiKey, keyId, []),
+        readMeasurements: async () => {
+          throw new AppError('VALIDATION_FAILED', 'bad');
+        },
+      }).catch((error: unknown) => error),
+    );
+    expect(metricsOf(refused.lines)).toEqual([
+      expect.objectContaining({
+        name: 'PushRejected',
+        dimensions: expect.objectContaining({ reason: 'validation-failed' }),
+      }),
+    ]);
   });
 });
