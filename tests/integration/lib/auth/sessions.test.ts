@@ -54,6 +54,17 @@ describe('login: round trips of the failure counter', () => {
 });
 
 describe('login: answers and audit lines', () => {
+  it('401 for a wrong password or an unknown e-mail, with one detail for both', async () => {
+    const deps = { db, tokens, lockout };
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    for (const email of [users.ADMIN.email, `nobody-${randomUUID()}@example.test`]) {
+      expect((await attempt(deps, email, 'wrong')).result).toMatchObject({
+        code: 'INVALID_CREDENTIALS',
+        message: 'The e-mail or password is wrong.',
+      });
+    }
+  });
+
   it('403 details for an inactive organization and a disabled account', async () => {
     const deps = { db, tokens, lockout };
     const inactive = await createTestTenant({ kpiTypes: [] });

@@ -125,6 +125,8 @@ describe('lib/auth/jwt: what it refuses', () => {
     const alias = `${signature.slice(0, -1)}${alphabet[last + 1]}`;
     expect(Buffer.from(alias, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
     expect(failure(`${header}.${payload}.${alias}`)).toBe('malformed');
+    // A canonical signature of another length is a wrong signature, not an error.
+    expect(failure(`${header}.${payload}.${Buffer.alloc(16, 1).toString('base64url')}`)).toBe('signature');
     expect(failure(`${header}.${payload}.${signature}`)).toBe('accepted');
   });
 
