@@ -2,15 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createApiKeySchema, type rollApiKeySchema } from '../../../../lib/http/api-key-schemas';
 import { parseInput } from '../../../../lib/http/validation';
+import { refusalOf } from '../../../support/refusal';
 
-const errorsOf = (schema: typeof createApiKeySchema | typeof rollApiKeySchema, input: unknown) => {
-  try {
-    parseInput(schema, input);
-  } catch (error) {
-    return (error as { errors: { path: string; message: string }[] }).errors;
-  }
-  return expect.unreachable('accepted');
-};
+const errorsOf = (schema: typeof createApiKeySchema | typeof rollApiKeySchema, input: unknown) =>
+  refusalOf(() => parseInput(schema, input)).errors;
 
 describe('POST /api-keys body', () => {
   it('expiresAt: a future ISO 8601 date-time, stored in UTC; a past one or another format is refused', () => {

@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { header, json, noContent } from '../../../../lib/http/responses';
 import { parseKpiId, parseKpiListQuery, parsePageQuery, pushQuerySchema } from '../../../../lib/http/schemas';
 import { parseInput } from '../../../../lib/http/validation';
-
-const refusal = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as { code: string; message: string; errors?: { path: string; message: string }[] };
-  }
-  return expect.unreachable('accepted');
-};
+import { refusalOf } from '../../../support/refusal';
 
 describe('headers of a request (RFC 9110 §5.3)', () => {
   it('are found whatever their case, in headers and multiValueHeaders', () => {
@@ -35,7 +27,7 @@ describe('headers of a request (RFC 9110 §5.3)', () => {
       { multiValueHeaders: { 'x-api-key': ['a', 'b'] } },
       { headers: { 'x-api-key': 'a' }, multiValueHeaders: { 'X-Api-Key': ['b'] } },
     ]) {
-      expect(refusal(() => header(event, 'X-Api-Key'))).toMatchObject({
+      expect(refusalOf(() => header(event, 'X-Api-Key'))).toMatchObject({
         code: 'MALFORMED_REQUEST',
         message: 'The X-Api-Key header is sent more than once with different values.',
       });
@@ -70,7 +62,7 @@ describe('query strings and path parameters', () => {
       limit: 1000,
       cursor: 'c',
     });
-    expect(refusal(() => parsePageQuery({ queryStringParameters: { limit: '0' } }))).toMatchObject({
+    expect(refusalOf(() => parsePageQuery({ queryStringParameters: { limit: '0' } }))).toMatchObject({
       message: 'The query string has 1 invalid field(s).',
       errors: [{ path: 'limit', message: 'limit must be at least 1' }],
     });
@@ -84,7 +76,7 @@ describe('query strings and path parameters', () => {
       },
     );
     expect(
-      refusal(() => parseKpiListQuery({ queryStringParameters: { include: 'activity', limit: '101' } })),
+      refusalOf(() => parseKpiListQuery({ queryStringParameters: { include: 'activity', limit: '101' } })),
     ).toMatchObject({
       errors: [{ path: 'limit', message: 'limit must be at most 100 with include=activity' }],
     });
@@ -95,11 +87,11 @@ describe('query strings and path parameters', () => {
   it('a KPI id that is not a UUID is a 404 without a read, naming at most 100 characters of it', () => {
     const id = randomUUID();
     expect(parseKpiId({ pathParameters: { kpiId: id } })).toBe(id);
-    expect(refusal(() => parseKpiId({ pathParameters: { kpiId: 'x'.repeat(150) } }))).toMatchObject({
+    expect(refusalOf(() => parseKpiId({ pathParameters: { kpiId: 'x'.repeat(150) } }))).toMatchObject({
       code: 'NOT_FOUND',
       message: `KPI ${'x'.repeat(100)} not found.`,
     });
-    expect(refusal(() => parseKpiId({ pathParameters: null }))).toMatchObject({
+    expect(refusalOf(() => parseKpiId({ pathParameters: null }))).toMatchObject({
       code: 'NOT_FOUND',
       message: 'KPI  not found.',
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { formatPath, parseInput } from '../../../../lib/http/validation';
+import { refusalOf } from '../../../support/refusal';
 
 describe('validation errors', () => {
   it('formats paths the way clients write them', () => {
@@ -22,14 +23,8 @@ describe('validation errors', () => {
 
   it('prefixes the paths with a root, and names the whole input by the root or as (body)', () => {
     const schema = z.strictObject({ n: z.number() });
-    const errorsOf = (input: unknown, options?: { root?: string; what?: string }) => {
-      try {
-        parseInput(schema, input, options);
-      } catch (error) {
-        return error as { message: string; errors: { path: string }[] };
-      }
-      return expect.unreachable();
-    };
+    const errorsOf = (input: unknown, options?: { root?: string; what?: string }) =>
+      refusalOf(() => parseInput(schema, input, options));
     expect(errorsOf({ n: 'x' }, { root: 'measurements[2]' }).errors.map((e) => e.path)).toEqual([
       'measurements[2].n',
     ]);

@@ -7,6 +7,7 @@ import {
   MIN_MEASUREMENT_MAGNITUDE,
   measurementSchema,
 } from '../../../../lib/push/measurement-schema';
+import { refusalOf } from '../../../support/refusal';
 
 const kpiId = randomUUID();
 const base = { kpiId, kpiType: 'BSC_KPI', actual: 1, periodStart: '2026-01-01', periodEnd: '2026-01-31' };
@@ -14,14 +15,8 @@ const base = { kpiId, kpiType: 'BSC_KPI', actual: 1, periodStart: '2026-01-01', 
 const parse = (input: unknown) => parseInput(measurementSchema, input);
 
 /** The field errors of an input the schema refuses. */
-const errorsOf = (schema: typeof measurementSchema | typeof batchSchema, input: unknown) => {
-  try {
-    parseInput(schema, input);
-  } catch (error) {
-    return (error as { errors: { path: string; message: string }[] }).errors;
-  }
-  return expect.unreachable('accepted');
-};
+const errorsOf = (schema: typeof measurementSchema | typeof batchSchema, input: unknown) =>
+  refusalOf(() => parseInput(schema, input)).errors;
 
 const RANGE = 'must be 0 or a number whose magnitude is between 1e-130 and 9007199254740991';
 
