@@ -20,14 +20,14 @@ const out = `reports/mutation/${module}`;
 
 export default {
   testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner'],
+  plugins: ['@stryker-mutator/vitest-runner', './scripts/stryker-survivors.mjs'],
   vitest: { configFile: 'vitest.mutation.config.mts', related: true },
   coverageAnalysis: 'perTest',
   mutate: [`lib/${module}/**/*.ts`],
   ignoreStatic: true,
   incremental: true,
   incrementalFile: `${out}/incremental.json`,
-  reporters: ['html', 'json', 'clear-text', 'progress-append-only'],
+  reporters: ['html', 'json', 'clear-text', 'progress-append-only', 'survivors'],
   htmlReporter: { fileName: `${out}/index.html` },
   jsonReporter: { fileName: `${out}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },

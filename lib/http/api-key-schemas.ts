@@ -35,8 +35,17 @@ export const kpiScopeSchema = z.array(z.uuid({ message: 'must be the UUID of a K
     const first = new Map<string, number>();
     ids.forEach((id, index) => {
       const seen = first.get(id.toLowerCase());
-      if (seen === undefined) first.set(id.toLowerCase(), index);
-      else context.addIssue({ code: 'custom', path: [index], message: `repeats kpiIds[${seen}]`, input: id });
+      if (seen === undefined) {
+        first.set(id.toLowerCase(), index);
+        return;
+      }
+      context.addIssue({
+        // Stryker disable next-line StringLiteral: the answer names the path and message, not zod's code
+        code: 'custom',
+        path: [index],
+        message: `repeats kpiIds[${seen}]`,
+        input: id,
+      });
     });
   }),
 );

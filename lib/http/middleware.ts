@@ -43,23 +43,23 @@ const retryableNames = new Set([
 ]);
 const retryableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
+/** What a 5xx problem says, whatever the error was: its cause goes to the log, never to the client. */
+const GENERIC_5XX_DETAIL = {
+  INTERNAL: 'An unexpected error occurred. If it persists, contact support with the requestId.',
+  SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Retry after the time in Retry-After.',
+} satisfies Partial<Record<ErrorCode, string>>;
+
 /** Turns anything thrown into a domain error; unknown errors become a generic 500. */
 export const toAppError = (error: unknown): AppError => {
   if (error instanceof AppError) return error;
-  const name = error instanceof Error ? error.name : '';
-  const code = (error as { code?: string } | null)?.code ?? '';
-  if (retryableNames.has(name) || retryableCodes.has(code)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database is busy or unavailable. Retry the request.', {
+  const failure = error as { name?: string; code?: string } | null | undefined;
+  if (retryableNames.has(failure?.name as string) || retryableCodes.has(failure?.code as string)) {
+    return new AppError('SERVICE_UNAVAILABLE', GENERIC_5XX_DETAIL.SERVICE_UNAVAILABLE, {
       headers: { 'Retry-After': '1' },
       cause: error,
     });
   }
-  return new AppError('INTERNAL', 'An unexpected error occurred.', { cause: error });
-};
-
-const GENERIC_5XX_DETAIL: Partial<Record<ErrorCode, string>> = {
-  INTERNAL: 'An unexpected error occurred. If it persists, contact support with the requestId.',
-  SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Retry after the time in Retry-After.',
+  return new AppError('INTERNAL', GENERIC_5XX_DETAIL.INTERNAL, { cause: error });
 };
 
 /**
@@ -77,8 +77,9 @@ export const httpErrorHandler = (): MiddlewareObj<APIGatewayProxyEvent, APIGatew
       // Name, message and stack of the cause (Powertools formats the error); never the event.
       const cause = error.cause ?? error;
       logger.error('request failed', cause instanceof Error ? cause : String(cause));
+      const details: Partial<Record<ErrorCode, string>> = GENERIC_5XX_DETAIL;
       // Stryker disable next-line LogicalOperator,StringLiteral: every 5xx code has its own text; this guards a future one
-      const generic = new AppError(error.code, GENERIC_5XX_DETAIL[error.code] ?? 'Server error.', {
+      const generic = new AppError(error.code, details[error.code] ?? 'Server error.', {
         headers: error.headers,
       });
       request.response = problemResponse(generic, requestId);
@@ -119,7 +120,7 @@ const guardBody = (event: BodyEvent, raw: string) => {
       `Content-Type must be application/json, got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'}.`,
     );
   }
-  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
   if (bytes > MAX_BODY_BYTES) {
     throw new AppError('PAYLOAD_TOO_LARGE', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
   }
@@ -141,8 +142,8 @@ export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
   const text = event.isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new AppError('MALFORMED_REQUEST', 'The request body is not valid JSON.', { cause: error });
+  } catch {
+    throw new AppError('MALFORMED_REQUEST', 'The request body is not valid JSON.');
   }
 };
 

@@ -14,12 +14,10 @@ export const pushRequestOf = (
   context: Pick<Context, 'getRemainingTimeInMillis'>,
   readMeasurements: () => Promise<MeasurementInput[]>,
 ): PushRequest => {
-  let dryRun = false;
+  let query: { dryRun?: boolean | undefined } = {};
   let queryError: unknown;
   try {
-    dryRun =
-      parseInput(pushQuerySchema, event.queryStringParameters ?? {}, { what: 'query string' }).dryRun ??
-      false;
+    query = parseInput(pushQuerySchema, event.queryStringParameters ?? {}, { what: 'query string' });
   } catch (error) {
     queryError = error;
   }
@@ -28,6 +26,6 @@ export const pushRequestOf = (
     authorizer: authorizerVerdict(event),
     readMeasurements: queryError === undefined ? readMeasurements : () => Promise.reject(queryError),
     remainingTimeMs: () => context.getRemainingTimeInMillis(),
-    dryRun,
+    dryRun: query.dryRun === true,
   };
 };

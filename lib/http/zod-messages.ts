@@ -4,7 +4,8 @@ import type * as z from 'zod/mini';
  * Default messages for zod issues whose schema sets none, worded as zod's English locale words them
  * (tests/unit/lib/http/zod-messages.test.ts compares both on every kind of issue the service's schemas
  * raise). The locale itself is 2.7 KB of every function that validates input, most of it names of
- * formats and types the service never uses (issue 11's 100 KB budget).
+ * formats and types the service never uses (issue 11's 100 KB budget). One departure: a size issue
+ * without an origin (a custom check) expects a "value" both ways, where the locale's too_small says "undefined".
  */
 const FORMATS: Record<string, string> = {
   uuid: 'UUID',
@@ -46,7 +47,7 @@ export const zodMessages = (issue: z.core.$ZodRawIssue): string => {
       const big = issue.code === 'too_big';
       const adj = issue.exact ? 'exactly ' : issue.inclusive ? (big ? '<=' : '>=') : big ? '<' : '>';
       const bound = String(big ? issue.maximum : issue.minimum);
-      const unit = SIZED[issue.origin ?? ''];
+      const unit = issue.origin && SIZED[issue.origin];
       const what = `${big ? 'Too big' : 'Too small'}: expected ${issue.origin ?? 'value'}`;
       return unit ? `${what} to have ${adj}${bound} ${unit}` : `${what} to be ${adj}${bound}`;
     }

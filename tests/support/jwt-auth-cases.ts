@@ -205,6 +205,7 @@ export const describeJwtAuth = (
       );
       expect(mismatch.status).toBe(403);
       expect(mismatch.body.type).toMatch(/\/tenant-mismatch$/);
+      expect(mismatch.body.detail).toBe("X-Tenant-ID does not match the token's tenant.");
       const match = await call(
         { ...bearer(tenant.users.ADMIN.token), 'x-tenant-id': tenant.tenant.id },
         tenant,

@@ -111,6 +111,7 @@ describe('dry run: errors, with the same answers as a push', () => {
     const bad = await single(key, measurementFor(tenant.kpis[0]!), { dryRun: 'yes' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ path: 'dryRun', message: 'dryRun must be true or false' }]);
+    expect(bad.body.detail).toBe('The query string has 1 invalid field(s).');
     expect((await single(key, measurementFor(tenant.kpis[0]!), { dry: 'true' })).status).toBe(400);
     // Authentication still comes first: an unknown key with a bad query string is 401.
     expect((await single(generateApiKey(), measurementFor(tenant.kpis[0]!), { dryRun: 'yes' })).status).toBe(

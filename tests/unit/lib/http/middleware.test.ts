@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../lib/errors';
-import { httpErrorHandler, jsonBody, toAppError } from '../../../../lib/http/middleware';
+import { httpErrorHandler, jsonBody, MAX_BODY_BYTES, toAppError } from '../../../../lib/http/middleware';
 import { json } from '../../../../lib/http/responses';
 import { apiEvent, invoke, lambdaContext } from '../../../support/events';
 import { captureOutput } from '../../../support/output';
@@ -23,11 +23,16 @@ describe('jsonBody', () => {
     expect((await post('{"a":1}')).body).toEqual({ received: { a: 1 } });
   });
 
-  it('400 (not 415 or 422) for malformed JSON and for an empty body', async () => {
-    for (const body of ['{', '', '  ']) {
-      const result = await post(body);
+  it('400 (not 415 or 422) for malformed JSON and for an empty body, each named', async () => {
+    for (const [body, detail] of [
+      ['{', 'The request body is not valid JSON.'],
+      ['', 'The request body is empty; send a JSON object.'],
+      [' \n\t ', 'The request body is empty; send a JSON object.'],
+    ]) {
+      const result = await post(body as string);
       expect(result.status).toBe(400);
       expect(result.body.type).toMatch(/\/malformed-request$/);
+      expect(result.body.detail).toBe(detail);
     }
   });
 
@@ -37,6 +42,17 @@ describe('jsonBody', () => {
     expect((await post('{}', { 'content-type': 'application/merge-patch+json' })).status).toBe(200);
     expect((await post('{}', { 'Content-Type': 'application/json; charset=utf-8' })).status).toBe(200);
     expect((await post('{}', { 'CONTENT-TYPE': 'application/json' })).status).toBe(200);
+  });
+
+  it('the 415 names the Content-Type it got, at most 100 characters of it', async () => {
+    expect((await post('{}', {})).body.detail).toBe('Content-Type must be application/json, got none.');
+    expect((await post('{}', { 'Content-Type': 'text/plain' })).body.detail).toBe(
+      'Content-Type must be application/json, got "text/plain".',
+    );
+    const long = `text/${'x'.repeat(200)}`;
+    expect((await post('{}', { 'Content-Type': long })).body.detail).toBe(
+      `Content-Type must be application/json, got "${long.slice(0, 100)}".`,
+    );
   });
 
   it('a body that is not a string (serverless-offline parses `false` and `0`) is judged as its JSON text', async () => {
@@ -93,6 +109,11 @@ describe('jsonBody', () => {
     expect(ok.statusCode).toBe(200);
     expect(JSON.parse(ok.body)).toEqual({ received: { a: 'ü' } });
     expect((await encoded('not json')).statusCode).toBe(400);
+    // The limit applies to the decoded size (3 bytes per 4 base64 characters).
+    const padded = (bytes: number) => JSON.stringify({ a: 'x'.repeat(bytes - 8) });
+    expect((await encoded(padded(20_000))).statusCode).toBe(200);
+    expect((await encoded(padded(MAX_BODY_BYTES - 2))).statusCode).toBe(200);
+    expect((await encoded(padded(MAX_BODY_BYTES + 3))).statusCode).toBe(413);
   });
 
   it('400 naming the header when Content-Type is sent twice with different values; equal values are fine', async () => {
@@ -110,8 +131,15 @@ describe('jsonBody', () => {
     expect(repeated.status).toBe(200);
   });
 
-  it('413 above the body limit', async () => {
-    expect((await post(JSON.stringify({ a: 'x'.repeat(70_000) }))).status).toBe(413);
+  it('413 above the body limit of 64 KiB; a body of exactly the limit is read', async () => {
+    const sized = (bytes: number) => JSON.stringify({ a: 'x'.repeat(bytes - 8) });
+    expect(Buffer.byteLength(sized(MAX_BODY_BYTES))).toBe(65_536);
+    expect((await post(sized(MAX_BODY_BYTES))).status).toBe(200);
+    const above = await post(sized(MAX_BODY_BYTES + 1));
+    expect(above.status).toBe(413);
+    expect(above.body.detail).toBe('The request body must be at most 65536 bytes.');
+    // Bytes, not characters: 'é' is two bytes in UTF-8.
+    expect((await post(JSON.stringify({ a: 'é'.repeat(MAX_BODY_BYTES / 2 - 2) }))).status).toBe(413);
   });
 });
 
@@ -123,6 +151,7 @@ describe('jsonBody({ optional: true })', () => {
   it('reads a request without a body as {}, whatever its Content-Type', async () => {
     expect((await invoke(optional, { method: 'POST' })).body).toEqual({ received: {} });
     expect((await invoke(optional, { method: 'POST', body: '' })).body).toEqual({ received: {} });
+    expect((await invoke(optional, { method: 'POST', body: ' \n ' })).body).toEqual({ received: {} });
   });
 
   it('checks a body that is there like jsonBody does', async () => {
@@ -158,13 +187,30 @@ describe('httpErrorHandler', () => {
     expect(result.body.type).toMatch(/^https:\/\/.+\/problems\/validation-failed$/);
   });
 
-  it('renders unknown errors as a generic 500 without internal message or stack', async () => {
-    const result = await invoke(failing(new Error('secret table name strategy-prod leaked')), {});
+  it('renders unknown errors as a generic 500 without internal message or stack, and logs the error', async () => {
+    const { result, lines } = await captureOutput(() =>
+      invoke(failing(new Error('secret table name strategy-prod leaked')), {}),
+    );
     expect(result.status).toBe(500);
     const text = JSON.stringify(result.body);
     expect(text).not.toContain('strategy-prod');
     expect(text).not.toContain('at ');
     expect(result.body.requestId).toEqual(expect.any(String));
+    const logged = lines.find((line) => line.message === 'request failed');
+    expect(JSON.stringify(logged)).toContain('secret table name strategy-prod leaked');
+  });
+
+  it('an error after the handler answered (in an after middleware) replaces the answer', async () => {
+    const handler = middy(async () => json(200, { ok: true }))
+      .use(httpErrorHandler())
+      .use({
+        after: async () => {
+          throw new AppError('CONFLICT', 'Changed meanwhile.');
+        },
+      });
+    const result = await invoke(handler, {});
+    expect(result.status).toBe(409);
+    expect(result.body.detail).toBe('Changed meanwhile.');
   });
 
   it('renders DynamoDB throttling as 503 with Retry-After', async () => {
@@ -209,6 +255,7 @@ describe('httpErrorHandler', () => {
     expect(toAppError(Object.assign(new Error('x'), { name, code })).code).toBe('INTERNAL');
     expect(toAppError('a string').code).toBe('INTERNAL');
     expect(toAppError(null).code).toBe('INTERNAL');
+    expect(toAppError(undefined).code).toBe('INTERNAL');
     const own = new AppError('CONFLICT', 'mine');
     expect(toAppError(own)).toBe(own);
   });

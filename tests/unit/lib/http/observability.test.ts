@@ -57,6 +57,53 @@ describe('request id (README, Operations: finding a request)', () => {
     }
   });
 
+  it('is left out, header and log key, when a request has none', async () => {
+    const event = apiEvent({});
+    (event.requestContext as { requestId?: string }).requestId = undefined;
+    const context = { ...lambdaContext(), awsRequestId: '' };
+    const { result, lines } = await captureOutput(() => wired(ok)(event, context));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).not.toHaveProperty('X-Request-Id');
+    const access = lines.find((line) => line.message === 'request');
+    expect(access).toBeDefined();
+    expect(access).not.toHaveProperty('correlation_id');
+  });
+
+  it('a direct invocation without an event is answered, and its access line names no route', async () => {
+    const { result, lines } = await captureOutput(() =>
+      wired(ok, ['https://app.example.test'])(undefined as never, lambdaContext()),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(lines.find((line) => line.message === 'request')).toMatchObject({ route: '? ?', status: 200 });
+  });
+
+  it('an error no handler rendered is logged as a 500 and still thrown to Lambda', async () => {
+    const bare = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(fails).use(observe());
+    const { result, lines } = await captureOutput(() =>
+      bare(apiEvent({}), lambdaContext()).then(
+        () => 'answered',
+        (error: unknown) => error,
+      ),
+    );
+    expect(result).toMatchObject({ code: 'CONFLICT' });
+    expect(lines.find((line) => line.message === 'request')).toMatchObject({ status: 500 });
+  });
+
+  it('the access line gives the latency in milliseconds, to a tenth', async () => {
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      return json(200, {});
+    };
+    const before = performance.now();
+    const { lines } = await captureOutput(() => wired(slow)(apiEvent({}), lambdaContext()));
+    const elapsed = performance.now() - before;
+    const { latencyMs } = lines.find((line) => line.message === 'request') as { latencyMs: number };
+    // At least the handler's own wait, at most what the caller saw: the unit is milliseconds.
+    expect(latencyMs).toBeGreaterThanOrEqual(39);
+    expect(latencyMs).toBeLessThanOrEqual(elapsed + 0.1);
+    expect(Math.abs(latencyMs * 10 - Math.round(latencyMs * 10))).toBeLessThan(1e-9);
+  });
+
   it('keys a request appended do not reach the next request', async () => {
     const appending = async () => {
       const { logger } = await import('../../../../lib/logger');
@@ -94,7 +141,12 @@ describe('CORS on the JWT endpoints (issue 14)', () => {
   });
 
   it('gives another origin, or none, no CORS header but still Vary: Origin (caches keep answers apart)', async () => {
-    for (const headers of [{ Origin: 'https://evil.example.test' }, {}] as Record<string, string>[]) {
+    for (const headers of [
+      { Origin: 'https://evil.example.test' },
+      {},
+      // Only the Origin header counts, not another header that happens to hold an allowed origin.
+      { Referer: 'https://app.example.test', Origin: 'https://evil.example.test' },
+    ] as Record<string, string>[]) {
       const result = await wired(ok, origins)(apiEvent({ headers }), lambdaContext());
       expect(result.headers?.Vary).toBe('Origin');
       expect(result.headers).not.toHaveProperty('Access-Control-Allow-Origin');

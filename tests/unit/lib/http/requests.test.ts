@@ -37,6 +37,8 @@ describe('headers of a request (RFC 9110 §5.3)', () => {
   it('ignores values that are not strings', () => {
     const event = { headers: { 'x-api-key': undefined }, multiValueHeaders: { 'x-api-key': undefined } };
     expect(header(event, 'x-api-key')).toBeUndefined();
+    expect(header({ headers: { 'X-Api-Key': undefined, 'x-api-key': 'k' } }, 'x-api-key')).toBe('k');
+    expect(header({ multiValueHeaders: { 'x-api-key': [undefined as never, 'k'] } }, 'x-api-key')).toBe('k');
   });
 });
 
@@ -78,6 +80,7 @@ describe('query strings and path parameters', () => {
     expect(
       refusalOf(() => parseKpiListQuery({ queryStringParameters: { include: 'activity', limit: '101' } })),
     ).toMatchObject({
+      message: 'The query string has 1 invalid field(s).',
       errors: [{ path: 'limit', message: 'limit must be at most 100 with include=activity' }],
     });
     expect(parseKpiListQuery({ queryStringParameters: { limit: '101' } })).toMatchObject({ limit: 101 });

@@ -36,6 +36,11 @@ const cases: [string, z.core.$ZodType, unknown][] = [
   ['unrecognized key', z.strictObject({}), { a: 1 }],
   ['unrecognized keys', z.strictObject({}), { a: 1, b: 2 }],
   ['union', z.union([z.string(), z.number()]), true],
+  ['number, got NaN', z.number(), Number.NaN],
+  ['NaN, got number', z.nan(), 1],
+  ['number literal', z.literal(5), 4],
+  ['string of exact length', z.string().check(z.length(3)), 'ab'],
+  ['number not below', z.number().check(z.lt(5)), 5],
 ];
 
 describe('default zod messages', () => {
@@ -43,5 +48,19 @@ describe('default zod messages', () => {
     const issues = rawIssues(schema, input);
     expect(issues.length).toBeGreaterThan(0);
     for (const issue of issues) expect(zodMessages(issue)).toBe(english(issue));
+  });
+});
+
+describe('issues without an origin (a custom check)', () => {
+  it('too_big: as the locale words it', () => {
+    const issue = { code: 'too_big', maximum: 3, inclusive: true, input: 4 } as z.core.$ZodRawIssue;
+    expect(zodMessages(issue)).toBe(english(issue));
+    expect(zodMessages(issue)).toBe('Too big: expected value to be <=3');
+  });
+
+  it('too_small: "value", where the locale says "undefined"', () => {
+    const issue = { code: 'too_small', minimum: 3, inclusive: false, input: 2 } as z.core.$ZodRawIssue;
+    expect(english(issue)).toBe('Too small: expected undefined to be >3');
+    expect(zodMessages(issue)).toBe('Too small: expected value to be >3');
   });
 });
