@@ -2,7 +2,10 @@
  * `npm run mutate [-- module…]`: Stryker over the service's core modules (issue 16), one module at a
  * time (stryker.config.mjs), then the score of each from its JSON report. Modules: push, auth, http,
  * api-keys, db; all of them when none is named. `npm run mutate -- --scores` prints the table of the
- * saved reports without running anything. Not part of `npm test`: it takes hours on 2 cores.
+ * saved reports without running anything. Other `--` options go to Stryker: `--force` tests every
+ * mutant again, which incremental mode needs after a change it cannot see (a helper in tests/support/
+ * that test files import: Stryker compares only the test files themselves). Not part of `npm test`: it
+ * takes hours on 2 cores.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -46,7 +49,9 @@ const printScores = () => {
 
 const main = () => {
   const scoresOnly = process.argv.includes('--scores');
-  const asked = process.argv.slice(2).filter((arg) => arg !== '--scores');
+  const args = process.argv.slice(2).filter((arg) => arg !== '--scores');
+  const asked = args.filter((arg) => !arg.startsWith('--'));
+  const strykerOptions = args.filter((arg) => arg.startsWith('--'));
   if (scoresOnly) {
     printScores();
     return;
@@ -63,10 +68,14 @@ const main = () => {
   }
   let failed = false;
   for (const module of asked.length > 0 ? asked : MODULES) {
-    const run = spawnSync(node, ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run'], {
-      stdio: 'inherit',
-      env: { ...process.env, MUTATE_MODULE: module },
-    });
+    const run = spawnSync(
+      node,
+      ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', ...strykerOptions],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, MUTATE_MODULE: module },
+      },
+    );
     if (run.status !== 0) failed = true;
   }
   console.log('');

@@ -32,7 +32,7 @@ const finish = (request: Request) => {
   const started = startedAt.get(request);
   // The access line (issue 14): route template, never the path with ids or the query string.
   logger.info('request', {
-    route: `${request.event?.httpMethod ?? '?'} ${request.event?.resource ?? '?'}`,
+    route: `${request.event.httpMethod ?? '?'} ${request.event.resource ?? '?'}`,
     status: response?.statusCode ?? 500,
     // Stryker disable next-line ConditionalExpression: observe() is registered first, so its before has run
     latencyMs: started === undefined ? undefined : Math.round((performance.now() - started) * 10) / 10,
@@ -73,7 +73,7 @@ export const cors = (
   const allowed = new Set(allowedOrigins);
   const addHeaders = (request: Request) => {
     if (!request.response || allowed.size === 0) return;
-    const headers = request.event?.headers ?? {};
+    const headers = request.event.headers ?? {};
     const origin = Object.entries(headers).find(([name]) => name.toLowerCase() === 'origin')?.[1];
     request.response.headers = { ...request.response.headers, Vary: 'Origin' };
     if (origin && allowed.has(origin)) {

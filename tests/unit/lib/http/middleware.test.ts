@@ -302,6 +302,21 @@ describe('httpErrorHandler', () => {
     expect((await invoke(handled, {})).status).toBe(418);
   });
 
+  it('renders the error over a response an earlier error handler set without marking the error handled', async () => {
+    const handled = middy(async () => {
+      throw new AppError('CONFLICT', 'Taken.');
+    })
+      .use(httpErrorHandler())
+      .use({
+        onError: async (request) => {
+          request.response = { statusCode: 418, headers: {}, body: '{}' };
+        },
+      });
+    const result = await invoke(handled, {});
+    expect(result.status).toBe(409);
+    expect(result.body.detail).toBe('Taken.');
+  });
+
   it('a 4xx is not logged as a failure and keeps its own detail', async () => {
     const { result, lines } = await captureOutput(() =>
       invoke(failing(new AppError('CONFLICT', 'Taken.')), {}),
