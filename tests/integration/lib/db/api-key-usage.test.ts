@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { countRequest, lastUsedOf, recordUse, requestsInWindow } from '../../../../lib/db/api-key-usage';
-import { GetCommand } from '../../../../lib/db/dynamo';
+import { GetCommand, PutCommand } from '../../../../lib/db/dynamo';
 import { keys } from '../../../../lib/db/keys';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
@@ -43,6 +43,20 @@ describe('rate-limit counters', () => {
     expect(item?.lastUsedAt).toBe('2030-01-01T00:00:00.000Z');
   });
 
+  it('removes every stale counter it is given in one write, and only those', async () => {
+    const key = hash();
+    await db.client.send(
+      new PutCommand({
+        TableName: db.tableName,
+        Item: { ...keys.apiKeyUsage(key), w6000: 1, w6060: 2, w6120: 3 },
+      }),
+    );
+    await recordUse(db, key, '2030-01-01T00:00:00.000Z', ['w6000', 'w6060']);
+    expect(await usageItem(key)).toMatchObject({ w6120: 3, lastUsedAt: '2030-01-01T00:00:00.000Z' });
+    expect(await usageItem(key)).not.toHaveProperty('w6000');
+    expect(await usageItem(key)).not.toHaveProperty('w6060');
+  });
+
   it('reads the count of a window without counting', async () => {
     const key = hash();
     expect(await requestsInWindow(db, key, 6000)).toBe(0);
@@ -57,10 +71,10 @@ describe('rate-limit counters', () => {
 describe('lastUsedAt', () => {
   it('never moves backwards: of two pushes the later time stays', async () => {
     const key = hash();
-    await recordUse(db, key, '2030-01-01T00:00:02.000Z');
-    await recordUse(db, key, '2030-01-01T00:00:01.000Z');
+    await recordUse(db, key, '2030-01-01T00:00:02.000Z', []);
+    await recordUse(db, key, '2030-01-01T00:00:01.000Z', []);
     expect((await usageItem(key))?.lastUsedAt).toBe('2030-01-01T00:00:02.000Z');
-    await recordUse(db, key, '2030-01-01T00:00:03.000Z');
+    await recordUse(db, key, '2030-01-01T00:00:03.000Z', []);
     expect((await usageItem(key))?.lastUsedAt).toBe('2030-01-01T00:00:03.000Z');
   });
 
@@ -72,7 +86,7 @@ describe('lastUsedAt', () => {
         : undefined,
     );
     try {
-      await expect(recordUse(db, key, '2030-01-01T00:00:00.000Z')).rejects.toMatchObject({
+      await expect(recordUse(db, key, '2030-01-01T00:00:00.000Z', [])).rejects.toMatchObject({
         name: 'ValidationException',
       });
     } finally {
@@ -82,7 +96,7 @@ describe('lastUsedAt', () => {
 
   it('is read for many keys in one batch, only for keys that were used', async () => {
     const [used, unused] = [hash(), hash()];
-    await recordUse(db, used, '2030-01-01T00:00:00.000Z');
+    await recordUse(db, used, '2030-01-01T00:00:00.000Z', []);
     await countRequest(db, unused, inWindow(6000)); // counted, but never recorded as used
     const found = await lastUsedOf(db, [keys.apiKey(used), keys.apiKey(unused), keys.apiKey(hash())]);
     expect([...found.entries()]).toEqual([[keys.apiKey(used).pk, '2030-01-01T00:00:00.000Z']]);

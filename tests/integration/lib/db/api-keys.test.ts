@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../../../lib/db/api-keys';
-import { GetCommand } from '../../../../lib/db/dynamo';
+import { hashApiKey } from '../../../../lib/api-keys/key-format';
+import {
+  createApiKey,
+  getApiKeyByHash,
+  listApiKeys,
+  revokeApiKey,
+  rollApiKey,
+} from '../../../../lib/db/api-keys';
+import { DeleteCommand, GetCommand } from '../../../../lib/db/dynamo';
 import { keys } from '../../../../lib/db/keys';
-import { createTenant } from '../../../../lib/db/tenants';
+import { createKpi } from '../../../../lib/db/kpis';
+import { createTenant, updateTenant } from '../../../../lib/db/tenants';
+import { createUser } from '../../../../lib/db/users';
 import type { Plan } from '../../../../lib/domain';
 import { injectFaults, throttling } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
@@ -97,6 +106,7 @@ describe('plan maximum: when the transaction that takes a slot is refused', () =
     try {
       await expect(create(tenant.id)).rejects.toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
+        message: 'Too many concurrent key changes; retry.',
         headers: { 'Retry-After': '1' },
       });
       expect(injected.count()).toBe(25);
@@ -110,6 +120,12 @@ describe('plan maximum: when the transaction that takes a slot is refused', () =
     const tenant = await tenantOn('business');
     for (const fault of [
       throttling,
+      // Cancelled, but not by a lost race: DynamoDB throttled one of the items.
+      () =>
+        Object.assign(new Error('Transaction cancelled'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }],
+        }),
       () =>
         Object.assign(new Error('One or more parameter values were invalid'), {
           name: 'ValidationException',
@@ -124,5 +140,232 @@ describe('plan maximum: when the transaction that takes a slot is refused', () =
       }
     }
     expect(await slotsItem(tenant.id)).toBeUndefined();
+  });
+});
+
+/** DynamoDB's answer when a transaction collided with another one on the same items. */
+const conflict = () =>
+  Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+  });
+
+describe('rolling a key (issue 13), at the repository', () => {
+  it('refuses a grace period that is not 0 to 168 whole hours, before any read or write', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const probe = instrument(db);
+    for (const gracePeriodHours of [-1, 1.5, 169, Number.NaN]) {
+      await expect(
+        rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id, gracePeriodHours }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        message: 'The grace period is invalid.',
+        errors: [{ path: 'gracePeriodHours', message: 'must be a whole number of hours from 0 to 168' }],
+      });
+    }
+    expect(probe.calls).toHaveLength(0);
+    for (const gracePeriodHours of [0, 168]) {
+      const fresh = await create(tenant.id);
+      await expect(
+        rollApiKey(db, { tenantId: tenant.id, keyId: fresh.id, gracePeriodHours }),
+      ).resolves.toBeDefined();
+    }
+  });
+
+  it('without an actor records none: rolledBy stays null', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+    expect(rolled.previous.rolledBy).toBeNull();
+    const stored = await getApiKeyByHash(db, hashApiKey(rolled.created.key));
+    expect(stored?.replaces).toEqual({ id: key.id, prefix: key.prefix });
+    const old = (await listApiKeys(db, tenant.id, { limit: 10 })).items.find((item) => item.id === key.id);
+    expect(old).toMatchObject({ rolledBy: null, replacedBy: { id: rolled.created.id } });
+  });
+
+  it('a key whose tenant record is gone is NOT_FOUND, naming the tenant', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(tenant.id) }));
+    await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Tenant ${tenant.id} not found.`,
+    });
+    await expect(create(tenant.id)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Tenant ${tenant.id} not found.`,
+    });
+  });
+
+  it('a transaction conflict is retried, and after 25 tries answered 503 rather than looping', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    let count = 0;
+    const remove = injectFaults(db, (operation, input) => {
+      if (operation !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes(tenant.id))
+        return undefined;
+      count++;
+      return conflict();
+    });
+    try {
+      await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+      });
+      expect(count).toBe(25);
+    } finally {
+      remove();
+    }
+    const once = injectFaults(db, (operation, input) =>
+      operation === 'TransactWriteItemsCommand' && JSON.stringify(input).includes(tenant.id) && count++ === 25
+        ? conflict()
+        : undefined,
+    );
+    try {
+      const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+      expect(rolled.previous.replacedBy?.id).toBe(rolled.created.id);
+      expect(count).toBe(27);
+    } finally {
+      once();
+    }
+  });
+});
+
+describe('revoking a key', () => {
+  it('revoked concurrently by someone else is the outcome asked for; any other refusal reaches the caller', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const refuse = (name: string) =>
+      injectFaults(db, (operation, input) =>
+        operation === 'UpdateItemCommand' && JSON.stringify(input).includes(tenant.id)
+          ? Object.assign(new Error(name), { name, $metadata: { httpStatusCode: 400 } })
+          : undefined,
+      );
+    let remove = refuse('ValidationException');
+    try {
+      await expect(revokeApiKey(db, tenant.id, key.id)).rejects.toMatchObject({
+        name: 'ValidationException',
+      });
+    } finally {
+      remove();
+    }
+    remove = refuse('ConditionalCheckFailedException');
+    try {
+      await expect(revokeApiKey(db, tenant.id, key.id)).resolves.toBeUndefined();
+    } finally {
+      remove();
+    }
+  });
+});
+
+describe('listing keys', () => {
+  it('gives a cursor while more keys follow, and none on the last page', async () => {
+    const tenant = await tenantOn('enterprise');
+    const first = await create(tenant.id);
+    const second = await create(tenant.id);
+    const page1 = await listApiKeys(db, tenant.id, { limit: 1 });
+    expect(page1.items.map((item) => item.id)).toEqual([first.id]);
+    expect(page1.nextCursor).toEqual(expect.any(String));
+    expect(page1.plan).toMatchObject({ name: 'enterprise', apiKeyLimit: null });
+    const page2 = await listApiKeys(db, tenant.id, { limit: 5, cursor: page1.nextCursor });
+    expect(page2.items.map((item) => item.id)).toEqual([second.id]);
+    expect(page2).not.toHaveProperty('nextCursor');
+  });
+});
+
+describe('plan maximum: slots of keys that are gone, and a slots item rebuilt', () => {
+  it('a holder whose key item is gone frees its slot', async () => {
+    const tenant = await tenantOn('free'); // 3 keys
+    const keysMade = [await create(tenant.id), await create(tenant.id), await create(tenant.id)];
+    await db.client.send(
+      new DeleteCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(keysMade[0]!.key)) }),
+    );
+    await expect(create(tenant.id)).resolves.toMatchObject({ tenantId: tenant.id });
+  });
+
+  it('without a slots item, only active keys from the index hold a slot: no read of their key items', async () => {
+    const tenant = await tenantOn('enterprise');
+    await create(tenant.id);
+    const revoked = await create(tenant.id);
+    await revokeApiKey(db, tenant.id, revoked.id);
+    await updateTenant(db, tenant.id, { plan: 'free' }); // drops the slots item (there is none on enterprise)
+    const probe = instrument(db);
+    await createApiKey(probe.db, { tenantId: tenant.id, name: 'third' });
+    expect(probe.calls.map((call) => call.command)).toEqual([
+      'BatchGetCommand',
+      'QueryCommand',
+      'TransactWriteCommand',
+    ]);
+    expect(Object.keys((await slotsItem(tenant.id))?.holders ?? {})).toHaveLength(2);
+  });
+});
+
+describe('who made and changed a key (issue 13), as stored and listed', () => {
+  it('stores a user by id and lists them with their e-mail; an operator by name', async () => {
+    const tenant = await tenantOn('enterprise');
+    const admin = await createUser(db, {
+      tenantId: tenant.id,
+      email: `admin-${randomUUID()}@example.test`,
+      role: 'ADMIN',
+      passwordHash: 'scrypt$x',
+    });
+    const byUser = await createApiKey(db, {
+      tenantId: tenant.id,
+      name: 'by user',
+      createdBy: { type: 'user', userId: admin.id, email: 'stale@example.test' },
+    });
+    const byOperator = await createApiKey(db, {
+      tenantId: tenant.id,
+      name: 'by operator',
+      createdBy: { type: 'operator', name: 'ops-alice' },
+    });
+    await revokeApiKey(db, tenant.id, byOperator.id, { type: 'user', userId: admin.id });
+    const stored = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(byUser.key)) }),
+    );
+    expect(stored.Item?.createdBy).toEqual({ type: 'user', userId: admin.id });
+    const listed = (await listApiKeys(db, tenant.id, { limit: 10 })).items;
+    expect(listed.find((key) => key.id === byUser.id)?.createdBy).toEqual({
+      type: 'user',
+      userId: admin.id,
+      email: admin.email,
+    });
+    expect(listed.find((key) => key.id === byOperator.id)).toMatchObject({
+      createdBy: { type: 'operator', name: 'ops-alice' },
+      revokedBy: { type: 'user', userId: admin.id, email: admin.email },
+    });
+  });
+});
+
+describe('a KPI scope at the repository (issue 13)', () => {
+  it("names each KPI that is not the tenant's, and writes nothing", async () => {
+    const tenant = await tenantOn('enterprise');
+    const other = await tenantOn('enterprise');
+    const own = await createKpi(db, tenant.id, { type: 'OKR_KEY_RESULT', name: 'own' });
+    const foreign = await createKpi(db, other.id, { type: 'OKR_KEY_RESULT', name: 'foreign' });
+    const missing = randomUUID();
+    await expect(
+      createApiKey(db, { tenantId: tenant.id, name: 'scoped', kpiIds: [own.id, foreign.id, missing] }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: '2 of the kpiIds are not KPIs of this organization.',
+      errors: [
+        { path: 'kpiIds[1]', message: `No KPI of this organization has the id ${foreign.id}.` },
+        { path: 'kpiIds[2]', message: `No KPI of this organization has the id ${missing}.` },
+      ],
+    });
+    expect((await listApiKeys(db, tenant.id, { limit: 10 })).items).toEqual([]);
+  });
+
+  it('a malformed scope fails before any read', async () => {
+    const tenant = await tenantOn('enterprise');
+    const probe = instrument(db);
+    for (const kpiIds of [[], ['not-a-uuid']]) {
+      await expect(createApiKey(probe.db, { tenantId: tenant.id, name: 'scoped', kpiIds })).rejects.toThrow(
+        RangeError,
+      );
+    }
+    expect(probe.calls).toHaveLength(0);
   });
 });

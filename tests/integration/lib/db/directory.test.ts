@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../../../lib/db/api-keys';
-import { GetCommand, PutCommand } from '../../../../lib/db/dynamo';
+import { DeleteCommand, GetCommand, PutCommand } from '../../../../lib/db/dynamo';
 import { keys } from '../../../../lib/db/keys';
+import { createKpi } from '../../../../lib/db/kpis';
 import { createStrategicCycle } from '../../../../lib/db/strategic-cycles';
 import { createTenant, getTenant, listTenants, updateTenant } from '../../../../lib/db/tenants';
-import { createUser, findUserByEmail, listUsers } from '../../../../lib/db/users';
+import { createUser, findUserByEmail, listUsers, updateUser } from '../../../../lib/db/users';
+import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 
 /**
@@ -128,6 +130,55 @@ describe('users', () => {
     await expect(user(missing)).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: `Tenant ${missing} not found.`,
+    });
+  });
+});
+
+describe('users: changes', () => {
+  it('changes a user and answers it as it is now; an unknown user is NOT_FOUND and nothing is created', async () => {
+    const { id: tenantId } = await tenant();
+    const made = await user(tenantId);
+    expect(await updateUser(db, tenantId, made.id, { role: 'EDITOR', disabled: true })).toMatchObject({
+      id: made.id,
+      role: 'EDITOR',
+      disabled: true,
+    });
+    const missing = randomUUID();
+    await expect(updateUser(db, tenantId, missing, { role: 'ADMIN' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `User ${missing} not found.`,
+    });
+    const stored = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.user(tenantId, missing) }),
+    );
+    expect(stored.Item).toBeUndefined();
+  });
+
+  it('any other refusal of the write reaches the caller as it is', async () => {
+    const { id: tenantId } = await tenant();
+    const made = await user(tenantId);
+    const remove = injectFaults(db, (operation, input) =>
+      operation === 'UpdateItemCommand' && JSON.stringify(input).includes(made.id)
+        ? Object.assign(new Error('bad'), { name: 'ValidationException' })
+        : undefined,
+    );
+    try {
+      await expect(updateUser(db, tenantId, made.id, { role: 'ADMIN' })).rejects.toMatchObject({
+        name: 'ValidationException',
+      });
+    } finally {
+      remove();
+    }
+  });
+});
+
+describe('KPIs', () => {
+  it('a KPI needs an existing tenant: NOT_FOUND naming it, and nothing is created', async () => {
+    const { id: tenantId } = await tenant();
+    await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(tenantId) }));
+    await expect(createKpi(db, tenantId, { type: 'OKR_KEY_RESULT', name: 'Revenue' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Tenant ${tenantId} not found.`,
     });
   });
 });

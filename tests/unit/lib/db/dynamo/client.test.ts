@@ -241,6 +241,17 @@ describe('errors', () => {
     );
     await expect(client().send(get())).rejects.toMatchObject({ name: 'AccessDeniedException' });
   });
+
+  it('names a 4xx without a JSON body or error type UnknownError, with the status in its message', async () => {
+    server.answer((response) => response.writeHead(403).end('<html>Forbidden</html>'));
+    await expect(client().send(get())).rejects.toMatchObject({
+      name: 'UnknownError',
+      message: 'DynamoDB answered HTTP 403',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 403, attempts: 1 },
+    });
+    expect(server.received).toHaveLength(1);
+  });
 });
 
 describe('retries (SDK standard mode)', () => {
@@ -469,6 +480,15 @@ describe('credentials', () => {
       expect(request!.headers.authorization).toContain('Credential=AKIDFROMENV/');
       expect(request!.headers['x-amz-security-token']).toBe('env-token');
       expect(await verifySignature(request!, 'env-secret', 'env-token')).toBe(true);
+
+      // Long-term credentials: no session token is sent.
+      delete process.env.AWS_SESSION_TOKEN;
+      server.answer(json(200, {}));
+      await client({ credentials: undefined }).send(get());
+      const [plain] = server.received.slice(-1);
+      expect(plain!.headers.authorization).toContain('Credential=AKIDFROMENV/');
+      expect(plain!.headers).not.toHaveProperty('x-amz-security-token');
+      expect(await verifySignature(plain!, 'env-secret')).toBe(true);
 
       delete process.env.AWS_ACCESS_KEY_ID;
       await expect(client({ credentials: undefined }).send(get())).rejects.toMatchObject({
