@@ -354,6 +354,9 @@ export type Shape = 'item' | 'map' | 'value' | 'list' | { readonly [member: stri
 
 type Leaf = (value: unknown, kind: 'item' | 'map' | 'value' | 'list', path: string) => unknown;
 
+/** `Item`, `TransactItems[0].Put.Item`: where a refused value is, as a caller writes it. */
+const memberPath = (path: string, name: string) => (path === '' ? name : `${path}.${name}`);
+
 const walk = (data: unknown, shape: Shape, leaf: Leaf, path: string): unknown => {
   if (data === undefined || data === null) return data;
   if (typeof shape === 'string') return leaf(data, shape, path);
@@ -363,12 +366,15 @@ const walk = (data: unknown, shape: Shape, leaf: Leaf, path: string): unknown =>
     return Array.isArray(data)
       ? data.map((member, i) => walk(member, every, leaf, `${path}[${i}]`))
       : Object.fromEntries(
-          Object.entries(data).map(([name, member]) => [name, walk(member, every, leaf, `${path}.${name}`)]),
+          Object.entries(data).map(([name, member]) => [
+            name,
+            walk(member, every, leaf, memberPath(path, name)),
+          ]),
         );
   }
   const result: Record<string, unknown> = { ...(data as Record<string, unknown>) };
   for (const [name, member] of Object.entries(shape)) {
-    if (result[name] !== undefined) result[name] = walk(result[name], member, leaf, `${path}.${name}`);
+    if (result[name] !== undefined) result[name] = walk(result[name], member, leaf, memberPath(path, name));
   }
   return result;
 };

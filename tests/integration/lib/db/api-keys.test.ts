@@ -232,6 +232,34 @@ describe('rolling a key (issue 13), at the repository', () => {
   });
 });
 
+describe('a key id of the tenant', () => {
+  it("that is unknown, or another tenant's, is NOT_FOUND naming it, for revoke and roll", async () => {
+    const tenant = await tenantOn('enterprise');
+    const other = await tenantOn('enterprise');
+    const foreign = await create(other.id);
+    for (const keyId of [randomUUID(), foreign.id]) {
+      const notFound = { code: 'NOT_FOUND', message: `API key ${keyId} not found.` };
+      await expect(revokeApiKey(db, tenant.id, keyId)).rejects.toMatchObject(notFound);
+      await expect(rollApiKey(db, { tenantId: tenant.id, keyId })).rejects.toMatchObject(notFound);
+    }
+    expect((await listApiKeys(db, other.id, { limit: 10 })).items[0]).toMatchObject({
+      revokedAt: null,
+      replacedBy: null,
+    });
+  });
+
+  it('rolled once cannot be rolled again: the answer names the key that replaced it', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+    await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+      code: 'API_KEY_ALREADY_ROLLED',
+      message: `API key ${key.prefix}… was already rolled; it is replaced by ${created.prefix}… (id ${created.id}). Roll that key instead.`,
+      extensions: { replacedBy: { id: created.id, prefix: created.prefix } },
+    });
+  });
+});
+
 describe('revoking a key', () => {
   it('revoked concurrently by someone else is the outcome asked for; any other refusal reaches the caller', async () => {
     const tenant = await tenantOn('enterprise');

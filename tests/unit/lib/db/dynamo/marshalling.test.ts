@@ -15,7 +15,12 @@ import {
   UpdateCommand,
   UpdateTimeToLiveCommand,
 } from '../../../../../lib/db/dynamo';
-import { fromJson, toJson } from '../../../../../lib/db/dynamo/marshalling';
+import {
+  fromJson,
+  toJson,
+  unmarshallOutput,
+  unmarshallValue,
+} from '../../../../../lib/db/dynamo/marshalling';
 
 /**
  * Every command marshals its input and unmarshals its output in the places lib-dynamodb's
@@ -504,5 +509,46 @@ describe('JSON with binaries', () => {
         B: { S: 'not binary' },
       },
     });
+  });
+});
+
+describe('refusals and rare shapes', () => {
+  it('a Put item over 400 KB is refused while marshalling, naming Item and its size', () => {
+    const command = new PutCommand({ TableName: 't', Item: { pk: 'a', big: 'x'.repeat(400 * 1024) } });
+    expect(() => command.marshall()).toThrow(UnstorableValueError);
+    expect(() => command.marshall()).toThrow(/^Item: the item is \d+ bytes; DynamoDB stores at most 409600$/);
+    const transaction = new TransactWriteCommand({
+      TransactItems: [{ Put: { TableName: 't', Item: { pk: 'a', big: 'x'.repeat(400 * 1024) } } }],
+    });
+    expect(() => transaction.marshall()).toThrow(/^TransactItems\[0\]\.Put\.Item: the item is /);
+  });
+
+  it('an item that is not an object of attributes is refused, naming where', () => {
+    for (const Item of ['x', [1]]) {
+      expect(() => new PutCommand({ TableName: 't', Item: Item as never }).marshall()).toThrow(
+        'Item: must be an object of attribute names to values',
+      );
+    }
+  });
+
+  it('reads single values and lists where a shape says so', () => {
+    expect(
+      unmarshallOutput(
+        { one: { N: '1' }, many: [{ S: 'x' }, { BOOL: true }] },
+        { one: 'value', many: 'list' },
+      ),
+    ).toEqual({ one: 1, many: ['x', true] });
+  });
+
+  it('refuses what DynamoDB never answers, as lib-dynamodb does', () => {
+    expect(() => unmarshallValue({ X: 'y' } as never)).toThrow('Unsupported type passed: X');
+    expect(() => unmarshallValue({} as never)).toThrow('No value defined: {}');
+    expect(() => unmarshallValue({ N: '1e20' })).toThrow(
+      "1e20 can't be converted to BigInt. Set options.wrapNumbers to get string value.",
+    );
+  });
+
+  it('writes an ArrayBuffer as base64 in the request body', () => {
+    expect(toJson({ B: new Uint8Array([1, 2, 3]).buffer })).toBe('{"B":"AQID"}');
   });
 });
