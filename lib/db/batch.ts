@@ -19,6 +19,7 @@ const chunks = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 const backoff = (attempt: number) =>
+  // Stryker disable next-line ArithmeticOperator: a backoff constant; only the wait between tries changes
   new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
 
 const unprocessedError = () =>

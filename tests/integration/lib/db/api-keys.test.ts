@@ -260,6 +260,40 @@ describe('a key id of the tenant', () => {
   });
 });
 
+describe('rolling a key the index shows stale (issue 13)', () => {
+  /** The index answers as before a change (GSIs are eventually consistent on AWS). */
+  const staleIndex = (patch: (item: Record<string, unknown>) => Record<string, unknown>) =>
+    instrument(db, (command) =>
+      command.constructor.name === 'QueryCommand'
+        ? { patchResult: (result) => ({ ...result, Items: result.Items.map(patch) }) }
+        : undefined,
+    );
+
+  it('revoked meanwhile: the key item itself says so, at once, instead of 25 retries', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    await revokeApiKey(db, tenant.id, key.id);
+    const probe = staleIndex(({ revokedAt: _, ...item }) => item);
+    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+      code: 'API_KEY_NOT_ACTIVE',
+      extensions: { keyStatus: 'revoked' },
+    });
+    expect(probe.calls.filter((call) => call.command === 'TransactWriteCommand')).toHaveLength(1);
+  });
+
+  it('rolled meanwhile: API_KEY_ALREADY_ROLLED naming the new key', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+    const probe = staleIndex(({ replacedBy: _r, expiresAt: _e, ...item }) => item);
+    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+      code: 'API_KEY_ALREADY_ROLLED',
+      extensions: { replacedBy: { id: created.id } },
+    });
+    expect(probe.calls.filter((call) => call.command === 'TransactWriteCommand')).toHaveLength(1);
+  });
+});
+
 describe('revoking a key', () => {
   it('revoked concurrently by someone else is the outcome asked for; any other refusal reaches the caller', async () => {
     const tenant = await tenantOn('enterprise');
@@ -363,6 +397,25 @@ describe('who made and changed a key (issue 13), as stored and listed', () => {
       createdBy: { type: 'operator', name: 'ops-alice' },
       revokedBy: { type: 'user', userId: admin.id, email: admin.email },
     });
+  });
+});
+
+describe('listing keys made by operators', () => {
+  it('reads no user: one batch read holds only the tenant', async () => {
+    const tenant = await tenantOn('enterprise');
+    await createApiKey(db, {
+      tenantId: tenant.id,
+      name: 'ops',
+      createdBy: { type: 'operator', name: 'ops' },
+    });
+    const probe = instrument(db);
+    const listed = await listApiKeys(probe.db, tenant.id, { limit: 10 });
+    expect(listed.items[0]?.createdBy).toEqual({ type: 'operator', name: 'ops' });
+    const reads = probe.calls.filter((call) => call.command === 'BatchGetCommand');
+    const keysRead = reads.map(
+      (call) => Object.values(call.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]?.Keys,
+    );
+    expect(keysRead).toContainEqual([keys.tenant(tenant.id)]);
   });
 });
 

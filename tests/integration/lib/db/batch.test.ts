@@ -53,6 +53,7 @@ describe('batchPut / batchGet', () => {
     const probe = instrument(db, halfProcessed(Number.POSITIVE_INFINITY));
     await expect(batchPut(probe.db, items(4))).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
+      message: 'The database is busy; retry the request.',
       status: 503,
       headers: { 'Retry-After': '1' },
     });
