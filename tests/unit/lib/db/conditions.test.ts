@@ -17,5 +17,9 @@ describe('conditional-check failures at the repository boundary', () => {
     expect(cancellationReasons(cancelled)).toEqual(['None', 'None', 'ConditionalCheckFailed']);
     expect(cancellationReasons(named('TransactionCanceledException'))).toEqual([]);
     expect(cancellationReasons(named('ConditionalCheckFailedException'))).toBeUndefined();
+    // Only an Error is one: a plain object with that name is not.
+    expect(
+      cancellationReasons({ name: 'TransactionCanceledException', CancellationReasons: [] }),
+    ).toBeUndefined();
   });
 });

@@ -380,6 +380,9 @@ describe('retries (SDK standard mode)', () => {
   });
 
   it('classifies only throttling, transient errors and network failures as retryable', () => {
+    // Anything thrown that is not an object (a string, null) is not a failure it can retry.
+    for (const thrown of [null, undefined, 'ThrottlingException', 503])
+      expect(retryKind(thrown)).toBeUndefined();
     for (const name of [
       'ProvisionedThroughputExceededException',
       'ThrottlingException',
