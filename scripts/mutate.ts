@@ -38,11 +38,16 @@ const printScores = () => {
   console.log('| module | mutants | killed | survived | no coverage | ignored | score |');
   console.log('|---|---|---|---|---|---|---|');
   for (const module of MODULES) {
-    const file = `reports/mutation/${module}/mutation.json`;
+    // A finished run writes mutation.json; an interrupted one only its incremental file, which holds
+    // the mutants it tested (and those still to test, as Pending, which the score leaves out).
+    const finished = `reports/mutation/${module}/mutation.json`;
+    const partial = `reports/mutation/${module}/incremental.json`;
+    const file = existsSync(finished) ? finished : partial;
     if (!existsSync(file)) continue;
     const s = score(JSON.parse(readFileSync(file, 'utf8')) as Report);
+    const name = file === finished ? `lib/${module}` : `lib/${module} (partial)`;
     console.log(
-      `| lib/${module} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${s.percent.toFixed(1)} % |`,
+      `| ${name} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${s.percent.toFixed(1)} % |`,
     );
   }
 };
