@@ -44,10 +44,11 @@ const retryableNames = new Set([
 const retryableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
 /** What a 5xx problem says, whatever the error was: its cause goes to the log, never to the client. */
-const GENERIC_5XX_DETAIL = {
+const GENERIC_5XX_DETAIL: Partial<Record<ErrorCode, string>> &
+  Record<'INTERNAL' | 'SERVICE_UNAVAILABLE', string> = {
   INTERNAL: 'An unexpected error occurred. If it persists, contact support with the requestId.',
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Retry after the time in Retry-After.',
-} satisfies Partial<Record<ErrorCode, string>>;
+};
 
 /** Turns anything thrown into a domain error; unknown errors become a generic 500. */
 export const toAppError = (error: unknown): AppError => {
@@ -77,9 +78,8 @@ export const httpErrorHandler = (): MiddlewareObj<APIGatewayProxyEvent, APIGatew
       // Name, message and stack of the cause (Powertools formats the error); never the event.
       const cause = error.cause ?? error;
       logger.error('request failed', cause instanceof Error ? cause : String(cause));
-      const details: Partial<Record<ErrorCode, string>> = GENERIC_5XX_DETAIL;
       // Stryker disable next-line LogicalOperator,StringLiteral: every 5xx code has its own text; this guards a future one
-      const generic = new AppError(error.code, details[error.code] ?? 'Server error.', {
+      const generic = new AppError(error.code, GENERIC_5XX_DETAIL[error.code] ?? 'Server error.', {
         headers: error.headers,
       });
       request.response = problemResponse(generic, requestId);

@@ -36,14 +36,17 @@ const create = (tenantId: string, expiresAt?: string) =>
 const slotsItem = async (tenantId: string) =>
   (await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(tenantId) }))).Item;
 
-/** DynamoDB's answer when a condition of the transaction failed (another writer got there first). */
-const lostRace = () =>
+/** DynamoDB's answer to a cancelled transaction: one reason code per item. */
+const cancelled = (...codes: string[]) =>
   Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'), {
     name: 'TransactionCanceledException',
     $fault: 'client',
     $metadata: { httpStatusCode: 400 },
-    CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+    CancellationReasons: codes.map((Code) => ({ Code })),
   });
+
+/** A condition of the transaction failed: another writer got there first. */
+const lostRace = () => cancelled('ConditionalCheckFailed', 'None');
 
 describe('plan maximum: which keys hold a slot', () => {
   it('a key that expires later holds its slot until then; an expired or revoked one frees it', async () => {
@@ -121,11 +124,7 @@ describe('plan maximum: when the transaction that takes a slot is refused', () =
     for (const fault of [
       throttling,
       // Cancelled, but not by a lost race: DynamoDB throttled one of the items.
-      () =>
-        Object.assign(new Error('Transaction cancelled'), {
-          name: 'TransactionCanceledException',
-          CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }],
-        }),
+      () => cancelled('None', 'ThrottlingError'),
       () =>
         Object.assign(new Error('One or more parameter values were invalid'), {
           name: 'ValidationException',
@@ -143,13 +142,8 @@ describe('plan maximum: when the transaction that takes a slot is refused', () =
   });
 });
 
-/** DynamoDB's answer when a transaction collided with another one on the same items. */
-const conflict = () =>
-  Object.assign(new Error('Transaction cancelled'), {
-    name: 'TransactionCanceledException',
-    $metadata: { httpStatusCode: 400 },
-    CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
-  });
+/** The transaction collided with another one on the same items. */
+const conflict = () => cancelled('None', 'TransactionConflict');
 
 describe('rolling a key (issue 13), at the repository', () => {
   it('refuses a grace period that is not 0 to 168 whole hours, before any read or write', async () => {
