@@ -227,6 +227,8 @@ const lostRace = (error: unknown) =>
     (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
   ) ?? false;
 
+const keyNotFound = (keyId: string) => new AppError('NOT_FOUND', `API key ${keyId} not found.`);
+
 const tooManyConcurrentChanges = () =>
   new AppError('SERVICE_UNAVAILABLE', 'Too many concurrent key changes; retry.', {
     headers: { 'Retry-After': '1' },
@@ -395,7 +397,10 @@ export interface RolledApiKey {
   previous: ApiKey;
 }
 
-/** The key item of a tenant's key id, from the index (ids are unique: UUIDv7). */
+/**
+ * The key item of a tenant's key id, from the index (ids are unique: UUIDv7). The index key holds the
+ * tenant, so another tenant's key id finds nothing: NOT_FOUND, as for an unknown id.
+ */
 const findKeyItem = async ({ client, tableName }: Database, tenantId: string, keyId: string) => {
   const { gsi1pk, gsi1sk } = keys.apiKeyIndex(tenantId, keyId);
   const { Items } = await client.send(
@@ -408,7 +413,7 @@ const findKeyItem = async ({ client, tableName }: Database, tenantId: string, ke
   );
   // Stryker disable next-line OptionalChaining: DynamoDB always answers a Query with Items (empty when none match)
   const item = Items?.[0];
-  if (!item || item.tenantId !== tenantId) throw new AppError('NOT_FOUND', `API key ${keyId} not found.`);
+  if (!item) throw keyNotFound(keyId);
   return item;
 };
 
@@ -536,10 +541,12 @@ export const rollApiKey = async (
       };
     } catch (error) {
       if (!lostRace(error)) throw error;
+      // Stryker disable next-line OptionalChaining: a lost race is a cancelled transaction, which has reasons
       if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
-        // The index read may lag behind a concurrent roll or revocation: the key item itself says which.
+        // The index read may lag behind a concurrent roll, revocation or deletion: the key item says which.
         const fresh = await getApiKeyByHash(db, hashOfApiKeyItem(oldItem as ItemKey));
-        if (fresh) assertRollable(fresh, Date.now());
+        if (!fresh) throw keyNotFound(input.keyId);
+        assertRollable(fresh, Date.now());
       }
       await backoff(attempt);
     }

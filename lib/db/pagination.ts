@@ -79,6 +79,7 @@ export const queryPage = async <T>(
         ExclusiveStartKey: startKey,
       }),
     );
+    // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items (empty when none match)
     found.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;
     if (!startKey || !input.FilterExpression || found.length > page.limit) break;

@@ -29,7 +29,7 @@ export const toTenant = (item: Record<string, unknown>): Tenant => ({
   id: item.id as string,
   name: item.name as string,
   plan: item.plan as Plan,
-  features: (item.features as Feature[] | undefined) ?? [],
+  features: item.features as Feature[],
   active: item.active === true,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,

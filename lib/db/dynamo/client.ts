@@ -127,6 +127,7 @@ const parseError = (response: HttpResponse, $metadata: ResponseMetadata): Dynamo
   }
   const type = typeof body.__type === 'string' ? body.__type : response.headers['x-amzn-errortype'];
   const name =
+    // Stryker disable next-line OptionalChaining: split gives at least one part, so pop() gives a string
     type?.split('#').pop()?.split(':')[0] ||
     (response.statusCode === 503
       ? 'ServiceUnavailable'
@@ -204,10 +205,9 @@ const httpTransport = (
         clearTimeout(timer);
         reject(error);
       }
+      // Destroying the request with the error emits it as 'error': fail() rejects with it.
       const timer = setTimeout(() => {
-        const error = new RequestTimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`);
-        reject(error);
-        request.destroy(error);
+        request.destroy(new RequestTimeoutError(`${operation}: no complete answer within ${timeoutMs} ms`));
       }, timeoutMs);
       request.on('error', fail);
       request.end(payload);

@@ -60,7 +60,10 @@ export const amzDate = (date: Date) => {
 const escapeUri = (text: string) =>
   encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
-/** Normalised (`.` and `..` resolved, empty segments dropped) and URI-encoded, except for `/`. */
+/**
+ * Normalised (`.` and `..` resolved, empty segments dropped) and URI-encoded, except for `/`. The
+ * path is a URL's pathname, so it starts with `/`.
+ */
 const canonicalPath = (path: string) => {
   const segments: string[] = [];
   for (const segment of path.split('/')) {
@@ -68,7 +71,7 @@ const canonicalPath = (path: string) => {
     if (segment === '..') segments.pop();
     else segments.push(segment);
   }
-  const normalized = `${path.startsWith('/') ? '/' : ''}${segments.join('/')}${segments.length > 0 && path.endsWith('/') ? '/' : ''}`;
+  const normalized = `/${segments.join('/')}${segments.length > 0 && path.endsWith('/') ? '/' : ''}`;
   return escapeUri(normalized).replace(/%2F/g, '/');
 };
 

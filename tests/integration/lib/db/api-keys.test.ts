@@ -8,8 +8,8 @@ import {
   revokeApiKey,
   rollApiKey,
 } from '../../../../lib/db/api-keys';
-import { DeleteCommand, GetCommand } from '../../../../lib/db/dynamo';
-import { keys } from '../../../../lib/db/keys';
+import { DeleteCommand, GetCommand, QueryCommand } from '../../../../lib/db/dynamo';
+import { GSI1, keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
 import { createTenant, updateTenant } from '../../../../lib/db/tenants';
 import { createUser } from '../../../../lib/db/users';
@@ -224,6 +224,32 @@ describe('rolling a key (issue 13), at the repository', () => {
       once();
     }
   });
+
+  it('a conflict is tried again without reading the key item; any other refusal reaches the caller at once', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const conflicted = instrument(db, (command, nth) => {
+      if (command.constructor.name === 'TransactWriteCommand' && nth === 0) throw conflict();
+      return undefined;
+    });
+    await rollApiKey(conflicted.db, { tenantId: tenant.id, keyId: key.id });
+    const commands = conflicted.calls.map((call) => call.command);
+    expect(commands.filter((command) => command === 'TransactWriteCommand')).toHaveLength(2);
+    expect(commands).not.toContain('GetCommand');
+
+    const next = (await listApiKeys(db, tenant.id, { limit: 10 })).items.find((item) => !item.replacedBy)!;
+    const refused = instrument(db, (command) => {
+      if (command.constructor.name === 'TransactWriteCommand')
+        throw Object.assign(new Error('One or more parameter values were invalid'), {
+          name: 'ValidationException',
+        });
+      return undefined;
+    });
+    await expect(rollApiKey(refused.db, { tenantId: tenant.id, keyId: next.id })).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
+    expect(refused.calls.filter((call) => call.command === 'TransactWriteCommand')).toHaveLength(1);
+  });
 });
 
 describe('a key id of the tenant', () => {
@@ -286,6 +312,33 @@ describe('rolling a key the index shows stale (issue 13)', () => {
     });
     expect(probe.calls.filter((call) => call.command === 'TransactWriteCommand')).toHaveLength(1);
   });
+
+  it('deleted meanwhile: NOT_FOUND at once, instead of 25 retries', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const { gsi1pk, gsi1sk } = keys.apiKeyIndex(tenant.id, key.id);
+    const { Items: indexed } = await db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        IndexName: GSI1,
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+        ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
+      }),
+    );
+    await db.client.send(
+      new DeleteCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(key.key)) }),
+    );
+    const probe = instrument(db, (command) =>
+      command.constructor.name === 'QueryCommand'
+        ? { patchResult: (result) => ({ ...result, Items: indexed }) }
+        : undefined,
+    );
+    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `API key ${key.id} not found.`,
+    });
+    expect(probe.calls.filter((call) => call.command === 'TransactWriteCommand')).toHaveLength(1);
+  });
 });
 
 describe('revoking a key', () => {
@@ -312,6 +365,15 @@ describe('revoking a key', () => {
     } finally {
       remove();
     }
+  });
+
+  it('a key already revoked is left as it is, without a write', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    await revokeApiKey(db, tenant.id, key.id);
+    const probe = instrument(db);
+    await revokeApiKey(probe.db, tenant.id, key.id);
+    expect(probe.calls.map((call) => call.command)).toEqual(['QueryCommand']);
   });
 });
 

@@ -49,6 +49,22 @@ describe('batchPut / batchGet', () => {
     expect(probe.calls.filter((c) => c.command === 'BatchWriteCommand').length).toBeGreaterThan(1);
   });
 
+  it('reads again the keys DynamoDB left unprocessed, also when it answered none of them', async () => {
+    const written = items(20);
+    await batchPut(db, written);
+    // Throttled as a whole: every key unprocessed, and no Responses entry for the table.
+    const probe = instrument(db, (command, nth) => {
+      if (command.constructor.name !== 'BatchGetCommand' || nth > 0) return undefined;
+      return { answer: { Responses: {}, UnprocessedKeys: command.input.RequestItems } };
+    });
+    const read = await batchGet(
+      probe.db,
+      written.map(({ pk, sk }) => ({ pk, sk })),
+    );
+    expect(read.map((item) => item.n).sort((a, b) => Number(a) - Number(b))).toEqual(written.map((i) => i.n));
+    expect(probe.calls.map((call) => call.command)).toEqual(['BatchGetCommand', 'BatchGetCommand']);
+  });
+
   it('gives up with 503 SERVICE_UNAVAILABLE and Retry-After when items stay unprocessed', async () => {
     const probe = instrument(db, halfProcessed(Number.POSITIVE_INFINITY));
     await expect(batchPut(probe.db, items(4))).rejects.toMatchObject({

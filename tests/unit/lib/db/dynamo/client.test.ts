@@ -1,6 +1,6 @@
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cancellationReasons, isConditionalCheckFailed } from '../../../../../lib/db/conditions';
 import {
   type CredentialsProvider,
@@ -307,6 +307,15 @@ describe('retries (SDK standard mode)', () => {
       $metadata: { httpStatusCode: 503, attempts: 2 },
     });
     expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+
+    for (const status of [500, 502]) {
+      server.answer((response) => response.writeHead(status).end('<html>Bad Gateway</html>'));
+      await expect(client({ maxAttempts: 1 }).send(get())).rejects.toMatchObject({
+        name: 'InternalServerError',
+        message: `DynamoDB answered HTTP ${status}`,
+        $fault: 'server',
+      });
+    }
   });
 
   it('retries a connection reset and keeps Node’s code when it persists', async () => {
@@ -330,8 +339,12 @@ describe('retries (SDK standard mode)', () => {
       middleware,
     });
     clients.push(closed);
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
     await expect(closed.send(get())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    // A failed attempt stops its timeout: no timer is left to fire later (or to keep a Lambda busy).
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 
   it('times out an attempt after requestTimeoutMs (TimeoutError) and retries it', async () => {
@@ -343,7 +356,9 @@ describe('retries (SDK standard mode)', () => {
       const output = await client({ endpoint: own.endpoint, requestTimeoutMs: 200 }).send(get());
       expect(output).toMatchObject({ Item: { pk: 'late' }, $metadata: { attempts: 2 } });
 
-      own.answer(hang);
+      // The attempt given up on is closed, not left open on the kept-alive agent.
+      let closed = 0;
+      own.answer((response) => response.on('close', () => closed++));
       const { attempts, middleware } = counting();
       const error = await client({
         endpoint: own.endpoint,
@@ -353,8 +368,13 @@ describe('retries (SDK standard mode)', () => {
       })
         .send(get())
         .catch((e: unknown) => e);
-      expect(error).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: 2 } });
+      expect(error).toMatchObject({
+        name: 'TimeoutError',
+        message: 'GetItem: no complete answer within 100 ms',
+        $metadata: { attempts: 2 },
+      });
       expect(attempts.map((a) => a.attempt)).toEqual([1, 2]);
+      await expect.poll(() => closed).toBe(2);
       expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
     } finally {
       await own.close();
@@ -371,6 +391,7 @@ describe('retries (SDK standard mode)', () => {
     server.answer(json(200, {}, { crc32: 1 }));
     await expect(client({ maxAttempts: 2 }).send(get())).rejects.toMatchObject({
       name: 'Crc32MismatchError',
+      message: expect.stringMatching(/^Response body CRC32 \d+ does not match x-amz-crc32 1$/),
     });
     expect(server.received).toHaveLength(2);
 
@@ -396,9 +417,13 @@ describe('retries (SDK standard mode)', () => {
     for (const code of ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND']) {
       expect(retryKind(Object.assign(new Error(), { code }))).toBe('transient');
     }
-    expect(retryKind(Object.assign(new Error(), { name: 'X', $metadata: { httpStatusCode: 504 } }))).toBe(
-      'transient',
-    );
+    // A system error that is no network failure (a full disk, a permission) does not pass by retrying.
+    for (const code of ['EACCES', 'ENOSPC'])
+      expect(retryKind(Object.assign(new Error(), { code }))).toBeUndefined();
+    for (const httpStatusCode of [500, 504])
+      expect(retryKind(Object.assign(new Error(), { name: 'X', $metadata: { httpStatusCode } }))).toBe(
+        'transient',
+      );
     for (const name of [
       'ValidationException',
       'ConditionalCheckFailedException',
@@ -415,12 +440,32 @@ describe('retries (SDK standard mode)', () => {
   });
 
   it('waits a full-jitter exponential backoff: [0, 50 ms × 2^n), [0, 1 s × 2^n) when throttled, at most 20 s', () => {
-    for (let retries = 0; retries < 12; retries++) {
-      const delays = Array.from({ length: 200 }, () => backoffDelay('transient', retries));
-      const throttled = Array.from({ length: 200 }, () => backoffDelay('throttling', retries));
-      expect(Math.min(...delays, ...throttled)).toBeGreaterThanOrEqual(0);
-      expect(Math.max(...delays)).toBeLessThan(Math.min(20_000, 50 * 2 ** retries));
-      expect(Math.max(...throttled)).toBeLessThan(Math.min(20_000, 1000 * 2 ** retries));
+    // Math.random() is the jitter: at its extremes the delay is 0 and just under the bound.
+    const random = vi.spyOn(Math, 'random');
+    try {
+      const delays = (value: number) => {
+        random.mockReturnValue(value);
+        return [0, 1, 4, 5, 11].map((retries) => [
+          backoffDelay('transient', retries),
+          backoffDelay('throttling', retries),
+        ]);
+      };
+      expect(delays(0)).toEqual([
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ]);
+      expect(delays(0.9999)).toEqual([
+        [49, 999],
+        [99, 1999],
+        [799, 15_998],
+        [1599, 19_998],
+        [19_998, 19_998],
+      ]);
+    } finally {
+      random.mockRestore();
     }
     // Jitter: not a constant.
     expect(new Set(Array.from({ length: 50 }, () => backoffDelay('throttling', 3))).size).toBeGreaterThan(1);
@@ -465,6 +510,29 @@ describe('middleware', () => {
     expect(bodies.map((body) => JSON.parse(body))).toEqual([
       { TableName: 't', Item: { pk: { S: 'a' }, n: { N: '1' } } },
     ]);
+  });
+
+  it('use() adds one outermost; its remover takes out that one only, also when called twice', async () => {
+    server.answer(json(200, {}));
+    const log: string[] = [];
+    const named =
+      (name: string): Middleware =>
+      (next) =>
+      (request) => {
+        log.push(name);
+        return next(request);
+      };
+    const subject = client({ middleware: named('given') });
+    const removeFirst = subject.use(named('first'));
+    subject.use(named('second'));
+    await subject.send(get());
+    expect(log.splice(0)).toEqual(['second', 'first', 'given']);
+    removeFirst();
+    await subject.send(get());
+    expect(log.splice(0)).toEqual(['second', 'given']);
+    removeFirst();
+    await subject.send(get());
+    expect(log.splice(0)).toEqual(['second', 'given']);
   });
 });
 

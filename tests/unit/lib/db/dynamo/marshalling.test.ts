@@ -454,6 +454,11 @@ describe('marshallItem (stored form ahead of a write)', () => {
     expect(refused({ when: new Date(0) }).path).toBe('when');
     expect(refused({ tags: new Set() }).path).toBe('tags');
     expect(refused({ bins: new Set([Buffer.from('a'), Buffer.from('a')]) }).message).toContain('twice');
+    // A Blob is binary to lib-dynamodb, but its bytes cannot be read synchronously to size and send.
+    expect(refused({ file: new Blob(['a']) })).toEqual({
+      path: 'file',
+      message: 'file: binary values must be a Uint8Array, Buffer or ArrayBuffer',
+    });
     expect(refused({ big: 'x'.repeat(400 * 1024) }).path).toBe('(item)');
     let deep: unknown = 'leaf';
     for (let i = 0; i < 32; i++) deep = { a: deep };
