@@ -158,12 +158,9 @@ export const upsertMeasurement = async (
     new UpdateCommand({
       TableName: tableName,
       Key: { pk, sk },
-      UpdateExpression: [
-        `SET ${[...set.map(([name]) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}`,
-        remove.length > 0 ? `REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : '',
-      ]
-        .filter(Boolean)
-        .join(' '),
+      UpdateExpression:
+        `SET ${[...set.map(([name]) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}` +
+        (remove.length > 0 ? ` REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : ''),
       ExpressionAttributeNames: Object.fromEntries(
         [...names, 'id', 'createdAt'].map((name) => [`#${name}`, name]),
       ),

@@ -146,9 +146,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const flatHeaders = (headers: http.IncomingHttpHeaders): Record<string, string | undefined> => {
   const flat: Record<string, string | undefined> = {};
-  // Stryker disable next-line StringLiteral: Node gives only set-cookie as a list, and nothing reads it
-  for (const [name, value] of Object.entries(headers))
+  for (const [name, value] of Object.entries(headers)) {
+    // Stryker disable next-line StringLiteral: Node gives only set-cookie as a list, and nothing reads it
     flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   return flat;
 };
 

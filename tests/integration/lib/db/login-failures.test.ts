@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { GetCommand } from '../../../../lib/db/dynamo';
+import { keys } from '../../../../lib/db/keys';
 import { getLoginFailures, recordLoginFailure } from '../../../../lib/db/login-failures';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
 
 describe('failed logins of an e-mail (lib/db/login-failures.ts)', () => {
   it('counts failures in one window that opens at the first', async () => {
@@ -22,6 +25,35 @@ describe('failed logins of an e-mail (lib/db/login-failures.ts)', () => {
       count: 2,
       windowEndsAt: now + 60_000,
     });
+    // DynamoDB's TTL (in seconds) removes the item once its window has passed.
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.loginFailures(email) }),
+    );
+    expect(Item?.ttl).toBe(Math.ceil((now + 60_000) / 1000));
+  });
+
+  it('passes on a refusal that is not a condition at once, without trying the other update', async () => {
+    const email = `${randomUUID()}@example.test`;
+    let calls = 0;
+    const remove = injectFaults(db, (operation, input) => {
+      if (operation !== 'UpdateItemCommand' || !JSON.stringify(input).includes(email)) return undefined;
+      calls++;
+      return Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+    });
+    try {
+      await expect(recordLoginFailure(db, email, { windowSeconds: 60 })).rejects.toMatchObject({
+        name: 'ResourceNotFoundException',
+      });
+      expect(calls).toBe(1);
+    } finally {
+      remove();
+    }
+  });
+
+  it('without word of an open window, tries the update that opens one first: one write for a first failure', async () => {
+    const probe = instrument(db);
+    await recordLoginFailure(probe.db, `${randomUUID()}@example.test`, { windowSeconds: 60 });
+    expect(probe.calls.map((call) => call.command)).toEqual(['UpdateCommand']);
   });
 
   it('gives up with an error naming the cause when every conditional update is refused', async () => {

@@ -195,6 +195,8 @@ describe('errors', () => {
       )
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ConditionalCheckFailedException', Item: { pk: 'a', version: 7 } });
+    // Members DynamoDB did not send are absent, as on the SDK's errors.
+    expect(error).not.toHaveProperty('CancellationReasons');
     expect(isConditionalCheckFailed(error)).toBe(true);
     expect(toAppError(error).code).toBe('INTERNAL');
   });
@@ -231,6 +233,7 @@ describe('errors', () => {
       ],
     });
     expect(cancellationReasons(error)).toEqual(['None', 'ConditionalCheckFailed']);
+    expect(error).not.toHaveProperty('Item');
   });
 
   it('takes the name from x-amzn-errortype when the body has none', async () => {
@@ -328,6 +331,33 @@ describe('retries (SDK standard mode)', () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'ECONNRESET', $metadata: { attempts: 3 } });
     expect(toAppError(error).code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('reports the attempts and the total time waited between them', async () => {
+    server.answer(
+      awsError(500, 'InternalServerError', 'a'),
+      awsError(500, 'InternalServerError', 'b'),
+      json(200, {}),
+    );
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      // Half of 50 ms × 2^0, then half of 50 ms × 2^1.
+      expect((await client().send(get())).$metadata).toMatchObject({ attempts: 3, totalRetryDelay: 25 + 50 });
+    } finally {
+      random.mockRestore();
+    }
+  });
+
+  it('passes on what a middleware throws, also when it is no object', async () => {
+    for (const thrown of ['a string', null]) {
+      await expect(
+        client({
+          middleware: () => () => {
+            throw thrown;
+          },
+        }).send(get()),
+      ).rejects.toBe(thrown);
+    }
   });
 
   it('retries a refused connection and keeps ECONNREFUSED', async () => {
@@ -564,6 +594,7 @@ describe('credentials', () => {
       delete process.env.AWS_ACCESS_KEY_ID;
       await expect(client({ credentials: undefined }).send(get())).rejects.toMatchObject({
         name: 'CredentialsError',
+        message: 'No AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set.',
       });
     } finally {
       process.env = saved;
@@ -583,6 +614,30 @@ describe('credentials', () => {
     await c.send(get());
     expect(calls).toBe(1);
     expect(new Set(server.received.map((r) => r.headers['x-amz-security-token']))).toEqual(new Set(['t1']));
+  });
+
+  it('refreshes credentials once they are 5 minutes from expiring, to the millisecond', async () => {
+    server.answer(json(200, {}));
+    const now = vi.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-11-23T04:00:00Z'));
+    try {
+      let calls = 0;
+      const provider: CredentialsProvider = async () => {
+        calls++;
+        // At the second request, exactly 5 minutes are left.
+        return {
+          ...credentials,
+          sessionToken: `t${calls}`,
+          expiration: new Date(Date.now() + 5 * 60_000 + 1),
+        };
+      };
+      const c = client({ credentials: provider });
+      await c.send(get());
+      now.mockReturnValue(Date.now() + 1);
+      await c.send(get());
+      expect(calls).toBe(2);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('refreshes credentials that expire within 5 minutes', async () => {
@@ -609,7 +664,11 @@ describe('credentials', () => {
     const error = await client({ credentials: provider })
       .send(get())
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'CredentialsError', cause: { message: 'no SSO session' } });
+    expect(error).toMatchObject({
+      name: 'CredentialsError',
+      message: 'Could not load AWS credentials.',
+      cause: { message: 'no SSO session' },
+    });
     expect(calls).toBe(1);
     expect(server.received).toHaveLength(0);
   });

@@ -70,6 +70,10 @@ describe('value conversion, against @aws-sdk/util-dynamodb', () => {
       123n,
       '',
       Object.create(null),
+      Object.assign(Object.create(null), { a: 1 }),
+      new String('boxed'),
+      new Number(2.5),
+      new Boolean(false),
     ];
     for (const [i, value] of values.entries()) expect(ours(value), `values[${i}]`).toEqual(oracle(value));
   });

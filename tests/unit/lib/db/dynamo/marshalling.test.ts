@@ -7,6 +7,7 @@ import {
   GetCommand,
   ListTablesCommand,
   marshallItem,
+  marshallValue,
   PutCommand,
   QueryCommand,
   ScanCommand,
@@ -429,6 +430,8 @@ describe('marshallItem (stored form ahead of a write)', () => {
     expect(bytes(['a', null])).toBe(3 + 2 + 2);
     expect(bytes({ ab: 'c' })).toBe(3 + 1 + 2 + 1);
     expect(bytes(new Set(['a', 'bb']))).toBe(3);
+    expect(bytes(new Set([12345, 1.5]))).toBe(4 + 3);
+    expect(bytes(new Set([Uint8Array.from([1, 2]), Uint8Array.from([3])]))).toBe(3);
   });
 
   it('refuses what DynamoDB cannot hold, naming where', () => {
@@ -454,6 +457,18 @@ describe('marshallItem (stored form ahead of a write)', () => {
     expect(refused({ when: new Date(0) }).path).toBe('when');
     expect(refused({ tags: new Set() }).path).toBe('tags');
     expect(refused({ bins: new Set([Buffer.from('a'), Buffer.from('a')]) }).message).toContain('twice');
+    // Two members of a JS Set, one number of DynamoDB's.
+    expect(refused({ nums: new Set([1, 1n]) })).toEqual({
+      path: 'nums',
+      message: 'nums: a set holds a value twice',
+    });
+    // The path names what cannot be stored: a member left out (undefined, a function) is not it, and
+    // a class instance is refused as a whole, whatever it holds.
+    class Box {
+      n = Number.NaN;
+    }
+    expect(refused({ o: { a: undefined, f: () => 1, b: Number.NaN } }).path).toBe('o.b');
+    expect(refused({ o: { box: new Box() } }).path).toBe('o.box');
     // A Blob is binary to lib-dynamodb, but its bytes cannot be read synchronously to size and send.
     expect(refused({ file: new Blob(['a']) })).toEqual({
       path: 'file',
@@ -534,6 +549,28 @@ describe('refusals and rare shapes', () => {
         'Item: must be an object of attribute names to values',
       );
     }
+  });
+
+  it('names a refused single value "(value)" and a legacy condition value by its place in the list', () => {
+    const thrown = (marshall: () => unknown) => {
+      try {
+        marshall();
+      } catch (error) {
+        return { path: (error as UnstorableValueError).path, message: (error as Error).message };
+      }
+      throw new Error('accepted');
+    };
+    expect(thrown(() => marshallValue(Number.NaN)).path).toBe('(value)');
+    // Converted, and then checked as DynamoDB would: out of its number range.
+    expect(thrown(() => marshallValue(10n ** 126n)).message).toContain('outside DynamoDB');
+    expect(
+      thrown(() =>
+        new QueryCommand({
+          TableName: 't',
+          KeyConditions: { pk: { ComparisonOperator: 'BETWEEN', AttributeValueList: [1, Number.NaN] } },
+        }).marshall(),
+      ).path,
+    ).toBe('KeyConditions.pk.AttributeValueList[1]');
   });
 
   it('reads single values and lists where a shape says so', () => {
