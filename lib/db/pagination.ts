@@ -18,7 +18,7 @@ export interface Page<T> {
 }
 
 const encodeCursor = (key: Record<string, unknown>): string =>
-  Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+  Buffer.from(JSON.stringify(key)).toString('base64url');
 
 const invalidCursor = () =>
   new AppError('VALIDATION_FAILED', 'The cursor is invalid; use the nextCursor of the previous page.', {
@@ -34,7 +34,7 @@ const decodeCursor = (cursor: string, partition: Record<string, string>): Record
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalidCursor();
+    // Not JSON: decoded stays undefined and is refused below.
   }
   // A key of string attributes (the table's keys are all strings), nothing else.
   if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalidCursor();

@@ -72,6 +72,23 @@ describe('tenants', () => {
     }
   });
 
+  it('any other refusal of the change reaches the caller as it is, with or without a plan change', async () => {
+    const made = await tenant();
+    const remove = injectFaults(db, (operation, input) =>
+      ['UpdateItemCommand', 'TransactWriteItemsCommand'].includes(operation) &&
+      JSON.stringify(input).includes(made.id)
+        ? Object.assign(new Error('bad'), { name: 'ValidationException' })
+        : undefined,
+    );
+    try {
+      for (const patch of [{ plan: 'business' as const }, { name: 'x' }]) {
+        await expect(updateTenant(db, made.id, patch)).rejects.toMatchObject({ name: 'ValidationException' });
+      }
+    } finally {
+      remove();
+    }
+  });
+
   it('a tenant stored without the index attributes joins the list at its next change', async () => {
     const id = randomUUID();
     await db.client.send(
@@ -125,12 +142,29 @@ describe('users', () => {
     await expect(user(b.id, email.toUpperCase())).rejects.toMatchObject({
       code: 'CONFLICT',
       message: `A user with e-mail ${email.toLowerCase()} already exists.`,
+      cause: { name: 'TransactionCanceledException' },
     });
     const missing = randomUUID();
     await expect(user(missing)).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: `Tenant ${missing} not found.`,
+      cause: { name: 'TransactionCanceledException' },
     });
+  });
+
+  it('any other refusal of a new user reaches the caller as it is', async () => {
+    const { id: tenantId } = await tenant();
+    const email = `u-${randomUUID()}@example.test`;
+    const remove = injectFaults(db, (operation, input) =>
+      operation === 'TransactWriteItemsCommand' && JSON.stringify(input).includes(email)
+        ? Object.assign(new Error('bad'), { name: 'ValidationException' })
+        : undefined,
+    );
+    try {
+      await expect(user(tenantId, email)).rejects.toMatchObject({ name: 'ValidationException' });
+    } finally {
+      remove();
+    }
   });
 });
 
@@ -192,6 +226,7 @@ describe('strategic cycles', () => {
       createStrategicCycle(db, made.id, { name: 'Back', startDate: '2026-05-02', endDate: '2026-05-01' }),
     ).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
+      message: 'The cycle ends before it starts.',
       errors: [{ path: 'endDate', message: 'must be on or after the start date 2026-05-02' }],
     });
     const missing = randomUUID();
