@@ -8,12 +8,14 @@ import {
   revokeApiKey,
   rollApiKey,
 } from '../../../../lib/db/api-keys';
+import { batchPut } from '../../../../lib/db/batch';
 import { DeleteCommand, GetCommand, QueryCommand } from '../../../../lib/db/dynamo';
 import { GSI1, keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
 import { createTenant, updateTenant } from '../../../../lib/db/tenants';
 import { createUser } from '../../../../lib/db/users';
 import type { Plan } from '../../../../lib/domain';
+import { uuidv7 } from '../../../../lib/ids';
 import { injectFaults, throttling } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
@@ -392,6 +394,50 @@ describe('listing keys', () => {
   });
 });
 
+describe('plan maximum: the first slots item', () => {
+  it('is made only where none exists: a create that raced another one reads again and counts both', async () => {
+    const tenant = await tenantOn('free');
+    // The other create runs between this one's read (no slots item yet) and its write.
+    let raced = false;
+    const racing = {
+      ...db,
+      client: new Proxy(db.client, {
+        get(target, property, receiver) {
+          if (property !== 'send') return Reflect.get(target, property, receiver);
+          return async (command: { constructor: { name: string } }) => {
+            if (!raced && command.constructor.name === 'TransactWriteCommand') {
+              raced = true;
+              await create(tenant.id);
+            }
+            return target.send(command as never);
+          };
+        },
+      }),
+    };
+    await createApiKey(racing, { tenantId: tenant.id, name: 'second' });
+    expect(await slotsItem(tenant.id)).toMatchObject({ version: 2 });
+    expect(Object.keys((await slotsItem(tenant.id))?.holders ?? {})).toHaveLength(2);
+  });
+
+  it('rebuilt from the index counts the active keys of every page, past 1000 revoked ones', async () => {
+    const tenant = await tenantOn('enterprise'); // unlimited: no slots item is kept
+    const template = await create(tenant.id);
+    await revokeApiKey(db, tenant.id, template.id);
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(template.key)) }),
+    );
+    const revoked = Array.from({ length: 1000 }, (_, i) => {
+      const id = uuidv7(Date.now() - 1000 + i);
+      const hash = `${i}`.padStart(64, 'f');
+      return { ...Item, ...keys.apiKey(hash), ...keys.apiKeyIndex(tenant.id, id), id };
+    });
+    await batchPut(db, revoked);
+    for (let i = 0; i < 3; i++) await create(tenant.id);
+    await updateTenant(db, tenant.id, { plan: 'free' }); // 3 keys; the index is read from the start
+    await expect(create(tenant.id)).rejects.toMatchObject({ code: 'API_KEY_LIMIT_REACHED' });
+  });
+});
+
 describe('plan maximum: slots of keys that are gone, and a slots item rebuilt', () => {
   it('a holder whose key item is gone frees its slot', async () => {
     const tenant = await tenantOn('free'); // 3 keys
@@ -442,7 +488,7 @@ describe('who made and changed a key (issue 13), as stored and listed', () => {
     const stored = await db.client.send(
       new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(byUser.key)) }),
     );
-    expect(stored.Item?.createdBy).toEqual({ type: 'user', userId: admin.id });
+    expect(stored.Item).toMatchObject({ type: 'APIKEY', createdBy: { type: 'user', userId: admin.id } });
     const listed = (await listApiKeys(db, tenant.id, { limit: 10 })).items;
     expect(listed.find((key) => key.id === byUser.id)?.createdBy).toEqual({
       type: 'user',
@@ -493,6 +539,17 @@ describe('a KPI scope at the repository (issue 13)', () => {
       ],
     });
     expect((await listApiKeys(db, tenant.id, { limit: 10 })).items).toEqual([]);
+  });
+
+  it('an unscoped key reads no KPI: one batch read of the tenant and its slots item', async () => {
+    const tenant = await tenantOn('business');
+    const probe = instrument(db);
+    await createApiKey(probe.db, { tenantId: tenant.id, name: 'unscoped' });
+    const [read] = probe.calls.filter((call) => call.command === 'BatchGetCommand');
+    expect(read?.input.RequestItems[db.tableName].Keys).toEqual([
+      keys.tenant(tenant.id),
+      keys.apiKeySlots(tenant.id),
+    ]);
   });
 
   it('a malformed scope fails before any read', async () => {
