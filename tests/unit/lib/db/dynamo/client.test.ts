@@ -1,5 +1,3 @@
-import { Hash } from '@smithy/core/serde';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cancellationReasons, isConditionalCheckFailed } from '../../../../../lib/db/conditions';
 import {
@@ -19,9 +17,9 @@ import {
   awsError,
   hang,
   json,
-  type ReceivedRequest,
   reset,
   startScriptedServer,
+  verifySignature,
 } from '../../../../support/scripted-server';
 
 /**
@@ -54,40 +52,6 @@ const client = (options: Partial<DynamoDbClientOptions> = {}) => {
 };
 
 const get = () => new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } });
-
-/** Re-signs what arrived on the wire with the SDK's signer: equal only if every signed byte was sent as signed. */
-const verifySignature = async (request: ReceivedRequest, secretAccessKey: string, sessionToken?: string) => {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    const name = request.rawHeaders[i] as string;
-    if (name.toLowerCase() !== 'authorization') headers[name] = request.rawHeaders[i + 1] as string;
-  }
-  const amzDate = String(request.headers['x-amz-date']);
-  const signingDate = new Date(
-    amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
-  );
-  const accessKeyId = /Credential=([^/]+)\//.exec(String(request.headers.authorization))?.[1] ?? '';
-  const signer = new SignatureV4({
-    credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
-    region: 'eu-central-1',
-    service: 'dynamodb',
-    sha256: Hash.bind(null, 'sha256'),
-    applyChecksum: false,
-  });
-  const signed = await signer.sign(
-    {
-      method: request.method,
-      protocol: 'http:',
-      hostname: '127.0.0.1',
-      path: request.url,
-      query: {},
-      headers,
-      body: request.body,
-    },
-    { signingDate },
-  );
-  return signed.headers.authorization === request.headers.authorization;
-};
 
 describe('requests', () => {
   it('POSTs the JSON 1.0 protocol to / with the operation in X-Amz-Target and a valid SigV4 signature', async () => {
