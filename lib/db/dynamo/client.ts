@@ -199,7 +199,7 @@ const httpTransport = (
           resolve({
             statusCode: response.statusCode ?? 0,
             headers: flatHeaders(response.headers),
-            body: raw.toString('utf8'),
+            body: raw.toString(),
           });
         });
       });

@@ -324,6 +324,18 @@ describe('retries (SDK standard mode)', () => {
     }
   });
 
+  it('retries an answer whose connection breaks in the middle of its body', async () => {
+    server.answer(
+      (response) => {
+        response.writeHead(200, { 'content-length': '100' });
+        response.write('{"Item": {"pk"', () => response.socket?.destroy());
+      },
+      json(200, { Item: { pk: { S: 'a' } } }),
+    );
+    const output = await client().send(get());
+    expect(output).toMatchObject({ Item: { pk: 'a' }, $metadata: { attempts: 2 } });
+  });
+
   it('retries a refused connection and keeps ECONNREFUSED', async () => {
     const { attempts, middleware } = counting();
     const closed = createDynamoDbClient({
