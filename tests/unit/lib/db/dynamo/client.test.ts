@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cancellationReasons, isConditionalCheckFailed } from '../../../../../lib/db/conditions';
 import {
@@ -334,6 +335,49 @@ describe('retries (SDK standard mode)', () => {
     );
     const output = await client().send(get());
     expect(output).toMatchObject({ Item: { pk: 'a' }, $metadata: { attempts: 2 } });
+  });
+
+  it('leaves no timer behind once an answer is complete', async () => {
+    server.answer(json(200, {}));
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const c = client();
+    const before = timers();
+    await c.send(get());
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  it('speaks TLS to an https endpoint', async () => {
+    // A plain TCP server: it sees the client's first bytes, a TLS handshake record (0x16), and hangs up.
+    const firstBytes: number[] = [];
+    const tcp = net.createServer((socket) =>
+      socket.once('data', (data) => {
+        firstBytes.push(data[0] as number);
+        socket.destroy();
+      }),
+    );
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = tcp.address() as net.AddressInfo;
+      await expect(
+        client({ endpoint: `https://127.0.0.1:${port}`, maxAttempts: 1 }).send(get()),
+      ).rejects.toBeInstanceOf(Error);
+      expect(firstBytes).toEqual([0x16]);
+    } finally {
+      await new Promise((resolve) => tcp.close(resolve));
+    }
+  });
+
+  it('destroy() closes the kept-alive connections', async () => {
+    let closed = 0;
+    server.answer((response, request) => {
+      response.socket?.once('close', () => closed++);
+      json(200, {})(response, request);
+    });
+    const c = createDynamoDbClient({ region: 'eu-central-1', endpoint: server.endpoint, credentials });
+    await c.send(get());
+    expect(closed).toBe(0);
+    c.destroy();
+    await expect.poll(() => closed).toBe(1);
   });
 
   it('retries a refused connection and keeps ECONNREFUSED', async () => {

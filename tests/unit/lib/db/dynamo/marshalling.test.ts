@@ -446,6 +446,7 @@ describe('marshallItem (stored form ahead of a write)', () => {
     };
     // JS numbers beyond 2^53 are refused as lib-dynamodb refuses them (precision); bigints by range.
     expect(refused({ n: 10n ** 126n }).path).toBe('n');
+    expect(refused({ a: { list: [{ n: 10n ** 126n }] } }).path).toBe('a.list[0].n');
     expect(refused({ n: -(10n ** 126n) }).message).toContain('range');
     expect(refused({ n: 1e-131 }).path).toBe('n');
     expect(refused({ n: 123456789012345678901234567890123456789n }).message).toContain(
