@@ -45,7 +45,7 @@ const UNSIGNABLE = new Set([
 const GENERATED = new Set(['authorization', 'date', 'x-amz-date']);
 
 const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
 
 /** `20260116T093000Z` and `20260116`. */
 export const amzDate = (date: Date) => {

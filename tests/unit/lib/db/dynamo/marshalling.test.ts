@@ -549,6 +549,10 @@ describe('refusals and rare shapes', () => {
       expect(() => new PutCommand({ TableName: 't', Item: Item as never }).marshall()).toThrow(
         'Item: must be an object of attribute names to values',
       );
+      // Converted ahead of a command (marshallItem), the item has no name in a command yet.
+      expect(() => marshallItem(Item as never)).toThrow(
+        '(item): must be an object of attribute names to values',
+      );
     }
   });
 
