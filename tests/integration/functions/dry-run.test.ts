@@ -50,6 +50,7 @@ describe('dry run: happy path', () => {
       status: 'created',
       measurement: { id: null, kpiId: kpi.id, actual: 7, target: 9, forecast: null, ...period },
     });
+    expect(Date.parse(result.body.measurement.createdAt)).not.toBeNaN();
     expect(await storedMeasurements(tenant, kpi.id)).toEqual([]);
     expect(await lastUsedOf(key)).toBeNull();
   });
@@ -64,7 +65,7 @@ describe('dry run: happy path', () => {
     expect(result.body).toMatchObject({
       dryRun: true,
       status: 'updated',
-      measurement: { id: stored.body.id, actual: 2 },
+      measurement: { id: stored.body.id, actual: 2, createdAt: stored.body.createdAt },
     });
     expect((await storedMeasurements(tenant, kpi.id)).map((m) => m.actual)).toEqual([1]);
   });

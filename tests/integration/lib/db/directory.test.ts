@@ -177,6 +177,11 @@ describe('users: changes', () => {
       role: 'EDITOR',
       disabled: true,
     });
+    // A field the patch leaves undefined keeps its value.
+    expect(await updateUser(db, tenantId, made.id, { role: 'ADMIN', disabled: undefined })).toMatchObject({
+      role: 'ADMIN',
+      disabled: true,
+    });
     const missing = randomUUID();
     await expect(updateUser(db, tenantId, missing, { role: 'ADMIN' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
