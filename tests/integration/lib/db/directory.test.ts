@@ -226,7 +226,12 @@ describe('strategic cycles', () => {
   it('a cycle may be one day long; it cannot end before it starts; its tenant must exist', async () => {
     const made = await tenant();
     const day = { name: 'Day', startDate: '2026-05-01', endDate: '2026-05-01' };
-    expect(await createStrategicCycle(db, made.id, day)).toMatchObject(day);
+    const cycle = await createStrategicCycle(db, made.id, day);
+    expect(cycle).toMatchObject(day);
+    const stored = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.strategicCycle(made.id, cycle.id) }),
+    );
+    expect(stored.Item).toMatchObject({ type: 'CYCLE', tenantId: made.id, ...day });
     await expect(
       createStrategicCycle(db, made.id, { name: 'Back', startDate: '2026-05-02', endDate: '2026-05-01' }),
     ).rejects.toMatchObject({
