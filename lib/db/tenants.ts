@@ -41,6 +41,7 @@ export const getTenant = async (
   tenantId: string,
 ): Promise<Tenant | undefined> => {
   const { Item } = await client.send(
+    // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
     new GetCommand({ TableName: tableName, Key: keys.tenant(tenantId), ConsistentRead: true }),
   );
   return Item ? toTenant(Item) : undefined;

@@ -51,11 +51,13 @@ describe('tenants', () => {
     });
   });
 
-  it('a plan change drops the slots item, so the new maximum counts afresh', async () => {
+  it('a plan change drops the slots item, so the new maximum counts afresh; other changes keep it', async () => {
     const made = await tenant();
     await createApiKey(db, { tenantId: made.id, name: 'k' });
     const slots = () =>
       db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(made.id) }));
+    expect((await slots()).Item).toBeDefined();
+    await updateTenant(db, made.id, { name: 'Renamed', active: true });
     expect((await slots()).Item).toBeDefined();
     await updateTenant(db, made.id, { plan: 'business' });
     expect((await slots()).Item).toBeUndefined();
