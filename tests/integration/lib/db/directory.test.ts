@@ -140,6 +140,16 @@ describe('users', () => {
     const email = `Someone-${randomUUID()}@Example.test`;
     const made = await user(a.id, email);
     expect(made.email).toBe(email.toLowerCase());
+    // Stored by type: the user, their e-mail's lookup item, and the tenant.
+    const [userItem, emailItem, tenantItem] = await Promise.all(
+      [keys.user(a.id, made.id), keys.email(made.email), keys.tenant(a.id)].map(
+        async (Key) => (await db.client.send(new GetCommand({ TableName: db.tableName, Key }))).Item,
+      ),
+    );
+    expect([userItem?.type, emailItem?.type, tenantItem?.type]).toEqual(['USER', 'EMAIL', 'TENANT']);
+    expect(emailItem).toMatchObject({ tenantId: a.id, userId: made.id });
+    // Whitespace around an address is no part of it.
+    expect((await findUserByEmail(db, ` ${email} `))?.user.id).toBe(made.id);
     expect((await findUserByEmail(db, email.toLowerCase()))?.user.id).toBe(made.id);
     await expect(user(b.id, email.toUpperCase())).rejects.toMatchObject({
       code: 'CONFLICT',
