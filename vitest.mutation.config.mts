@@ -11,15 +11,12 @@ import base from './vitest.config.mts';
  */
 class QuickKillFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
-    const state = (file: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(
+    const rank = (file: TestSpecification) => {
+      const last = this.ctx.cache.getFileTestResults(
         `${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`,
       );
-    const rank = (file: TestSpecification) => [
-      file.project.name === 'unit' ? 0 : 1,
-      state(file)?.failed ? 0 : 1,
-      state(file)?.duration ?? 0,
-    ];
+      return [file.project.name === 'unit' ? 0 : 1, last?.failed ? 0 : 1, last?.duration ?? 0];
+    };
     return [...files].sort((a, b) => {
       const [ra, rb] = [rank(a), rank(b)];
       for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return (ra[i] as number) - (rb[i] as number);

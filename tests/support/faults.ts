@@ -8,6 +8,15 @@ export const throttling = () =>
     $metadata: { httpStatusCode: 400 },
   });
 
+/** DynamoDB's answer to a cancelled transaction: one reason code per item. */
+export const cancelled = (...codes: string[]) =>
+  Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'), {
+    name: 'TransactionCanceledException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+
 /**
  * Fault injection through a middleware on the real client (issue 9): `fault` sees each command by its
  * SDK name (`BatchWriteItemCommand`, ...) and its input, and returns an error to answer with instead of

@@ -16,7 +16,7 @@ import { createTenant, updateTenant } from '../../../../lib/db/tenants';
 import { createUser } from '../../../../lib/db/users';
 import type { Plan } from '../../../../lib/domain';
 import { uuidv7 } from '../../../../lib/ids';
-import { injectFaults, throttling } from '../../../support/faults';
+import { cancelled, injectFaults, throttling } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
@@ -37,15 +37,6 @@ const create = (tenantId: string, expiresAt?: string) =>
 
 const slotsItem = async (tenantId: string) =>
   (await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(tenantId) }))).Item;
-
-/** DynamoDB's answer to a cancelled transaction: one reason code per item. */
-const cancelled = (...codes: string[]) =>
-  Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'), {
-    name: 'TransactionCanceledException',
-    $fault: 'client',
-    $metadata: { httpStatusCode: 400 },
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  });
 
 /** A condition of the transaction failed: another writer got there first. */
 const lostRace = () => cancelled('ConditionalCheckFailed', 'None');

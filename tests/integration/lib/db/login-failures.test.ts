@@ -7,6 +7,17 @@ import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
+/** Answers every UpdateItem of this e-mail with an error named `name`; counts them. */
+const refuseUpdates = (email: string, name: string, message: string) => {
+  let count = 0;
+  const remove = injectFaults(db, (operation, input) => {
+    if (operation !== 'UpdateItemCommand' || !JSON.stringify(input).includes(email)) return undefined;
+    count++;
+    return Object.assign(new Error(message), { name });
+  });
+  return { count: () => count, remove };
+};
+
 describe('failed logins of an e-mail (lib/db/login-failures.ts)', () => {
   it('counts failures in one window that opens at the first', async () => {
     const email = `${randomUUID()}@example.test`;
@@ -34,19 +45,14 @@ describe('failed logins of an e-mail (lib/db/login-failures.ts)', () => {
 
   it('passes on a refusal that is not a condition at once, without trying the other update', async () => {
     const email = `${randomUUID()}@example.test`;
-    let calls = 0;
-    const remove = injectFaults(db, (operation, input) => {
-      if (operation !== 'UpdateItemCommand' || !JSON.stringify(input).includes(email)) return undefined;
-      calls++;
-      return Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
-    });
+    const refused = refuseUpdates(email, 'ResourceNotFoundException', 'Requested resource not found');
     try {
       await expect(recordLoginFailure(db, email, { windowSeconds: 60 })).rejects.toMatchObject({
         name: 'ResourceNotFoundException',
       });
-      expect(calls).toBe(1);
+      expect(refused.count()).toBe(1);
     } finally {
-      remove();
+      refused.remove();
     }
   });
 
@@ -58,14 +64,7 @@ describe('failed logins of an e-mail (lib/db/login-failures.ts)', () => {
 
   it('gives up with an error naming the cause when every conditional update is refused', async () => {
     const email = `${randomUUID()}@example.test`;
-    let refused = 0;
-    const remove = injectFaults(db, (operation, input) => {
-      if (operation !== 'UpdateItemCommand' || !JSON.stringify(input).includes(email)) return undefined;
-      refused++;
-      return Object.assign(new Error('The conditional request failed'), {
-        name: 'ConditionalCheckFailedException',
-      });
-    });
+    const refused = refuseUpdates(email, 'ConditionalCheckFailedException', 'The conditional request failed');
     try {
       const error = await recordLoginFailure(db, email, { windowSeconds: 60 }).then(
         () => undefined,
@@ -73,9 +72,9 @@ describe('failed logins of an e-mail (lib/db/login-failures.ts)', () => {
       );
       expect(error?.message).toBe('Could not record a failed login: the window kept changing.');
       expect(error?.cause).toMatchObject({ name: 'ConditionalCheckFailedException' });
-      expect(refused).toBe(4);
+      expect(refused.count()).toBe(4);
     } finally {
-      remove();
+      refused.remove();
     }
   });
 });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tenantMissing } from '../../../../lib/db/tenants';
-
-const cancelled = (...codes: string[]) =>
-  Object.assign(new Error('Transaction cancelled'), {
-    name: 'TransactionCanceledException',
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  });
+import { cancelled } from '../../../support/faults';
 
 describe('tenantMissing: a transaction whose last item checked that the tenant exists', () => {
   it('is NOT_FOUND naming the tenant when that last check failed, with the cancellation as its cause', () => {

@@ -52,6 +52,9 @@ const client = (options: Partial<DynamoDbClientOptions> = {}) => {
   return created;
 };
 
+/** Pending timers of this process: an attempt must not leave its timeout behind. */
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
 const get = () => new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } });
 
 describe('requests', () => {
@@ -339,7 +342,6 @@ describe('retries (SDK standard mode)', () => {
 
   it('leaves no timer behind once an answer is complete', async () => {
     server.answer(json(200, {}));
-    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     const c = client();
     const before = timers();
     await c.send(get());
@@ -389,7 +391,6 @@ describe('retries (SDK standard mode)', () => {
       middleware,
     });
     clients.push(closed);
-    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     const before = timers();
     await expect(closed.send(get())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
