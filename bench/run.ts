@@ -21,7 +21,7 @@ const { values } = parseArgs({
 });
 
 export const printResults = (results: BenchResults) => {
-  console.log(`\n${results.date} · ${results.machine} · node ${results.node}`);
+  console.log(`\n${results.date} · ${results.machine} · node ${results.node} · SDK ${results.deployedMode}`);
   console.table(
     results.scenarios.map((r) => ({
       scenario: r.scenario,
@@ -32,28 +32,38 @@ export const printResults = (results: BenchResults) => {
       'WCU/measurement': r.writeUnitsPerMeasurement ?? '',
       'p50 ms': r.handlerP50Ms ?? '',
       'p99 ms': r.handlerP99Ms ?? '',
+      'own calls p50': r.ownCallsP50Ms ?? '',
+      'handler/own calls': r.ratioOwnCalls ?? '',
       'floor p50': r.floorP50Ms ?? '',
       'handler/floor': r.ratio ?? '',
-      'handler/own calls': r.ratioOwnCalls ?? '',
       '$ per million': costPerMillionUsd(r) ?? '',
     })),
   );
   console.table(
     results.functions.map((f) => ({
       function: f.function,
+      SDK: f.mode,
       'KB min': +(f.bytes / 1000).toFixed(1),
+      'own KB': +(f.ownBytes / 1000).toFixed(1),
       'KB zipped': +(f.zippedBytes / 1000).toFixed(1),
-      'map KB zipped': +(f.mapZippedBytes / 1000).toFixed(1),
       'load ms': f.loadMs ?? '',
-      'load ms, source maps': f.loadMsSourceMaps ?? '',
+      'load / minimal': f.loadRatio ?? '',
       largest: f.largest,
     })),
   );
+  for (const [mode, minimal] of Object.entries(results.minimal)) {
+    if (minimal)
+      console.log(
+        `minimal handler, SDK ${mode}: ${(minimal.bytes / 1000).toFixed(1)} KB, load ${minimal.loadMs ?? '-'} ms`,
+      );
+  }
   if (results.firstInvocation.pushSingleMs !== null) {
     console.log(
       `first push after load: ${results.firstInvocation.pushSingleMs} ms = ${results.firstInvocation.ratio} × warm p50 (${results.firstInvocation.warmP50Ms} ms)`,
     );
   }
+  console.log('\npush single beyond the floor (GetItem key → PutItem measurement):');
+  for (const line of results.beyondFloor) console.log(`- ${line}`);
   const checked = results.budgets.filter((b) => results.options.timing || !b.timed);
   console.table(
     checked.map((b) => ({ budget: b.name, limit: b.limit, measured: b.measured, ok: b.ok ? 'yes' : 'NO' })),

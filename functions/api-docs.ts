@@ -1,16 +1,16 @@
-import { assets, contentSecurityPolicy, html } from 'api-docs:swagger-ui';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../lib/errors';
-import { problemResponse } from '../lib/http/middleware';
-import { observe } from '../lib/http/observability';
+import { definePage } from '../lib/http/route';
+import { pageEndpoint } from '../lib/runtime';
 
 /**
- * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json (issue 12), and
+ * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json, and
  * GET /api/docs/{asset}: the files the page loads. Everything comes from this function (built by
  * scripts/esbuild-api-docs.cjs), so the page contacts no other host, and no other function carries
  * Swagger UI. Asset names contain a content hash: they can be cached for good.
  */
+export const route = definePage(['/api/docs', '/api/docs/{asset}']);
+
 const securityHeaders = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -19,6 +19,8 @@ const securityHeaders = {
 };
 
 const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  // Loaded at the first request (bundled either way): the route declaration alone loads without it.
+  const { assets, contentSecurityPolicy, html } = await import('api-docs:swagger-ui');
   const name = event.pathParameters?.asset;
   if (name === undefined) {
     return {
@@ -33,7 +35,7 @@ const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>
     };
   }
   const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
-  if (!asset) return problemResponse(new AppError('NOT_FOUND', `No file ${name.slice(0, 100)} here.`));
+  if (!asset) throw new AppError('NOT_FOUND', `No file ${name.slice(0, 100)} here.`);
   return {
     statusCode: 200,
     headers: {
@@ -45,5 +47,4 @@ const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>
   };
 };
 
-/** Observed like every HTTP function: `X-Request-Id` and an access line (issue 14). */
-export const handler = middy(core).use(observe());
+export const handler = pageEndpoint(core);

@@ -1,38 +1,78 @@
-import middy from '@middy/core';
-import { createdApiKeyView } from '../lib/api-keys/views';
-import { corsOrigins } from '../lib/config';
-import { createApiKey } from '../lib/db/api-keys';
-import { createApiKeySchema } from '../lib/http/api-key-schemas';
-import { jwtAuth } from '../lib/http/jwt-auth';
-import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
-import { cors, observe } from '../lib/http/observability';
-import type { CreatedApiKeyResponse } from '../lib/http/response-schemas';
-import { json } from '../lib/http/responses';
-import type { JsonEvent, UserContext } from '../lib/http/types';
-import { parseInput } from '../lib/http/validation';
+import * as z from 'zod/mini';
+import { futureInstant, keyNameSchema, kpiScopeSchema } from '../lib/api-keys/inputs';
+import { createApiKey } from '../lib/api-keys/service';
+import { createdApiKeyView, createdApiKeyViewSchema } from '../lib/api-keys/views';
+import { defineRoute, reply } from '../lib/http/route';
 import { audit } from '../lib/logger';
-import { config, db, tokens } from '../lib/runtime';
+import { apiKeyExample, KPI_ID } from '../lib/openapi/examples';
+import { db, jwtEndpoint } from '../lib/runtime';
+
+const createApiKeyRequestSchema = z
+  .strictObject({
+    name: keyNameSchema.check(
+      z.describe('A description of the key’s use, 1 to 100 characters after trimming.'),
+    ),
+    expiresAt: z
+      .nullish(futureInstant)
+      .check(
+        z.describe(
+          'Optional expiration, an ISO 8601 date-time with offset in the future; `null` or absent = never expires.',
+        ),
+      ),
+    kpiIds: z
+      .nullish(kpiScopeSchema)
+      .check(
+        z.describe(
+          'Optional KPI scope: 1 to 100 ids of KPIs of the tenant, each once; the key may push to these only. `null` or absent = every KPI. Fixed for the key’s life (a roll keeps it).',
+        ),
+      ),
+  })
+  .check(z.meta({ id: 'CreateApiKeyRequest', description: 'Spec 2.7.' }));
 
 /** POST /api-keys (ADMIN): the raw key is in this response only (spec 2.7). */
-const core = async (event: JsonEvent, context: UserContext) => {
-  const input = parseInput(createApiKeySchema, event.body);
-  const created = await createApiKey(db, {
-    ...input,
-    tenantId: context.user.tenantId,
-    createdBy: { type: 'user', userId: context.user.userId, email: context.user.email },
-  });
-  audit('api-key.created', {
-    keyId: created.id,
-    keyPrefix: created.prefix,
-    expiresAt: created.expiresAt,
-    scopedKpis: created.kpiIds?.length ?? null,
-  });
-  return json<CreatedApiKeyResponse>(201, createdApiKeyView(created));
-};
+export const route = defineRoute({
+  operationId: 'createApiKey',
+  method: 'post',
+  path: '/api-keys',
+  tag: 'API keys',
+  summary: 'Create an API key',
+  description:
+    'Spec 2.7, 3, 8 (ADMIN). The raw key is in this response only. The plan maximum counts active keys: Free 3, Business 5, Enterprise unlimited; past it, 409 `api-key-limit-reached`. `kpiIds` limits the key to some KPIs of the tenant: a push of it to another KPI is 403 `kpi-outside-key-scope`; an id that is not a KPI of the tenant is 400 naming it.',
+  auth: 'jwt',
+  roles: ['ADMIN'],
+  body: {
+    schema: createApiKeyRequestSchema,
+    examples: {
+      expiring: {
+        summary: 'A key that expires',
+        value: { name: 'Nightly cron', expiresAt: '2027-06-30T00:00:00Z' },
+      },
+      forever: { summary: 'A key without expiry', value: { name: 'CI pipeline' } },
+      scoped: { summary: 'A key for one KPI only', value: { name: 'Revenue cron', kpiIds: [KPI_ID] } },
+    },
+  },
+  responses: {
+    201: {
+      description: 'Created. Store `key` now: it cannot be shown again.',
+      schema: createdApiKeyViewSchema,
+      example: { ...apiKeyExample, key: 'skm_P97WNdc12kdSnusc4Crjntlg4690XA7RG', lastUsedAt: null },
+    },
+  },
+  errors: ['API_KEY_LIMIT_REACHED'],
+  core: async ({ body, user }) => {
+    const created = await createApiKey(db, {
+      ...body,
+      tenantId: user.tenantId,
+      createdBy: { type: 'user', userId: user.userId, email: user.email },
+    });
+    audit('api-key.created', {
+      keyId: created.id,
+      keyPrefix: created.prefix,
+      expiresAt: created.expiresAt,
+      scopedKpis: created.kpiIds?.length ?? null,
+    });
+    return reply(201, createdApiKeyView(created));
+  },
+});
 
-export const handler = middy(core)
-  .use(observe())
-  .use(cors(corsOrigins(config)))
-  .use(httpErrorHandler())
-  .use(jwtAuth({ tokens, roles: ['ADMIN'] }))
-  .use(jsonBody());
+export const handler = jwtEndpoint(route);

@@ -1,40 +1,71 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { corsOrigins } from '../lib/config';
+import * as z from 'zod/mini';
 import { getKpiWithMeasurements } from '../lib/db/kpis';
+import { listRecentMeasurements } from '../lib/db/measurements';
+import { measurementSchema } from '../lib/domain/measurement';
 import { AppError } from '../lib/errors';
-import { jwtAuth } from '../lib/http/jwt-auth';
-import { httpErrorHandler } from '../lib/http/middleware';
-import { cors, observe } from '../lib/http/observability';
-import type { KpiDetailResponse } from '../lib/http/response-schemas';
-import { json } from '../lib/http/responses';
-import { parseKpiId, parsePageQuery } from '../lib/http/schemas';
-import type { UserContext } from '../lib/http/types';
-import { kpiView } from '../lib/kpis/views';
-import { config, db, tokens } from '../lib/runtime';
+import { defineRoute, reply } from '../lib/http/route';
+import { kpiIdParams, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
+import { RECENT_MEASUREMENTS } from '../lib/kpis/activity';
+import { statusFrom } from '../lib/kpis/overview';
+import { kpiStatusSchema } from '../lib/kpis/status';
+import { kpiView, kpiViewSchema } from '../lib/kpis/views';
+import { kpiExample, kpiStatusExample, measurementRecordExample } from '../lib/openapi/examples';
+import { db, jwtEndpoint } from '../lib/runtime';
+
+/** The KPI and one page of its measurements, in period order. */
+const kpiDetailSchema = z
+  .extend(kpiViewSchema, {
+    measurements: z.array(measurementSchema).check(z.describe('In period order, oldest first.')),
+    nextCursor: z.optional(
+      z
+        .string()
+        .check(z.describe('Pass as `cursor` for the next page of measurements; absent on the last page.')),
+    ),
+    status: kpiStatusSchema,
+  })
+  .check(z.meta({ id: 'KpiDetail', description: 'A KPI and one page of its measurements.' }));
 
 /**
  * GET /kpis/{kpiId}: one KPI with its measurements in period order, each with when it arrived and the
- * key that pushed it (the KPI page's detail, issue 15). One Query; `?limit`/`?cursor` page through the
- * measurements. Another tenant's KPI is 404, like a missing one.
+ * key that pushed it (the KPI page's detail), and its status. One round trip. Another tenant's KPI is 404, like a missing one.
  */
-const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
-  const page = parsePageQuery(event);
-  const kpiId = parseKpiId(event);
-  const found = await getKpiWithMeasurements(db, context.user.tenantId, kpiId, page);
-  if (!found) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
-  return json<KpiDetailResponse>(200, {
-    ...kpiView(found.kpi),
-    measurements: found.measurements.items,
-    ...nextCursor(found),
-  });
-};
+export const route = defineRoute({
+  operationId: 'getKpi',
+  method: 'get',
+  path: '/kpis/{kpiId}',
+  tag: 'KPIs',
+  summary: 'Get a KPI with its measurements',
+  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key that pushed it, and its status against its target. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
+  auth: 'jwt',
+  pathParams: kpiIdParams,
+  query: pageQuerySchema,
+  responses: {
+    200: {
+      description: 'The KPI and one page of its measurements.',
+      schema: kpiDetailSchema,
+      example: {
+        ...kpiExample,
+        measurements: [measurementRecordExample],
+        status: kpiStatusExample,
+      },
+    },
+  },
+  errors: ['NOT_FOUND'],
+  core: async ({ params: { kpiId }, query, user }) => {
+    // The newest measurements, for the status, are read with the page: one round trip.
+    const [found, recent] = await Promise.all([
+      getKpiWithMeasurements(db, user.tenantId, kpiId, query),
+      listRecentMeasurements(db, kpiId, RECENT_MEASUREMENTS),
+    ]);
+    if (!found) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
+    const { items, nextCursor } = found.measurements;
+    return reply(200, {
+      ...kpiView(found.kpi),
+      measurements: items,
+      ...(nextCursor ? { nextCursor } : {}),
+      status: await statusFrom(db, found.kpi, recent),
+    });
+  },
+});
 
-const nextCursor = ({ measurements }: { measurements: { nextCursor?: string } }) =>
-  measurements.nextCursor ? { nextCursor: measurements.nextCursor } : {};
-
-export const handler = middy(core)
-  .use(observe())
-  .use(cors(corsOrigins(config)))
-  .use(httpErrorHandler())
-  .use(jwtAuth({ tokens }));
+export const handler = jwtEndpoint(route);

@@ -1,21 +1,32 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AppError } from '../lib/errors';
 import { apiKeyHeader, authorizerResult } from '../lib/http/push-auth';
-import { verifyApiKey } from '../lib/push/api-key-auth';
+import { authorizePush } from '../lib/push/push-service';
 import { pushDeps } from '../lib/runtime';
 
 /**
- * Lambda REQUEST authorizer of the push routes (issue 10), identity source `x-api-key`, results cached
+ * Lambda REQUEST authorizer of the push routes, identity source `x-api-key`, results cached
  * by API Gateway for `resultTtlInSeconds` (serverless.yml). A missing, malformed or unknown key is
  * refused here with 401, before any push Lambda runs (the UNAUTHORIZED gateway response renders the
- * same problem document as the handler would). A known key is allowed with its tenant's usage plan key,
+ * same problem document as the handler would). A usable key is allowed with its tenant's usage plan key,
  * so the plan's rate, burst and monthly quota apply before any Lambda runs; a key that may not push
- * (revoked, expired, tenant inactive, feature missing) is answered 403 by the handler. Errors other than
- * a refusal (DynamoDB unavailable) surface as AUTHORIZER_FAILURE, rendered as 503.
+ * (revoked, expired, tenant inactive, feature missing) is denied with its problem, which the
+ * ACCESS_DENIED gateway response renders as the handler's 403, without a Lambda run and without
+ * charging the tenant's plan (lib/http/push-auth.ts). Errors other than a refusal (DynamoDB
+ * unavailable) surface as AUTHORIZER_FAILURE, rendered as 503. A refusal of a known key is counted in
+ * its day of usage (lib/push/push-service.ts, `authorizePush`).
  */
 export const handler = async (event: APIGatewayRequestAuthorizerEvent) => {
   try {
-    return authorizerResult(await verifyApiKey(pushDeps, apiKeyHeader(event)), event.methodArn);
+    const verification = await authorizePush(pushDeps, {
+      apiKey: apiKeyHeader(event),
+      method: event.httpMethod,
+      source: {
+        sourceIp: event.requestContext?.identity?.sourceIp ?? undefined,
+        userAgent: event.requestContext?.identity?.userAgent ?? undefined,
+      },
+    });
+    return authorizerResult(verification, event.methodArn);
   } catch (error) {
     // The Lambda authorizer contract: this exact message makes API Gateway answer 401.
     if (error instanceof AppError && error.code === 'INVALID_API_KEY') throw new Error('Unauthorized');

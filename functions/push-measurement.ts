@@ -1,30 +1,111 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
-import { observe } from '../lib/http/observability';
-import { pushRequestOf } from '../lib/http/push';
-import type { DryRunMeasurementResponse, MeasurementResponse } from '../lib/http/response-schemas';
-import { json } from '../lib/http/responses';
-import { parseInput } from '../lib/http/validation';
-import { measurementSchema } from '../lib/push/measurement-schema';
+import * as z from 'zod/mini';
+import { defineKeyRoute, reply } from '../lib/http/route';
+import { KPI_ID, measurementExample } from '../lib/openapi/examples';
+import { measurementInputSchema, pushQuerySchema } from '../lib/push/measurement-schema';
+import { PUSH_ERRORS, PUSH_ORDER } from '../lib/push/order';
 import { pushMeasurements } from '../lib/push/push-service';
-import { pushDeps } from '../lib/runtime';
+import {
+  plannedMeasurementSchema,
+  pushedMeasurement,
+  pushedMeasurementSchema,
+  pushStatusSchema,
+} from '../lib/push/views';
+import { keyEndpoint, pushDeps } from '../lib/runtime';
 
-/**
- * POST /integrations/push/measurement (spec 2.5, 5.2): 201 when created, 200 when it replaced.
- * `?dryRun=true` (issue 12): 200 `{ dryRun, status, measurement }`, nothing written.
- */
-const core = async (event: APIGatewayProxyEvent, context: Context) => {
-  const result = await pushMeasurements(
-    pushDeps,
-    pushRequestOf(event, context, async () => [parseInput(measurementSchema, await readJsonBody(event))]),
+/** `?dryRun=true`: the record a push would store, nothing written. */
+const dryRunMeasurementSchema = z
+  .object({
+    dryRun: z.literal(true).check(z.describe('Always `true`: tells this answer from a stored measurement.')),
+    status: pushStatusSchema.check(z.describe('What a push would do: `created` or `updated`.')),
+    measurement: plannedMeasurementSchema,
+  })
+  .check(
+    z.meta({
+      id: 'DryRunMeasurement',
+      description: 'A dry run of one measurement (`?dryRun=true`): nothing was written.',
+    }),
   );
-  if (result.dryRun) {
-    const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
-    return json<DryRunMeasurementResponse>(200, { dryRun: true, status, measurement }, result.headers);
-  }
-  const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
-  return json<MeasurementResponse>(status === 'created' ? 201 : 200, measurement, result.headers);
-};
 
-export const handler = middy(core).use(observe()).use(httpErrorHandler());
+/** POST /integrations/push/measurement (spec 2.5, 5.2): 201 when created, 200 when it replaced. */
+export const route = defineKeyRoute({
+  operationId: 'pushMeasurement',
+  method: 'post',
+  path: '/integrations/push/measurement',
+  tag: 'Push',
+  summary: 'Push one measurement',
+  description: `Spec 2.5, 4, 5.2. 201 when the (KPI, period) was new, 200 when it replaced a stored measurement.\n\n${PUSH_ORDER}`,
+  auth: 'apiKey',
+  rateLimited: true,
+  query: pushQuerySchema,
+  body: {
+    schema: measurementInputSchema,
+    examples: {
+      monthToDate: {
+        summary: 'Month-to-date value (no period: the current month)',
+        value: { kpiId: KPI_ID, kpiType: 'BSC_KPI', actual: 42.5 },
+      },
+      withPeriod: {
+        summary: 'A full record for September',
+        value: {
+          kpiId: KPI_ID,
+          kpiType: 'BSC_KPI',
+          actual: 40,
+          target: 45,
+          forecast: 44,
+          periodStart: '2026-09-01',
+          periodEnd: '2026-09-30',
+        },
+      },
+    },
+  },
+  responses: {
+    201: { description: 'Created.', schema: pushedMeasurementSchema, example: measurementExample },
+    200: {
+      description:
+        'Replaced the measurement of the same KPI and period (same `id` and `createdAt`); or, with `?dryRun=true`, what a push would do, with nothing written.',
+      schema: [pushedMeasurementSchema, dryRunMeasurementSchema],
+      examples: {
+        replaced: {
+          summary: 'Replaced',
+          value: { ...measurementExample, actual: 41, updatedAt: '2026-09-02T06:00:00.377Z' },
+        },
+        dryRun: {
+          summary: 'Dry run of a new measurement',
+          value: { dryRun: true, status: 'created', measurement: { ...measurementExample, id: null } },
+        },
+      },
+    },
+  },
+  errors: PUSH_ERRORS,
+  core: async ({ apiKey, authorizer, source, read, context }) => {
+    // Read before the pipeline starts, which reads it first anyway: whether it is a dry run decides its
+    // first round trip. An invalid input is answered after the key's check, as a valid one's dryRun.
+    const input = await read().then(
+      ({ query, body }) => ({ ok: true as const, measurements: [body], dryRun: query.dryRun === true }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    const result = await pushMeasurements(pushDeps, {
+      apiKey,
+      authorizer,
+      source,
+      readMeasurements: async () => {
+        if (!input.ok) throw input.error;
+        return input.measurements;
+      },
+      dryRun: input.ok && input.dryRun,
+      remainingTimeMs: () => context.getRemainingTimeInMillis(),
+    });
+    if (result.dryRun) {
+      const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
+      return reply(
+        200,
+        { dryRun: true as const, status, measurement: pushedMeasurement(measurement) },
+        result.headers,
+      );
+    }
+    const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
+    return reply(status === 'created' ? 201 : 200, pushedMeasurement(measurement), result.headers);
+  },
+});
+
+export const handler = keyEndpoint(route);

@@ -1,41 +1,132 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { httpErrorHandler, readJsonBody } from '../lib/http/middleware';
-import { observe } from '../lib/http/observability';
-import { pushRequestOf } from '../lib/http/push';
-import type { BatchResultResponse, DryRunBatchResponse } from '../lib/http/response-schemas';
-import { json } from '../lib/http/responses';
-import { parseInput } from '../lib/http/validation';
-import { batchSchema } from '../lib/push/measurement-schema';
+import * as z from 'zod/mini';
+import { defineKeyRoute, reply } from '../lib/http/route';
+import { batchExample, KPI_ID, measurementExample, OKR_ID } from '../lib/openapi/examples';
+import { batchSchema, pushQuerySchema } from '../lib/push/measurement-schema';
+import { PUSH_ERRORS, PUSH_ORDER } from '../lib/push/order';
 import { pushMeasurements } from '../lib/push/push-service';
-import { pushDeps } from '../lib/runtime';
+import {
+  plannedMeasurementSchema,
+  pushedMeasurement,
+  pushedMeasurementSchema,
+  pushStatusSchema,
+} from '../lib/push/views';
+import { keyEndpoint, pushDeps } from '../lib/runtime';
 
-/**
- * POST /integrations/push/measurements/batch (spec 4, 8): 1..50 measurements, all or nothing.
- * `?dryRun=true` (issue 12): the same answer with `dryRun: true`, nothing written.
- */
-const core = async (event: APIGatewayProxyEvent, context: Context) => {
-  const result = await pushMeasurements(
-    pushDeps,
-    pushRequestOf(
-      event,
-      context,
-      async () => parseInput(batchSchema, await readJsonBody(event)).measurements,
-    ),
+const index = z.int();
+
+/** One item per request element, in request order. */
+const batchResultSchema = z
+  .object({
+    count: z.int().check(z.describe('Number of measurements stored.')),
+    items: z.array(z.object({ index, status: pushStatusSchema, measurement: pushedMeasurementSchema })),
+  })
+  .check(z.meta({ id: 'BatchResult', description: 'One item per request element, in request order.' }));
+
+const dryRunBatchSchema = z
+  .object({
+    dryRun: z.literal(true).check(z.describe('Always `true`: tells this answer from a stored batch.')),
+    count: z.int().check(z.describe('Number of measurements the push would store.')),
+    items: z.array(z.object({ index, status: pushStatusSchema, measurement: plannedMeasurementSchema })),
+  })
+  .check(
+    z.meta({
+      id: 'DryRunBatch',
+      description:
+        'A dry run of a batch (`?dryRun=true`): one item per request element, in request order; nothing was written.',
+    }),
   );
-  const indexed = <T>(items: T[]) => items.map((item, index) => ({ index, ...item }));
-  if (result.dryRun) {
-    return json<DryRunBatchResponse>(
-      200,
-      { dryRun: true, count: result.items.length, items: indexed(result.items) },
-      result.headers,
+
+/** POST /integrations/push/measurements/batch (spec 4, 8): 1..50 measurements, all or nothing. */
+export const route = defineKeyRoute({
+  operationId: 'pushMeasurementsBatch',
+  method: 'post',
+  path: '/integrations/push/measurements/batch',
+  tag: 'Push',
+  summary: 'Push up to 50 measurements',
+  description: `Spec 4, 8. All or nothing; a batch counts as one request against the rate limit.\n\n${PUSH_ORDER}`,
+  auth: 'apiKey',
+  rateLimited: true,
+  query: pushQuerySchema,
+  body: {
+    schema: batchSchema,
+    examples: {
+      mixed: {
+        summary: 'Two KPIs of different types',
+        value: {
+          measurements: [
+            {
+              kpiId: KPI_ID,
+              kpiType: 'BSC_KPI',
+              actual: 40,
+              target: 45,
+              periodStart: '2026-09-01',
+              periodEnd: '2026-09-30',
+            },
+            { kpiId: OKR_ID, kpiType: 'OKR_KEY_RESULT', actual: 0.7, forecast: 0.9 },
+          ],
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description:
+        'Every measurement stored; or, with `?dryRun=true`, what the push would do, with nothing written.',
+      schema: [batchResultSchema, dryRunBatchSchema],
+      examples: {
+        stored: { summary: 'Stored', value: batchExample },
+        dryRun: {
+          summary: 'Dry run',
+          value: {
+            dryRun: true,
+            count: 2,
+            items: [
+              { index: 0, status: 'created', measurement: { ...measurementExample, id: null } },
+              batchExample.items[1],
+            ],
+          },
+        },
+      },
+    },
+  },
+  errors: PUSH_ERRORS,
+  core: async ({ apiKey, authorizer, source, read, context }) => {
+    // Read before the pipeline starts, which reads it first anyway: whether it is a dry run decides its
+    // first round trip. An invalid input is answered after the key's check, as a valid one's dryRun.
+    const input = await read().then(
+      ({ query, body }) => ({
+        ok: true as const,
+        measurements: body.measurements,
+        dryRun: query.dryRun === true,
+      }),
+      (error: unknown) => ({ ok: false as const, error }),
     );
-  }
-  return json<BatchResultResponse>(
-    200,
-    { count: result.items.length, items: indexed(result.items) },
-    result.headers,
-  );
-};
+    const result = await pushMeasurements(pushDeps, {
+      apiKey,
+      authorizer,
+      source,
+      readMeasurements: async () => {
+        if (!input.ok) throw input.error;
+        return input.measurements;
+      },
+      dryRun: input.ok && input.dryRun,
+      remainingTimeMs: () => context.getRemainingTimeInMillis(),
+    });
+    if (result.dryRun) {
+      const items = result.items.map(({ status, measurement }, i) => ({
+        index: i,
+        status,
+        measurement: pushedMeasurement(measurement),
+      }));
+      return reply(200, { dryRun: true as const, count: items.length, items }, result.headers);
+    }
+    const items = result.items.map(({ status, measurement }, i) => ({
+      index: i,
+      status,
+      measurement: pushedMeasurement(measurement),
+    }));
+    return reply(200, { count: items.length, items }, result.headers);
+  },
+});
 
-export const handler = middy(core).use(observe()).use(httpErrorHandler());
+export const handler = keyEndpoint(route);

@@ -1,23 +1,54 @@
-import middy from '@middy/core';
+import * as z from 'zod/mini';
 import { refresh } from '../lib/auth/sessions';
-import { corsOrigins } from '../lib/config';
-import { httpErrorHandler, jsonBody } from '../lib/http/middleware';
-import { cors, observe } from '../lib/http/observability';
-import type { RefreshResponse } from '../lib/http/response-schemas';
-import { json } from '../lib/http/responses';
-import { refreshSchema } from '../lib/http/schemas';
-import type { JsonEvent } from '../lib/http/types';
-import { parseInput } from '../lib/http/validation';
-import { config, db, tokens } from '../lib/runtime';
+import { defineRoute, reply } from '../lib/http/route';
+import { refreshTokenField } from '../lib/http/schemas';
+import { db, publicEndpoint, tokens } from '../lib/runtime';
 
-/** POST /auth/refresh-token (spec 2.4). */
-const core = async (event: JsonEvent) => {
-  const { refreshToken } = parseInput(refreshSchema, event.body);
-  return json<RefreshResponse>(200, await refresh({ db, tokens }, refreshToken));
-};
+/** Spec 2.4. */
+const refreshRequestSchema = z
+  .strictObject({
+    refreshToken: refreshTokenField('The `refreshToken` of a login.'),
+  })
+  .check(z.meta({ id: 'RefreshRequest', description: 'Spec 2.4.' }));
 
-export const handler = middy(core)
-  .use(observe())
-  .use(cors(corsOrigins(config)))
-  .use(httpErrorHandler())
-  .use(jsonBody());
+/** Spec 2.4: a new access token, no new refresh token. */
+const refreshResponseSchema = z
+  .object({
+    token: z.string().check(z.describe('Access token (JWT).')),
+    expiresIn: z.int().check(z.describe('Lifetime of the access token in seconds: 86400.')),
+  })
+  .check(
+    z.meta({ id: 'RefreshResponse', description: 'Spec 2.4: a new access token, no new refresh token.' }),
+  );
+
+export const route = defineRoute({
+  operationId: 'refreshToken',
+  method: 'post',
+  path: '/auth/refresh-token',
+  tag: 'Authentication',
+  summary: 'Get a new access token',
+  description:
+    'Spec 2.4. Re-reads the user and tenant, so a role change, a disabled user or an inactive tenant takes effect here.',
+  auth: 'none',
+  cors: true,
+  body: {
+    schema: refreshRequestSchema,
+    examples: {
+      refresh: {
+        summary: 'A refresh token',
+        value: { refreshToken: 'eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9…' },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: 'A new access token.',
+      schema: refreshResponseSchema,
+      example: { token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9…', expiresIn: 86400 },
+    },
+  },
+  errors: ['UNAUTHENTICATED', 'TENANT_INACTIVE', 'USER_DISABLED'],
+  core: async ({ body }) => reply(200, await refresh({ db, tokens }, body.refreshToken)),
+});
+
+export const handler = publicEndpoint(route);

@@ -1,26 +1,29 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { corsOrigins } from '../lib/config';
-import { revokeApiKey } from '../lib/db/api-keys';
-import { jwtAuth } from '../lib/http/jwt-auth';
-import { httpErrorHandler } from '../lib/http/middleware';
-import { cors, observe } from '../lib/http/observability';
-import { noContent } from '../lib/http/responses';
-import type { UserContext } from '../lib/http/types';
+import { revokeApiKey } from '../lib/api-keys/service';
+import { defineRoute, reply } from '../lib/http/route';
+import { apiKeyIdParams } from '../lib/http/schemas';
 import { audit } from '../lib/logger';
-import { config, db, tokens } from '../lib/runtime';
+import { db, jwtEndpoint } from '../lib/runtime';
 
-/** DELETE /api-keys/{id} (ADMIN): revokes at once, recording who (issue 13); idempotent; another tenant's key is 404. */
-const core = async (event: APIGatewayProxyEvent, context: UserContext) => {
-  const keyId = event.pathParameters?.id ?? '';
-  await revokeApiKey(db, context.user.tenantId, keyId, { type: 'user', userId: context.user.userId });
-  // Revoking is idempotent, and so is its audit line: one per successful request.
-  audit('api-key.revoked', { keyId });
-  return noContent();
-};
+/** DELETE /api-keys/{id} (ADMIN): revokes at once, recording who; idempotent; another tenant's key is 404. */
+export const route = defineRoute({
+  operationId: 'revokeApiKey',
+  method: 'delete',
+  path: '/api-keys/{id}',
+  tag: 'API keys',
+  summary: 'Revoke an API key',
+  description:
+    'Spec 3 (ADMIN). Effective for the very next request; a revoked key is never reactivated. Revoking again is 204 too. Revoking a key made by a roll also ends the grace period of the key it replaced, if that one still works: the old key stops at once too.',
+  auth: 'jwt',
+  roles: ['ADMIN'],
+  pathParams: apiKeyIdParams,
+  responses: { 204: { description: 'Revoked.' } },
+  errors: ['NOT_FOUND'],
+  core: async ({ params: { id }, user }) => {
+    const { graceEnded } = await revokeApiKey(db, user.tenantId, id, { type: 'user', userId: user.userId });
+    // Revoking is idempotent, and so is its audit line: one per successful request.
+    audit('api-key.revoked', { keyId: id, graceEndedOf: graceEnded?.id ?? null });
+    return reply(204, undefined);
+  },
+});
 
-export const handler = middy(core)
-  .use(observe())
-  .use(cors(corsOrigins(config)))
-  .use(httpErrorHandler())
-  .use(jwtAuth({ tokens, roles: ['ADMIN'] }));
+export const handler = jwtEndpoint(route);

@@ -1,7 +1,7 @@
 /**
  * The closed set of errors the API can answer with. Each code maps, exhaustively and in this one
  * place, to an HTTP status and an RFC 9457 problem `type`. The `type` URIs are stable identifiers
- * that clients may switch on; the README lists them.
+ * that clients may switch on; docs/api.md lists them.
  */
 export const PROBLEM_TYPE_BASE = 'https://strategy-service.example.com/problems/';
 
@@ -22,7 +22,7 @@ export const errorCatalog = {
     slug: 'feature-not-enabled',
     title: "The tenant's plan does not include this feature",
   },
-  /** Issue 13: a push of a KPI-scoped key names KPIs of its tenant outside the key's scope. */
+  /** A push of a KPI-scoped key names KPIs of its tenant outside the key's scope. */
   KPI_OUTSIDE_KEY_SCOPE: {
     status: 403,
     slug: 'kpi-outside-key-scope',
@@ -35,13 +35,13 @@ export const errorCatalog = {
     slug: 'api-key-limit-reached',
     title: "The plan's API key limit is reached",
   },
-  /** Issue 13: only an active key can be rolled (revoked and expired keys are final, spec 3). */
+  /** Only an active key can be rolled (revoked and expired keys are final, spec 3). */
   API_KEY_NOT_ACTIVE: {
     status: 409,
     slug: 'api-key-not-active',
     title: 'The API key is not active',
   },
-  /** Issue 13: a key is rolled once; its replacement is the key to roll next. */
+  /** A key is rolled once; its replacement is the key to roll next. */
   API_KEY_ALREADY_ROLLED: {
     status: 409,
     slug: 'api-key-already-rolled',

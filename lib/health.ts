@@ -11,7 +11,7 @@ export interface HealthCheckOptions {
 }
 
 /**
- * GET /health (issue 12): whether the service can serve requests, which needs its DynamoDB table. A
+ * GET /health: whether the service can serve requests, which needs its DynamoDB table. A
  * good answer is reused for `ttlSeconds` (10), so however often monitors (or anyone: the endpoint is
  * public) call it, one container reads at most 6 items a minute; a failure is not reused, so recovery
  * shows at the next call. Failures become a plain 503 `service-unavailable`: the cause goes to the log

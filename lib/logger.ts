@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 
 /**
- * Issue 14: structured JSON logs through Powertools Logger (the ecosystem's standard): level, message,
+ * Structured JSON logs through Powertools Logger (the ecosystem's standard): level, message,
  * timestamp, service, cold start, function name and Lambda request id on every line, plus the keys a
  * request appends (`correlation_id` = the API Gateway request id sent back as `X-Request-Id`, and the
  * tenant, user or API key prefix once known). `LOG_LEVEL` (`debug`, `info`, `warn`, `error`, `silent`)
@@ -19,14 +19,19 @@ export const logger = new Logger({
   logLevel: (process.env.LOG_LEVEL ?? 'info').toUpperCase() as LogLevel,
 });
 
-/** Security-relevant events (README, Operations): who did what to which tenant, never a secret. */
+/** Security-relevant events (docs/operations.md, Logs): who did what to which tenant, never a secret. */
 export type AuditEvent =
   | 'login.succeeded'
   | 'login.failed'
   | 'login.locked'
+  | 'login.source-locked'
+  | 'login.ceiling-reached'
+  | 'logout'
+  | 'sessions.revoked'
   | 'api-key.created'
   | 'api-key.rolled'
-  | 'api-key.revoked';
+  | 'api-key.revoked'
+  | 'kpi.updated';
 
 /**
  * One audit line: `{"message":"audit","audit":"<event>", ...fields}`, at info level, with the request's

@@ -1,12 +1,17 @@
-import { ssmSecret } from './auth/jwt-secret';
+import { type SecretSource, ssmSecret } from './auth/jwt-secret';
+import { createSessionGuard } from './auth/session-guard';
 import { createTokenService, type TokenSettings } from './auth/tokens';
-import { parseConfig } from './config';
+import { corsOrigins, parseConfig } from './config';
 import { createDatabase } from './db/client';
 import { probeTable } from './db/health';
+import { getSessionState } from './db/sessions';
 import { getTenant } from './db/tenants';
 import { createHealthCheck } from './health';
+import { createCursorSeal } from './http/cursors';
+import { jwtEndpointOf, keyEndpointOf, pageEndpointOf, publicEndpointOf } from './http/endpoint';
 import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
+import { tracer } from './tracer';
 
 /**
  * Module-scope dependencies of the Lambda handlers, built once per container at cold start.
@@ -14,32 +19,54 @@ import { createTenantCache } from './tenant-cache';
  */
 export const config = parseConfig(process.env);
 
+/** The one DynamoDB client of a container, captured by the tracer: each call is an X-Ray subsegment. */
 export const db = createDatabase({
   tableName: config.TABLE_NAME,
   region: config.AWS_REGION,
   endpoint: config.DYNAMODB_ENDPOINT,
 });
+tracer.captureAWSv3Client(db.client);
 
 /**
- * The JWT key is read at the first sign or verify, from SSM on AWS (issue 14); locally it is JWT_SECRET.
- * Both calls are marked pure (and the settings built by a function, so no argument has side effects):
- * a function that never uses `tokens` (push, pages) drops the token service, the JWT code and the SSM read
- * from its bundle.
+ * The JWT key is read at the first sign or verify, from SSM on AWS (through Powertools Parameters);
+ * locally it is JWT_SECRET. Both calls are marked pure (and the settings built by a function, so no
+ * argument has side effects): a function that never uses `tokens` (push, pages) drops the token service,
+ * jose, the claim schemas and the SSM read from its bundle.
  */
+const jwtKeySource = (): SecretSource =>
+  config.JWT_SECRET ??
+  ssmSecret({
+    name: config.JWT_SECRET_PARAMETER as string,
+    region: config.AWS_REGION,
+    maxAgeSeconds: config.JWT_KEY_MAX_AGE_SECONDS,
+  });
+
+/** One source of the key text per container: the token service and the cursor seal share its reads. */
+const jwtKeys = /* @__PURE__ */ jwtKeySource();
+
 const tokenSettings = (): TokenSettings => ({
-  secret:
-    config.JWT_SECRET ??
-    ssmSecret({
-      name: config.JWT_SECRET_PARAMETER as string,
-      region: config.AWS_REGION,
-      maxAgeSeconds: config.JWT_KEY_MAX_AGE_SECONDS,
-    }),
+  secret: jwtKeys,
   issuer: config.JWT_ISSUER,
   audience: config.JWT_AUDIENCE,
   refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
 });
 
 export const tokens = /* @__PURE__ */ createTokenService(/* @__PURE__ */ tokenSettings());
+
+/**
+ * Whether an access token's session still allows it, read per session at most every
+ * SESSION_CACHE_TTL_SECONDS (lib/auth/session-guard.ts). Pure, with its settings built by a function,
+ * like `tokens`: the push functions and the pages leave it out.
+ */
+const sessionGuardSettings = (): Parameters<typeof createSessionGuard>[0] => ({
+  load: (principal) => getSessionState(db, principal),
+  ttlSeconds: config.SESSION_CACHE_TTL_SECONDS,
+});
+
+export const sessions = /* @__PURE__ */ createSessionGuard(/* @__PURE__ */ sessionGuardSettings());
+
+/** The lists' cursors, sealed with a key derived from the JWT key (lib/http/cursors.ts). */
+export const cursors = /* @__PURE__ */ createCursorSeal(jwtKeys);
 
 /**
  * Push pipeline dependencies; the tenant cache lives as long as the container. Built by a function
@@ -65,3 +92,14 @@ export const pushDeps: PushDeps = /* @__PURE__ */ createPushDeps();
 
 /** GET /health's check; pure, so bundles of the other functions leave it out. */
 export const checkHealth = /* @__PURE__ */ createHealthCheck({ probe: () => probeTable(db) });
+
+/**
+ * The handlers of the route modules (lib/http/endpoint.ts), each built from its route's declaration.
+ * Marked pure like the rest, so that a function bundles only the wrapper it uses: a push function
+ * carries no token service.
+ */
+const web = { corsOrigins: corsOrigins(config), tracer };
+export const publicEndpoint = /* @__PURE__ */ publicEndpointOf(web);
+export const jwtEndpoint = /* @__PURE__ */ jwtEndpointOf(web, tokens, sessions, cursors);
+export const keyEndpoint = /* @__PURE__ */ keyEndpointOf(web);
+export const pageEndpoint = /* @__PURE__ */ pageEndpointOf(web);

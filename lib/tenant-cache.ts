@@ -6,7 +6,7 @@ export interface TenantCache {
 
 /**
  * Per-container cache of tenant items: tenants change rarely, and the push hot path saves a round
- * trip on a hit. Entries live at most `ttlSeconds` (≤ 30, issue 4), so a deactivated tenant or a
+ * trip on a hit. Entries live at most `ttlSeconds` (≤ 30), so a deactivated tenant or a
  * removed plan feature takes effect within that time. API keys are never cached.
  */
 export const createTenantCache = ({

@@ -3,30 +3,34 @@
  * explains it. Prints JSON (or, with `--field`, one field as plain text, for scripts).
  *
  * Database: the table named by TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, or,
- * without it, DynamoDB Local on DYNAMODB_PORT (default 8000), the same variable `npm start` reads
- * (issue 13). DYNAMODB_ENDPOINT=aws uses AWS with the usual credential chain, and then also the stage's
+ * without it, DynamoDB Local on DYNAMODB_PORT (default 8000), the same variable `npm start` reads.
+ * DYNAMODB_ENDPOINT=aws uses AWS with the usual credential chain, and then also the stage's
  * usage plans (scripts/usage-plans.ts). Every command calls the same lib functions as the service.
  *
- * Dates (issue 13, one format everywhere): ISO 8601. A calendar date is `YYYY-MM-DD`; a moment
+ * Dates (one format everywhere): ISO 8601. A calendar date is `YYYY-MM-DD`; a moment
  * (`--expires-at`) is a date-time with a zone, `2027-06-30T18:00:00Z` or `…+02:00`, or a date alone,
  * meaning 00:00:00 UTC of that day. Output is always UTC with milliseconds, `2027-06-30T00:00:00.000Z`.
  */
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
+import { kpiScopeSchema } from '../lib/api-keys/inputs';
+import { ROLL_GRACE_HOURS } from '../lib/api-keys/rules';
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../lib/api-keys/service';
 import { apiKeyView, createdApiKeyView } from '../lib/api-keys/views';
+import { revokeAllSessions, updateAccount } from '../lib/auth/accounts';
 import { hashPassword } from '../lib/auth/passwords';
-import { ROLES } from '../lib/auth/roles';
-import { type Actor, createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../lib/db/api-keys';
 import { createDatabase, type Database } from '../lib/db/client';
-import { createKpi, listKpis } from '../lib/db/kpis';
+import { createKpi, listKpis, updateKpi } from '../lib/db/kpis';
 import type { Page, PageRequest } from '../lib/db/pagination';
 import { createStrategicCycle, listStrategicCycles } from '../lib/db/strategic-cycles';
 import { createTenant, getTenant, listTenants, type Tenant, updateTenant } from '../lib/db/tenants';
-import { createUser, listUsers, normalizeEmail, type User, updateUser } from '../lib/db/users';
-import { FEATURES, KPI_TYPES, PLANS, ROLL_GRACE_HOURS } from '../lib/domain';
+import { createUser, listUsers, normalizeEmail, type User } from '../lib/db/users';
+import type { Actor } from '../lib/domain/api-key';
+import { KPI_DIRECTIONS, KPI_TYPES, kpiDirectionSchema } from '../lib/domain/kpi';
+import { FEATURES, PLANS } from '../lib/domain/plan';
+import { ROLES } from '../lib/domain/user';
 import { AppError } from '../lib/errors';
-import { kpiScopeSchema } from '../lib/http/api-key-schemas';
 import { parseInput } from '../lib/http/validation';
 import { type UsagePlans, usagePlansFromEnv } from './usage-plans';
 
@@ -91,7 +95,7 @@ const wholeNumber = (min: number, max: number) =>
 interface CommandContext {
   /** The deployed stage's usage plans, or undefined on the local stack. */
   usagePlans: UsagePlans | undefined;
-  /** Who runs the CLI, recorded on the API keys they create, roll or revoke (issue 13). */
+  /** Who runs the CLI, recorded on the API keys they create, roll or revoke. */
   operator: Actor;
 }
 
@@ -240,7 +244,8 @@ const commands = {
       ),
   }),
   'update-user': command({
-    summary: 'Change a user’s role, or disable or enable them.',
+    summary:
+      'Change a user’s role, or disable or enable them. Disabling or demoting ends every session of the user.',
     options: {
       tenant: TENANT,
       user: ['<id>', 'the user (required; see list-users)'],
@@ -254,7 +259,18 @@ const commands = {
       disabled: z.optional(bool),
     }),
     example: 'update-user --tenant "$TENANT" --user "$USER_ID" --role VIEWER --disabled true',
-    run: async (db, { tenant, user, ...patch }) => userView(await updateUser(db, tenant, user, patch)),
+    run: async (db, { tenant, user, ...patch }) => userView(await updateAccount(db, tenant, user, patch)),
+  }),
+  'revoke-sessions': command({
+    summary:
+      'End every session of a user: their refresh tokens stop working at once, their access tokens within the session cache’s bound (60 s at most).',
+    options: { tenant: TENANT, user: ['<id>', 'the user (required; see list-users)'] },
+    schema: z.strictObject({ tenant: nonEmpty, user: nonEmpty }),
+    example: 'revoke-sessions --tenant "$TENANT" --user "$USER_ID"',
+    run: async (db, { tenant, user }) => {
+      const { id, tokenVersion } = await revokeAllSessions(db, tenant, user);
+      return { id, tokenVersion, sessions: 'revoked' };
+    },
   }),
   'list-users': command({
     summary: 'List the users of a tenant, oldest first.',
@@ -285,6 +301,48 @@ const commands = {
     run: async (db, { tenant }) => {
       await requireTenant(db, tenant);
       return all((page) => listKpis(db, tenant, page));
+    },
+  }),
+  'update-kpi': command({
+    summary: 'Set how a KPI’s status is measured: its direction, tolerance, or that it is qualitative.',
+    options: {
+      tenant: TENANT,
+      id: ['<id>', 'the KPI (required; see list-kpis)'],
+      direction: ['<direction>', `${KPI_DIRECTIONS.join(' or ')}`],
+      tolerance: ['<fraction>', 'how far below (or above) the target is still at risk, 0 to 1 (e.g. 0.1)'],
+      qualitative: ['<true|false>', 'true: the KPI has no status'],
+    },
+    schema: z
+      .strictObject({
+        tenant: nonEmpty,
+        id: nonEmpty,
+        direction: z.optional(kpiDirectionSchema),
+        tolerance: z.optional(
+          z.pipe(
+            z.string().check(z.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a number from 0 to 1')),
+            z.transform(Number),
+          ),
+        ),
+        qualitative: z.optional(
+          z.pipe(
+            z.enum(['true', 'false']),
+            z.transform((value) => value === 'true'),
+          ),
+        ),
+      })
+      .check(
+        z.refine(
+          (input) => [input.direction, input.tolerance, input.qualitative].some((v) => v !== undefined),
+          {
+            message: 'give at least one of --direction, --tolerance, --qualitative',
+          },
+        ),
+      ),
+    example: 'update-kpi --tenant "$TENANT" --id "$KPI" --direction lower_is_better --tolerance 0.05',
+    run: async (db, { tenant, id, ...rule }) => {
+      const kpi = await updateKpi(db, tenant, id, rule);
+      if (!kpi) throw new AppError('NOT_FOUND', `KPI ${id} not found in tenant ${tenant}.`);
+      return kpi;
     },
   }),
   'create-cycle': command({
@@ -516,7 +574,7 @@ const main = async () => {
   }
   const { field, ...options } = values;
   const input = parseInput(definition.schema, options, { what: 'command line' });
-  // The SDK's notice about Node 20 support is known (README); it would bury the CLI's own output.
+  // The SDK's notice about Node 20 support is known (docs/development.md); it would bury the CLI's own output.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const endpoint = endpointFromEnv(process.env);
   const db = createDatabase({

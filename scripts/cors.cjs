@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * serverless.yml `custom.jwtCors: ${file(./scripts/cors.cjs):jwtCors}` (issue 14): the CORS setting of
+ * serverless.yml `custom.jwtCors: ${file(./scripts/cors.cjs):jwtCors}`: the CORS setting of
  * the JWT endpoints' http events, from the stage parameter `corsOrigins` (comma-separated origins).
  *
  * Empty (the default): `false`, so API Gateway has no OPTIONS method and a browser's preflight fails;

@@ -4,8 +4,9 @@
  * assets } from 'api-docs:swagger-ui'` gives the reference page and the files it loads, all served by
  * that one function, so the page loads nothing from another host.
  *
- * - Swagger UI's browser bundle and stylesheet (swagger-ui-dist, as published) and our start script
- *   (web/api-docs.ts, bundled for the browser) become assets named by content hash, cached for good.
+ * - Swagger UI's browser bundle and stylesheet (swagger-ui-dist, as published), our start script
+ *   (web/api-docs.ts, bundled for the browser) and our stylesheet (web/api-docs.css: the bar that links
+ *   back to the app) become assets named by content hash, cached for good.
  * - web/api-docs.html names them as `{{file}}`; they are linked relative to the page (`docs/<file>`).
  * - The Content-Security-Policy allows scripts, styles and requests from the same origin only.
  */
@@ -45,6 +46,7 @@ const buildDocs = async () => {
   const sources = {
     'swagger-ui-bundle.js': distFile('swagger-ui-bundle.js'),
     'swagger-ui.css': distFile('swagger-ui.css'),
+    'api-docs.css': readFileSync(join(webDir, 'api-docs.css'), 'utf8'),
     'api-docs.js': start.outputFiles[0]?.text ?? '',
   };
   /** @type {Record<string, { contentType: string; body: string }>} */
@@ -90,7 +92,11 @@ const apiDocs = {
           `export const assets = ${JSON.stringify(assets)};`,
         ].join('\n'),
         loader: 'js',
-        watchFiles: [join(webDir, 'api-docs.html'), join(webDir, 'api-docs.ts')],
+        watchFiles: [
+          join(webDir, 'api-docs.html'),
+          join(webDir, 'api-docs.ts'),
+          join(webDir, 'api-docs.css'),
+        ],
       };
     });
   },

@@ -9,13 +9,12 @@
  * The HTML is stored gzip-compressed (the KPI page: 44 KB instead of 79 KB) and inflated once per
  * container, so page functions stay within the 100 KB bundle budget with their chart library.
  *
- * Pages share code without copies (issue 15): the script and the style import modules under web/shared/
+ * Pages share code without copies: the script and the style import modules under web/shared/
  * (esbuild bundles both `import` and CSS `@import`), and `<!-- include shared/<name>.html -->` in a page
  * is replaced by that file, so the header, navigation and sign-in form are written once.
  *
  * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
- *
- * `openapi-document`: openapi.json, compressed, for GET /api/openapi.json (./esbuild-openapi.cjs).
+
  */
 const { createHash } = require('node:crypto');
 const { existsSync, readFileSync } = require('node:fs');
@@ -105,7 +104,7 @@ const webBundle = {
     build.onLoad({ filter: /.*/, namespace: 'web-bundle' }, async (args) => {
       const { html, contentSecurityPolicy, watchFiles } = await buildPage(args.path);
       // The page ships gzip-compressed and is inflated once per container: the KPI page's chart
-      // library alone is 52 KB, and every function bundle stays within 100 KB (issue 15).
+      // library alone is 52 KB, and every function bundle stays within 100 KB.
       const packed = gzipSync(Buffer.from(html, 'utf8'), { level: 9 }).toString('base64');
       return {
         contents: [
@@ -122,6 +121,5 @@ const webBundle = {
 };
 
 const { apiDocs } = require('./esbuild-api-docs.cjs');
-const { openApiDocument } = require('./esbuild-openapi.cjs');
 
-module.exports = [webBundle, apiDocs, openApiDocument];
+module.exports = [webBundle, apiDocs];

@@ -1,11 +1,14 @@
 /**
- * Demo history for the KPI page (issue 15): months of measurements for some seeded KPIs, pushed through
+ * Demo history for the KPI page: months of measurements for some seeded KPIs, pushed through
  * the push library like a cron job would have pushed them, each batch with the clock set to when it
  * would have arrived, so the records carry `receivedAt`, the key id and prefix exactly like pushed ones.
+ * The same way, the key page's demo traffic (scripts/seed.ts): each request lands on its key's day of
+ * usage, with its source, as a request through API Gateway would.
  */
 import type { Database } from '../lib/db/client';
 import { getTenant } from '../lib/db/tenants';
-import type { KpiType } from '../lib/domain';
+import type { KpiType } from '../lib/domain/kpi';
+import { AppError, type ErrorCode } from '../lib/errors';
 import type { MeasurementInput } from '../lib/push/measurement-schema';
 import { pushMeasurements } from '../lib/push/push-service';
 import { createTenantCache } from '../lib/tenant-cache';
@@ -24,6 +27,11 @@ export interface HistoryPlan {
   /** Push a target (5 % above the trend) and, for the second half, a forecast. */
   withTarget?: boolean;
   withForecast?: boolean;
+  /**
+   * The target as a multiple of the trend, default 1.05: below 1 the KPI beats its target (on track),
+   * far above it falls behind (off track).
+   */
+  targetRatio?: number;
   /** Decimals kept (0 for counts). */
   decimals?: number;
 }
@@ -65,7 +73,7 @@ export const historyMeasurements = (
         kpiId: kpi.id,
         kpiType: kpi.type,
         actual: round(trend + wiggle),
-        target: plan.withTarget ? round(trend * 1.05) : undefined,
+        target: plan.withTarget ? round(trend * (plan.targetRatio ?? 1.05)) : undefined,
         forecast: plan.withForecast && i >= plan.periods / 2 ? round(trend * 1.02) : undefined,
         ...period,
       },
@@ -78,33 +86,75 @@ export const historyMeasurements = (
 
 const MAX_BATCH = 50;
 
-/**
- * Pushes the measurements with the tenant's key, one batch per arrival time, oldest first. This is
- * the seed's only call into the push library.
- */
-export const pushHistory = async (
-  db: Database,
+/** Where a request comes from, as API Gateway would see it. */
+export interface Client {
+  sourceIp: string;
+  userAgent: string;
+}
+
+/** One request of the demo traffic: what a client sent with a key, and when. */
+export interface SeedRequest {
+  at: number;
+  apiKey: string;
+  client: Client;
+  measurements: MeasurementInput[];
+  dryRun?: boolean;
+  /** The refusal the request is meant to get (a revoked key, a KPI outside the key's scope). */
+  refused?: ErrorCode;
+}
+
+/** The history as the requests that pushed it: one batch (of at most 50) per arrival time. */
+export const historyRequests = (
   apiKey: string,
+  client: Client,
   history: { measurement: MeasurementInput; receivedAt: number }[],
-) => {
+): SeedRequest[] => {
   const byArrival = new Map<number, MeasurementInput[]>();
   for (const { measurement, receivedAt } of history) {
     byArrival.set(receivedAt, [...(byArrival.get(receivedAt) ?? []), measurement]);
   }
+  return [...byArrival].flatMap(([at, measurements]) =>
+    Array.from({ length: Math.ceil(measurements.length / MAX_BATCH) }, (_, i) => ({
+      at,
+      apiKey,
+      client,
+      measurements: measurements.slice(i * MAX_BATCH, (i + 1) * MAX_BATCH),
+    })),
+  );
+};
+
+/**
+ * Sends the requests through the push library, oldest first: a day of usage keeps the last request's
+ * time and source, and a measurement the last value pushed, so the order is the clock's. A planned
+ * refusal is part of the demo and counts on its key's day like any other; any other outcome is a
+ * mistake of the seed and stops it. This is the seed's only call into the push library.
+ */
+export const pushTraffic = async (db: Database, requests: SeedRequest[]) => {
   const tenants = createTenantCache({ ttlSeconds: 30, load: (id) => getTenant(db, id) });
-  for (const at of [...byArrival.keys()].sort((a, b) => a - b)) {
-    const measurements = byArrival.get(at) ?? [];
-    for (let i = 0; i < measurements.length; i += MAX_BATCH) {
+  for (const request of [...requests].sort((a, b) => a.at - b.at)) {
+    let refused: ErrorCode | undefined;
+    try {
       await pushMeasurements(
         {
           db,
           tenants,
-          // Each arrival time is its own rate-limit window; the limits only need to admit a batch.
+          // Each request's minute is its own rate-limit window; the limits only need to admit it.
           rateLimits: { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } },
-          now: () => at,
+          now: () => request.at,
         },
-        { apiKey, readMeasurements: async () => measurements.slice(i, i + MAX_BATCH) },
+        {
+          apiKey: request.apiKey,
+          readMeasurements: async () => request.measurements,
+          dryRun: request.dryRun,
+          source: request.client,
+        },
       );
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== request.refused) throw error;
+      refused = error.code;
+    }
+    if (refused !== request.refused) {
+      throw new Error(`A seeded push at ${new Date(request.at).toISOString()} was meant to be refused`);
     }
   }
 };

@@ -1,14 +1,16 @@
 // @ts-check
 /**
- * Local Serverless plugin (issue 14): CloudWatch alarms from serverless.yml `custom.alarms`, added to
- * the packaged template. The thresholds live in serverless.yml (and the README); this file only builds
+ * Local Serverless plugin: CloudWatch alarms from serverless.yml `custom.alarms`, added to
+ * the packaged template. The thresholds live in serverless.yml (and docs/operations.md); this file only builds
  * the resources, so a new function gets its alarms without a line here, and an authorizer needs one
  * line in `custom.alarms.authorizers`.
  *
  * - every function: Lambda `Errors` (authorizers: `authorizerErrors` instead) and `Throttles`;
  * - `pushLatency.functions`: p99 `Duration`;
  * - the REST API: share of 5xx answers (`5XXError` / `Count`), once `minimumRequests` came in;
- * - the table and its index: read and write throttle events.
+ * - the table and its index: read and write throttle events;
+ * - `serviceMetrics`: a metric the service itself emits (lib/metrics.ts `alertMetric`), per function,
+ *   with the dimensions Powertools gives it in Lambda (`service` and `function`).
  * `topicArn` (stage parameter `alarmTopicArn`), when set, receives ALARM and OK notifications.
  * Missing data is "not breaching": no traffic is not an incident.
  */
@@ -24,6 +26,7 @@
  *   api5xxRate: Rule & { minimumRequests: number };
  *   dynamodbThrottles: Rule;
  *   pushLatency: { functions: string[]; p99Milliseconds: number; periodSeconds: number; evaluationPeriods: number };
+ *   serviceMetrics?: (Rule & { function: string; metric: string; namespace: string; serviceName: string; description: string })[];
  * }} AlarmConfig
  */
 
@@ -47,7 +50,12 @@ class ServerlessAlarms {
       throw new this.serverless.classes.Error(`serverless-alarms: ${message}`);
     };
     const authorizers = config.authorizers ?? [];
-    for (const name of [...authorizers, ...config.pushLatency.functions]) {
+    const serviceMetrics = config.serviceMetrics ?? [];
+    for (const name of [
+      ...authorizers,
+      ...config.pushLatency.functions,
+      ...serviceMetrics.map((m) => m.function),
+    ]) {
       if (!functions.includes(name)) fail(`custom.alarms names "${name}", which is not a function`);
     }
     const actions = config.topicArn ? { AlarmActions: [config.topicArn], OKActions: [config.topicArn] } : {};
@@ -103,6 +111,23 @@ class ServerlessAlarms {
           EvaluationPeriods: rule.evaluationPeriods,
         });
       }
+    }
+
+    for (const rule of serviceMetrics) {
+      const logicalId = naming.getLambdaLogicalId(rule.function);
+      alarm(`${logicalId}${rule.metric}Alarm`, `${rule.function}-${rule.metric}`, {
+        AlarmDescription: rule.description,
+        Namespace: rule.namespace,
+        MetricName: rule.metric,
+        Dimensions: [
+          { Name: 'service', Value: rule.serviceName },
+          { Name: 'function', Value: { Ref: logicalId } },
+        ],
+        Statistic: 'Sum',
+        Threshold: rule.threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        ...window(rule),
+      });
     }
 
     const api = config.api5xxRate;

@@ -12,7 +12,7 @@
  * this package's deployment, and makes the usage plans (which name the stage) wait for the stage.
  * A redeploy creates a new deployment and updates the stage's `DeploymentId` in place (no interruption).
  *
- * Issue 14, access logs: the stage waits for `ApiGatewayAccount` (the account's CloudWatch role for API
+ * Access logs: the stage waits for `ApiGatewayAccount` (the account's CloudWatch role for API
  * Gateway), because a stage cannot enable access logs before the account has that role. With
  * `custom.manageApiGatewayAccount` "false" (the account already has one) both resources are left out.
  */

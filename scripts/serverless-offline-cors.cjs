@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Local Serverless plugin (issue 14): makes serverless-offline answer CORS the way the deployed REST API
+ * Local Serverless plugin: makes serverless-offline answer CORS the way the deployed REST API
  * does, so a browser caller that works locally also works on AWS.
  *
  * serverless-offline 14 (src/events/http/HttpServer.js, an `onPreResponse` extension) adds

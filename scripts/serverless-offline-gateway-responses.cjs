@@ -3,22 +3,33 @@
  * Local Serverless plugin (serverless.yml `plugins`), active only under `serverless offline`: renders the
  * API's gateway responses (the `AWS::ApiGateway::GatewayResponse` resources of serverless.yml, from
  * infra/gateway-responses.json) the way API Gateway does, so the local stack answers a refused push
- * exactly as the deployed one (issue 10: "the local stack keeps working unchanged for users").
+ * exactly as the deployed one ("the local stack keeps working unchanged for users").
  *
  * serverless-offline runs the push authorizer but answers its refusals with its own bodies (a hapi Boom
  * `{"statusCode":401,"error":"Unauthorized",...}`) and knows nothing of gateway responses. This plugin
  * adds an `onPreResponse` extension to serverless-offline's HTTP server that replaces a response refused
  * by the authorizer with the rendered gateway response of the same type: 401 → UNAUTHORIZED, 403 →
- * ACCESS_DENIED. Of the template language it needs `$context.requestId` only. (serverless-offline also
+ * ACCESS_DENIED. Of the template language it needs `$context.requestId` and `$context.authorizer.<name>`:
+ * the push authorizer denies a refused key with the problem in its context, which API Gateway puts
+ * into the ACCESS_DENIED response. serverless-offline drops a denying authorizer's context, so this
+ * plugin also records, per `x-api-key`, the context of the authorizer's last answer (it wraps
+ * serverless-offline's Lambda runner; only `serverless offline` loads this). (serverless-offline also
  * answers 401 when the authorizer fails; on AWS that is AUTHORIZER_FAILURE, rendered as 503.)
+ *
+ * A request that matches no route gets serverless-offline's own 404 (`{"error":"Serverless-offline:
+ * route not found.","existingRoutes":[…]}`, from its catch-all route `/{p*}`); API Gateway answers it
+ * with MISSING_AUTHENTICATION_TOKEN, which the API renders as a 404 problem document: so does this.
  */
 const { randomUUID } = require('node:crypto');
 
 const RESPONSE_TYPE_BY_STATUS = { 401: 'UNAUTHORIZED', 403: 'ACCESS_DENIED' };
 
-/** `'value'` → `value`: static gateway response parameters are quoted string literals. */
+/**
+ * `'value'` → `value`: static gateway response parameters are quoted string literals, in which a
+ * quote is written `\'` (the Content-Security-Policy `default-src 'none'`).
+ */
 const staticValue = (/** @type {string} */ expression) =>
-  /^'.*'$/s.test(expression) ? expression.slice(1, -1) : undefined;
+  /^'.*'$/s.test(expression) ? expression.slice(1, -1).replaceAll("\\'", "'") : undefined;
 
 class ServerlessOfflineGatewayResponses {
   /** @param {any} serverless */
@@ -62,7 +73,44 @@ class ServerlessOfflineGatewayResponses {
     return byType;
   }
 
-  install() {
+  /**
+   * Remembers the context of every authorizer answer by the request's `x-api-key`, the identity source
+   * of the push authorizer (an answer is the same for every request with that key).
+   * @param {Map<string, Record<string, unknown>>} contexts
+   */
+  async recordAuthorizerContexts(contexts) {
+    const { default: Lambda } = await import('serverless-offline/lambda');
+    const wrapped = Symbol.for('strategy-service.authorizer-context');
+    const get = Lambda.prototype.get;
+    Lambda.prototype.get = function (/** @type {string} */ functionKey) {
+      const lambdaFunction = get.call(this, functionKey);
+      if (lambdaFunction[wrapped]) return lambdaFunction;
+      lambdaFunction[wrapped] = true;
+      /** @type {any} */
+      let event;
+      const setEvent = lambdaFunction.setEvent.bind(lambdaFunction);
+      const runHandler = lambdaFunction.runHandler.bind(lambdaFunction);
+      lambdaFunction.setEvent = (/** @type {any} */ next) => {
+        event = next;
+        return setEvent(next);
+      };
+      lambdaFunction.runHandler = async () => {
+        const ran = event;
+        const result = await runHandler();
+        const key = Object.entries(ran?.headers ?? {}).find(
+          ([name]) => name.toLowerCase() === 'x-api-key',
+        )?.[1];
+        if (key && result?.policyDocument && result.context) contexts.set(String(key), result.context);
+        return result;
+      };
+      return lambdaFunction;
+    };
+  }
+
+  async install() {
+    /** @type {Map<string, Record<string, unknown>>} */
+    const contexts = new Map();
+    await this.recordAuthorizerContexts(contexts);
     const offline = this.serverless.pluginManager.plugins.find(
       (/** @type {any} */ plugin) => plugin.constructor?.name === 'ServerlessOffline',
     );
@@ -71,10 +119,16 @@ class ServerlessOfflineGatewayResponses {
     const responses = this.responses();
     server.ext('onPreResponse', (/** @type {any} */ request, /** @type {any} */ h) => {
       const refused = request.response?.isBoom && request.auth?.error;
-      const type = refused && RESPONSE_TYPE_BY_STATUS[request.response.output.statusCode];
+      const unrouted = request.route?.path === '/{p*}' && request.response?.statusCode === 404;
+      const type = unrouted
+        ? 'MISSING_AUTHENTICATION_TOKEN'
+        : refused && RESPONSE_TYPE_BY_STATUS[request.response.output.statusCode];
       const gatewayResponse = type && responses[type];
       if (!gatewayResponse) return h.continue;
-      const body = gatewayResponse.template.replaceAll('$context.requestId', randomUUID());
+      const context = contexts.get(String(request.headers['x-api-key'] ?? '')) ?? {};
+      const body = gatewayResponse.template
+        .replaceAll('$context.requestId', randomUUID())
+        .replace(/\$context\.authorizer\.(\w+)/g, (_, name) => String(context[name] ?? ''));
       const response = h.response(body).code(gatewayResponse.status);
       for (const [name, value] of Object.entries(gatewayResponse.headers)) response.header(name, value);
       return response;

@@ -1,29 +1,32 @@
 /**
  * `npm start`: the whole service on this machine.
- * 1. DynamoDB Local in memory (DYNAMODB_PORT, default 8000)
- * 2. the table from infra/table.json, 3. demo data, written to SEED_FILE (default .local/seed.json)
- * 4. serverless-offline on PORT (default 3000) with LAMBDA_PORT (default 3002)
- * It starts nothing when one of the three ports is taken, and says which variable to set (issue 13).
- * Ctrl-C (SIGINT) or SIGTERM stops everything, by process group.
+ * 1. DynamoDB Local (DYNAMODB_PORT, default 8000), its database file in LOCAL_DATA_DIR (default
+ *    .local/; scripts/local-data.ts), so the data survives a restart; DYNAMODB_IN_MEMORY=true keeps it
+ *    in memory (the tests);
+ * 2. the table from infra/table.json, and the demo data into an empty table only, recorded in
+ *    SEED_FILE (default .local/seed.json); `npm run reset` starts over;
+ * 3. serverless-offline on PORT (default 3000) with LAMBDA_PORT (default 3002).
+ * It starts nothing when one of the three ports is taken, or another `npm start` uses the same data
+ * folder, and says what to do. Ctrl-C (SIGINT) or SIGTERM stops everything, by process group.
  * STACK_LOG_FILE: also append everything serverless-offline and the handlers print (the JSON log and
- * metric lines) to this file, so a test can read every line a run wrote (issue 14).
+ * metric lines) to this file, so a test can read every line a run wrote.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { createDatabase } from '../lib/db/client';
-import { createTable } from '../lib/db/table';
-import { logger } from '../lib/logger';
 import {
   nextFreePort,
+  type PrivateTempDir,
   portTaken,
+  privateTempDir,
   type RunningDynamoDb,
   startDynamoDbLocal,
   stopGroup,
   stopGroupAndWait,
-} from './processes';
-import { DEMO_PASSWORD, seedDemoData } from './seed';
+} from '../lib/local/processes';
+import { claim, holderOf, localData, prepareLocalData } from './local-data';
+import { DEMO_PASSWORD } from './seed';
 
 const root = resolve(__dirname, '..');
 
@@ -41,32 +44,28 @@ const portOf = (variable: (typeof PORTS)[number]['variable']) => {
 const httpPort = portOf('PORT');
 const lambdaPort = portOf('LAMBDA_PORT');
 const dynamoPort = portOf('DYNAMODB_PORT');
-const seedFile = resolve(process.env.SEED_FILE ?? join(root, '.local', 'seed.json'));
+const data = localData(root, process.env);
 const stage = 'local';
 const tableName = `strategy-service-${stage}`;
 const baseUrl = `http://localhost:${httpPort}/api`;
 const quiet = process.env.OFFLINE_LOG === 'quiet';
 const logFile = process.env.STACK_LOG_FILE ? resolve(process.env.STACK_LOG_FILE) : undefined;
 
-/** One secret per checkout, generated on first start, unless JWT_SECRET is set. */
-const localJwtSecret = (): string => {
-  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
-  const file = join(root, '.local', 'jwt-secret');
-  if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
-  }
-  return readFileSync(file, 'utf8').trim();
-};
+/** A path for messages: relative to the checkout when inside it. */
+const shown = (path: string) => (path.startsWith(`${root}/`) ? relative(root, path) : path);
 
 let dynamo: RunningDynamoDb | undefined;
 let offline: ChildProcess | undefined;
+let offlineTemp: PrivateTempDir | undefined;
+let release: (() => void) | undefined;
 let stopping = false;
 
 const shutdown = async (code: number) => {
   if (stopping) return;
   stopping = true;
   await Promise.all([stopGroupAndWait(offline), dynamo?.stop()]);
+  offlineTemp?.remove();
+  release?.();
   process.exit(code);
 };
 
@@ -76,6 +75,8 @@ process.on('SIGTERM', () => void shutdown(0));
 process.on('exit', () => {
   stopGroup(offline, 'SIGKILL');
   stopGroup(dynamo?.process, 'SIGKILL');
+  offlineTemp?.remove();
+  release?.();
 });
 
 const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 300_000) => {
@@ -93,7 +94,7 @@ const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 300_000
 };
 
 /**
- * Issue 13: before starting anything, each port must be valid, distinct and free. On a taken DynamoDB
+ * Before starting anything, each port must be valid, distinct and free. On a taken DynamoDB
  * port the script would otherwise talk to whatever answers there (another `npm start`'s database) and
  * die with "Cannot create preexisting table"; say instead which port, and what to set.
  */
@@ -128,29 +129,28 @@ const checkPorts = async (): Promise<string[]> => {
 
 const main = async () => {
   const problems = await checkPorts();
+  const holder = data.dynamoDir ? holderOf(data) : undefined;
+  if (holder) {
+    problems.push(
+      `Another npm start (pid ${holder}) uses ${shown(data.dir)}: stop it first, or give this one a ` +
+        'data folder of its own, e.g. LOCAL_DATA_DIR=.local-2 npm start.',
+    );
+  }
   if (problems.length > 0) {
     for (const problem of problems) console.error(problem);
     stopping = true;
     process.exit(1);
   }
-  console.log(`Starting DynamoDB Local on port ${dynamoPort} ...`);
-  dynamo = await startDynamoDbLocal(dynamoPort);
+  if (data.dynamoDir) release = claim(data);
+  console.log(
+    `Starting DynamoDB Local on port ${dynamoPort} ${data.dynamoDir ? `(data in ${shown(data.dynamoDir)})` : '(in memory)'} ...`,
+  );
+  dynamo = await startDynamoDbLocal(dynamoPort, { dataDir: data.dynamoDir });
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
-  await createTable(db);
-  // The seed pushes months of history through the push library, which logs every push and emits a
-  // metric for it: not news here, so both are quiet while it runs.
-  const logLevel = logger.getLevelName();
-  const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
-  logger.setLogLevel('WARN');
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  const seed = await seedDemoData(db, baseUrl);
-  logger.setLogLevel(logLevel);
-  if (metricsDisabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-  else process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
-  mkdirSync(dirname(seedFile), { recursive: true });
-  writeFileSync(seedFile, `${JSON.stringify(seed, null, 2)}\n`);
+  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, baseUrl);
 
   console.log(`Starting serverless offline on port ${httpPort} ...`);
+  offlineTemp = privateTempDir('strategy-offline-');
   offline = spawn(
     process.execPath,
     [
@@ -170,7 +170,8 @@ const main = async () => {
       stdio: ['ignore', logFile ? 'pipe' : quiet ? 'ignore' : 'inherit', logFile ? 'pipe' : 'inherit'],
       env: {
         ...process.env,
-        JWT_SECRET: localJwtSecret(),
+        ...offlineTemp.env,
+        JWT_SECRET: jwtSecret,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         AWS_REGION: 'eu-central-1',
         AWS_ACCESS_KEY_ID: 'local',
@@ -199,19 +200,27 @@ const main = async () => {
   });
   await waitForHttp(`http://127.0.0.1:${httpPort}/`, offline);
 
-  const logins = seed.tenants.flatMap((tenant) =>
+  const logins = (seed?.tenants ?? []).flatMap((tenant) =>
     tenant.users.map((user) => `  ${user.email.padEnd(26)} ${user.role.padEnd(7)} ${tenant.name}`),
   );
+  const platform = `http://localhost:${httpPort}/platform`;
   console.log(
     [
       '',
       `Strategy service is running: ${baseUrl}`,
-      `API key page: http://localhost:${httpPort}/platform/api-keys`,
-      `KPI page: http://localhost:${httpPort}/platform/kpis`,
-      `Demo data: ${seedFile}`,
-      `Demo logins (password "${DEMO_PASSWORD}"):`,
-      ...logins,
+      `API key page: ${platform}/api-keys`,
+      `KPI page: ${platform}/kpis`,
+      `API reference: ${baseUrl}/docs`,
+      seeded
+        ? `Demo data: seeded now, recorded in ${shown(data.seedFile)}`
+        : `Demo data: kept from the last run, recorded in ${shown(data.seedFile)} (npm run reset starts over)`,
+      ...(seed
+        ? [`Demo logins (password "${DEMO_PASSWORD}"):`, ...logins]
+        : [
+            `The database holds data but ${shown(data.seedFile)} is gone, so the demo logins and keys are unknown: npm run reset seeds them again.`,
+          ]),
       '',
+      'Push a first measurement: npm run demo:push (in another terminal)',
       'Press Ctrl-C to stop.',
     ].join('\n'),
   );

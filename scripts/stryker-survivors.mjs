@@ -3,7 +3,7 @@
  * A Stryker reporter that appends each surviving or uncovered mutant to
  * reports/mutation/<module>/survivors.txt as soon as it is known (file:line:column, mutator and
  * replacement), so the long lib/db run can be read, and its survivors worked on, while it runs.
- * The file is git-ignored: the committed results are mutation.json and incremental.json.
+ * Like the rest of reports/, the file is git-ignored.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';

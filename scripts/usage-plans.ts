@@ -1,5 +1,5 @@
 /**
- * The tenants' API Gateway keys on the usage plans of their tiers (issue 10), for the operator CLI.
+ * The tenants' API Gateway keys on the usage plans of their tiers, for the operator CLI.
  *
  * The push authorizer returns a tenant's key as the request's usage identifier, so API Gateway applies
  * that tenant's plan (rate, burst, monthly quota) before any Lambda runs. The service makes one key per
@@ -15,7 +15,7 @@ import {
   GetUsagePlansCommand,
 } from '@aws-sdk/client-api-gateway';
 import type { Tenant } from '../lib/db/tenants';
-import type { Plan } from '../lib/domain';
+import type { Plan } from '../lib/domain/plan';
 
 export interface UsagePlans {
   /** Creates the tenant's key on the usage plan of its tier. */

@@ -1,70 +1,66 @@
 /**
- * The KPI page (issue 15; served at /platform/kpis by functions/kpis-page.ts): the tenant's KPIs with
- * their latest value, a sparkline and a quiet mark (`GET /kpis?include=activity`), and one KPI's chart
- * of actual against target and forecast with its measurements and the keys that pushed them
- * (`GET /kpis/{id}`, `GET /api-keys` for the key names). Sign-in, session and navigation are shared
- * with the key page (web/shared/shell.ts). Routes: `?type=<KpiType>` filters the list, `?kpi=<id>`
- * shows one KPI; both survive a reload and work with Back.
+ * The KPI page (served at /platform/kpis by functions/kpis-page.ts): the tenant's KPIs with their
+ * latest value, a sparkline, a quiet mark and their status against their target
+ * (`GET /kpis?include=activity`), sorted by status (off track first) or by name, and one KPI's chart of
+ * actual against target and forecast with its measurements and the keys that pushed them
+ * (`GET /kpis/{id}`, `GET /api-keys` for the key names). One state, rendered by lit-html; sign-in,
+ * session and navigation are shared with the key page (web/shared/shell.ts). Routes: `?type=<KpiType>`
+ * filters the list, `?sort=name` orders it by name, `?kpi=<id>` shows one KPI; they survive a reload
+ * and work with Back.
  */
+import { html, nothing, svg } from 'lit-html';
+import { AsyncDirective, directive, type ElementPart } from 'lit-html/async-directive.js';
+import { repeat } from 'lit-html/directives/repeat.js';
 import uPlot from 'uplot';
-import { KPI_TYPES, type KpiType } from '../lib/domain';
-import {
-  announce,
-  api,
-  byId,
-  describe,
-  el,
-  SessionEnded,
-  showText,
-  startPage,
-  timeCell,
-} from './shared/shell';
+import type { KpiType } from '../lib/domain/kpi';
+import type {
+  ApiKeyPage,
+  ApiKeyResponse,
+  KpiDetailResponse,
+  KpiPage,
+  KpiStatusResponse,
+} from './shared/api-types';
+import { api, createPage, describe, type PageState, SessionEnded } from './shared/shell';
+import { focusById, loadFailed, loadingNotice, timeCell } from './shared/view';
 
-interface Point {
-  periodStart: string;
-  periodEnd: string;
-  actual: number;
-  target: number | null;
-  forecast: number | null;
+type KpiItem = KpiPage['items'][number];
+type Measurement = KpiDetailResponse['measurements'][number];
+type Point = Pick<Measurement, 'periodStart' | 'periodEnd' | 'actual' | 'target' | 'forecast'>;
+type StatusValue = NonNullable<KpiStatusResponse>['value'];
+/** The list's order: by status, the KPIs furthest from their target first, or by name. */
+type Sort = 'status' | 'name';
+
+/** One KPI with every page of its measurements, in period order. */
+interface Detail {
+  kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'>;
+  measurements: Measurement[];
 }
 
-interface Measurement extends Point {
-  id: string;
-  receivedAt: string | null;
-  apiKeyId: string | null;
-  apiKeyPrefix: string | null;
+interface Kpis {
+  /** What the URL asks for: `?type=` filters the list, `?kpi=` shows one KPI. */
+  route: { kpiId: string | null; type: KpiType | null; sort: Sort };
+  /** The KPIs loaded for a type filter (null: every type); shown while the route asks for that type. */
+  list: { type: KpiType | null; items: KpiItem[]; nextCursor: string | undefined } | null;
+  listLoading: boolean;
+  listError: string | null;
+  /** The KPI of the route, once loaded. */
+  detail: Detail | null;
+  detailLoading: boolean;
+  detailError: string | null;
+  /** The tenant's keys by id, for the names in the measurement table; null until they loaded. */
+  keyNames: Map<string, ApiKeyResponse> | null;
+  /** The period under the chart's cursor (an index of the measurements). */
+  cursor: number | null;
+  /** The KPI shown last: back in the list, focus returns to its link. */
+  lastKpiId: string | null;
 }
 
-interface Kpi {
-  id: string;
-  type: KpiType;
-  name: string;
-  unit?: string;
-}
+type State = PageState<Kpis>;
 
-interface KpiWithActivity extends Kpi {
-  activity: {
-    latest: Measurement | null;
-    recent: Point[];
-    lastReceivedAt: string | null;
-    usualIntervalDays: number | null;
-    quiet: boolean;
-  };
-}
-
-interface KeySummary {
-  id: string;
-  name: string;
-  prefix: string;
-  status: string;
-}
-
-interface Page<T> {
-  items: T[];
-  nextCursor?: string;
-}
-
-/** Spec 2.6: what each KPI type stands for. */
+/**
+ * Spec 2.6: what each KPI type stands for; the compiler checks that every type has its label. The
+ * domain's list itself is not imported: it comes with its zod schemas, which have no place in a page.
+ */
 const TYPE_LABELS: Record<KpiType, string> = {
   SWOT_KPI: 'SWOT analysis',
   PESTLE_KPI: 'PESTLE analysis',
@@ -75,35 +71,26 @@ const TYPE_LABELS: Record<KpiType, string> = {
   OKR_KEY_RESULT: 'OKR key result',
   PRODUCT_SCORECARD_KPI: 'Product scorecard',
 };
+const KPI_TYPES = Object.keys(TYPE_LABELS) as KpiType[];
+
+/** A status in words: shown as text in a coloured badge, never as a colour alone. */
+const STATUS_LABELS: Record<StatusValue, string> = {
+  off_track: 'Off track',
+  at_risk: 'At risk',
+  on_track: 'On track',
+  no_target: 'No target',
+  no_data: 'No data',
+};
+/** The status order: the KPIs that need attention first, those without a status (qualitative) last. */
+const STATUS_ORDER = Object.keys(STATUS_LABELS) as StatusValue[];
+const SORTS: Record<Sort, string> = { status: 'Status, off track first', name: 'Name' };
 
 /** Series colors: each has at least 3:1 contrast on white (WCAG 1.4.11), and its own dash pattern. */
 const COLORS = { actual: '#0b5cad', target: '#1a7f37', forecast: '#8250df' } as const;
-const DAY_MS = 86_400_000;
+const DAY_S = 86_400;
+const DAY_MS = DAY_S * 1000;
 /** The largest page `GET /kpis/{id}` gives: most KPIs arrive in one request. */
 const DETAIL_PAGE = 1000;
-
-const ui = {
-  list: byId('list'),
-  listTitle: byId('list-title'),
-  typeFilter: byId<HTMLSelectElement>('type-filter'),
-  listSummary: byId('list-summary'),
-  listError: byId('list-error'),
-  listEmpty: byId('list-empty'),
-  table: byId<HTMLTableElement>('kpi-table'),
-  body: byId<HTMLTableSectionElement>('kpi-body'),
-  more: byId<HTMLButtonElement>('list-more'),
-  detail: byId('detail'),
-  back: byId<HTMLAnchorElement>('back'),
-  detailTitle: byId('detail-title'),
-  detailMeta: byId('detail-meta'),
-  detailError: byId('detail-error'),
-  detailEmpty: byId('detail-empty'),
-  figure: byId('chart-figure'),
-  chart: byId('chart'),
-  readout: byId('chart-readout'),
-  measurementTable: byId<HTMLTableElement>('measurement-table'),
-  measurementBody: byId<HTMLTableSectionElement>('measurement-body'),
-};
 
 // ---------------------------------------------------------------------------------------------------
 // Formatting
@@ -112,13 +99,22 @@ const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2
 /** Axis labels stay short (240K), so they fit next to the plot at 375 px. */
 const axisFormat = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 2 });
 const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+/** "Sep 2025": a month with its whole year, never "Sep 25", which reads as a day as well. */
 const utcMonth = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
-const utcMonthShort = new Intl.DateTimeFormat(undefined, {
+const utcDayParts = new Intl.DateTimeFormat(undefined, {
+  day: 'numeric',
   month: 'short',
-  year: '2-digit',
+  year: 'numeric',
   timeZone: 'UTC',
 });
-const utcDayShort = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/** "25 Sep", or "25 Sep 2025": the day before the month, so that the day cannot be read as a year. */
+const dayTick = (date: Date, withYear: boolean) => {
+  const parts = new Map(utcDayParts.formatToParts(date).map((part) => [part.type, part.value]));
+  return [parts.get('day'), parts.get('month'), withYear ? parts.get('year') : undefined]
+    .filter(Boolean)
+    .join(' ');
+};
 
 const formatValue = (value: number | null, unit?: string) =>
   value === null ? '—' : `${numberFormat.format(value)}${unit ? ` ${unit}` : ''}`;
@@ -140,243 +136,80 @@ const formatPeriod = (start: string, end: string) => {
 
 const days = (n: number) => `${numberFormat.format(n)} day${n === 1 ? '' : 's'}`;
 
-/** Why a KPI is quiet, in words (the rule is the service's: issue 15). */
-const quietReason = ({ activity }: KpiWithActivity) => {
-  if (!activity.lastReceivedAt) return 'No data yet.';
+/** Why a KPI is quiet, in words (the rule is the service's). */
+const quietReason = (kpi: KpiItem) => {
+  const activity = kpi.activity;
+  if (!activity?.lastReceivedAt) return 'No data yet.';
   const since = Math.floor((Date.now() - Date.parse(activity.lastReceivedAt)) / DAY_MS);
   return `Nothing received for ${days(since)}; usually every ${days(activity.usualIntervalDays ?? 0)}.`;
 };
 
-// ---------------------------------------------------------------------------------------------------
-// Routes: ?type= (list filter) and ?kpi= (one KPI)
-
-const route = () => {
-  const params = new URLSearchParams(location.search);
-  const type = params.get('type');
-  return {
-    kpiId: params.get('kpi'),
-    type: KPI_TYPES.includes(type as KpiType) ? (type as KpiType) : null,
-  };
-};
-
-const navigate = (search: string) => {
-  history.pushState(null, '', `${location.pathname}${search}`);
-  void show(true);
-};
-
-// ---------------------------------------------------------------------------------------------------
-// The list
-
-let listed: { type: KpiType | null; items: KpiWithActivity[]; nextCursor?: string | undefined } | null = null;
-
-const sparkline = (points: Point[]): SVGSVGElement => {
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('class', 'sparkline');
-  svg.setAttribute('viewBox', '0 0 100 28');
-  svg.setAttribute('preserveAspectRatio', 'none');
-  svg.setAttribute('aria-hidden', 'true');
-  const values = points.map((p) => p.actual);
-  if (values.length === 0) return svg;
-  const min = Math.min(...values);
-  const span = Math.max(...values) - min || 1;
-  const xy = values.map((value, i) => [
-    values.length === 1 ? 100 : (i / (values.length - 1)) * 100,
-    26 - ((value - min) / span) * 24,
-  ]);
-  const line = document.createElementNS(ns, 'polyline');
-  line.setAttribute('points', xy.map(([x, y]) => `${x?.toFixed(1)},${y?.toFixed(1)}`).join(' '));
-  const [lastX, lastY] = xy.at(-1) ?? [0, 0];
-  const dot = document.createElementNS(ns, 'circle');
-  dot.setAttribute('cx', String(lastX));
-  dot.setAttribute('cy', String(lastY));
-  dot.setAttribute('r', '2.5');
-  svg.append(line, dot);
-  return svg;
-};
-
-const kpiRow = (kpi: KpiWithActivity) => {
-  const { latest, recent, quiet } = kpi.activity;
-  const link = el('a', { href: `?kpi=${encodeURIComponent(kpi.id)}`, class: 'kpi-name' }, kpi.name);
-  link.addEventListener('click', (event) => {
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-    event.preventDefault();
-    navigate(`?kpi=${encodeURIComponent(kpi.id)}`);
-  });
-  const status = quiet
-    ? el(
-        'span',
-        {},
-        el('span', { class: 'badge quiet' }, 'Quiet'),
-        el('span', { class: 'sub' }, quietReason(kpi)),
-      )
-    : el('span', { class: 'badge receiving' }, 'Receiving');
-  return el(
-    'tr',
-    { 'data-kpi-id': kpi.id, ...(quiet ? { 'data-quiet': '' } : {}) },
-    el('th', { scope: 'row', 'data-label': 'KPI' }, link),
-    el('td', { 'data-label': 'Type' }, TYPE_LABELS[kpi.type] ?? kpi.type),
-    el(
-      'td',
-      { 'data-label': 'Latest' },
-      latest
-        ? el(
-            'span',
-            { class: 'value' },
-            formatValue(latest.actual, kpi.unit),
-            ...(latest.target === null
-              ? []
-              : [el('span', { class: 'sub' }, `target ${formatValue(latest.target, kpi.unit)}`)]),
-          )
-        : '—',
-    ),
-    el('td', { 'data-label': 'Period' }, latest ? formatPeriod(latest.periodStart, latest.periodEnd) : '—'),
-    el('td', { 'data-label': 'Received' }, timeCell(latest?.receivedAt ?? null, '—')),
-    el('td', { 'data-label': 'Trend' }, sparkline([...recent].reverse())),
-    el('td', { 'data-label': 'Status' }, status),
-  );
-};
-
-const renderList = () => {
-  const items = listed?.items ?? [];
-  ui.table.hidden = items.length === 0;
-  ui.body.replaceChildren(...items.map(kpiRow));
-  const quiet = items.filter((kpi) => kpi.activity.quiet).length;
-  showText(
-    ui.listSummary,
-    items.length === 0 ? null : `${items.length}${listed?.nextCursor ? '+' : ''} KPIs, ${quiet} quiet.`,
-  );
-  showText(
-    ui.listEmpty,
-    items.length > 0
-      ? null
-      : listed?.type
-        ? `Your organization has no KPIs of the type ${TYPE_LABELS[listed.type]}.`
-        : 'Your organization has no KPIs yet.',
-  );
-  ui.more.hidden = !listed?.nextCursor;
-};
-
-const loadList = async (type: KpiType | null, cursor?: string) => {
-  ui.list.setAttribute('aria-busy', 'true');
-  showText(ui.listError, null);
-  try {
-    const query = new URLSearchParams({ include: 'activity' });
-    if (type) query.set('type', type);
-    if (cursor) query.set('cursor', cursor);
-    const page = await api<Page<KpiWithActivity>>('GET', `/kpis?${query}`);
-    const previous = cursor && listed?.type === type ? listed.items : [];
-    listed = { type, items: [...previous, ...page.items], nextCursor: page.nextCursor };
-    renderList();
-  } catch (error) {
-    if (!(error instanceof SessionEnded))
-      showText(ui.listError, `The KPIs could not be loaded: ${describe(error)}`);
-  } finally {
-    ui.list.removeAttribute('aria-busy');
-  }
-};
-
-ui.typeFilter.append(
-  ...KPI_TYPES.map((type) => el('option', { value: type }, `${TYPE_LABELS[type]} (${type})`)),
-);
-ui.typeFilter.addEventListener('change', () => {
-  const type = ui.typeFilter.value;
-  history.replaceState(null, '', `${location.pathname}${type ? `?type=${encodeURIComponent(type)}` : ''}`);
-  void show(false);
-});
-
-ui.more.addEventListener('click', async () => {
-  const count = listed?.items.length ?? 0;
-  await loadList(listed?.type ?? null, listed?.nextCursor);
-  // Keyboard users continue at the first new KPI.
-  ui.body.querySelectorAll<HTMLAnchorElement>('a.kpi-name')[count]?.focus();
-});
-
-// ---------------------------------------------------------------------------------------------------
-// One KPI: chart and measurements
-
-let keyNames: Promise<Map<string, KeySummary>> | null = null;
-
-/** The tenant's keys by id, for the names in the table: read once per page load (any role may). */
-const loadKeyNames = () => {
-  keyNames ??= (async () => {
-    const keys = new Map<string, KeySummary>();
-    let cursor: string | undefined;
-    do {
-      const page = await api<Page<KeySummary>>(
-        'GET',
-        `/api-keys?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
-      for (const key of page.items) keys.set(key.id, key);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return keys;
-  })().catch(() => {
-    // Names are a nicety: the prefixes still identify the keys. Try again with the next KPI.
-    keyNames = null;
-    return new Map<string, KeySummary>();
-  });
-  return keyNames;
-};
-
-let chart: uPlot | null = null;
-let resize: ResizeObserver | null = null;
-
-const destroyChart = () => {
-  resize?.disconnect();
-  chart?.destroy();
-  chart = null;
-  resize = null;
-};
-
-const epochSeconds = (date: string) => dayOf(date).getTime() / 1000;
-
-/**
- * The period under the chart's cursor, as text: in the caption for everyone, and as the value of the
- * chart's slider role for screen readers (WAI-ARIA slider: the arrow keys move it).
- */
-const readout = (kpi: Kpi, points: Point[], index: number | null | undefined) => {
-  const point = index === null || index === undefined ? undefined : points[index];
-  const text = point
-    ? `${formatPeriod(point.periodStart, point.periodEnd)}: actual ${formatValue(point.actual, kpi.unit)}, ` +
-      `target ${formatValue(point.target, kpi.unit)}, forecast ${formatValue(point.forecast, kpi.unit)}`
+/** The period under the chart's cursor, as text: the caption, and the chart slider's value. */
+const readout = (detail: Detail, index: number | null) => {
+  const point = index === null ? undefined : detail.measurements[index];
+  const unit = detail.kpi.unit;
+  return point
+    ? `${formatPeriod(point.periodStart, point.periodEnd)}: actual ${formatValue(point.actual, unit)}, ` +
+        `target ${formatValue(point.target, unit)}, forecast ${formatValue(point.forecast, unit)}`
     : '';
-  ui.readout.textContent = text;
-  ui.chart.setAttribute('aria-valuemax', String(Math.max(0, points.length - 1)));
-  ui.chart.setAttribute('aria-valuenow', String(point ? index : 0));
-  ui.chart.setAttribute('aria-valuetext', text || 'No period selected');
 };
 
-/** uPlot draws on a canvas; the figure's caption and the table carry the same values as text. */
-const drawChart = (kpi: Kpi, points: Point[]) => {
-  destroyChart();
-  // Month-long or longer periods are labelled by month, shorter ones by day.
+// ---------------------------------------------------------------------------------------------------
+// The chart: uPlot draws on a canvas in an element lit-html renders
+
+/** Values without a neighbour have no line to show them: their points are drawn even where others are not. */
+const lonePoints = (u: uPlot, seriesIdx: number, show: boolean) => {
+  if (show) return null;
+  const values = Array.from(u.data[seriesIdx] ?? [], (value) => value ?? null);
+  const lone = values.flatMap((value, i) =>
+    value != null && values[i - 1] == null && values[i + 1] == null ? [i] : [],
+  );
+  return lone.length > 0 ? lone : null;
+};
+
+const chartOptions = (element: HTMLElement, detail: Detail, onCursor: (index: number | null) => void) => {
+  const points = detail.measurements;
   const first = points[0];
-  const periodTick =
-    first && dayOf(first.periodEnd).getTime() - dayOf(first.periodStart).getTime() >= 27 * DAY_MS
-      ? utcMonthShort
-      : utcDayShort;
-  const width = () => Math.max(240, ui.chart.clientWidth - 8);
-  const height = () => (ui.chart.clientWidth < 500 ? 220 : 300);
+  const last = points.at(-1);
+  // Month-long or longer periods are labelled by month, shorter ones by day, with the year when the
+  // periods span more than one.
+  const byMonth =
+    first && dayOf(first.periodEnd).getTime() - dayOf(first.periodStart).getTime() >= 27 * DAY_MS;
+  const withYear = first?.periodStart.slice(0, 4) !== last?.periodStart.slice(0, 4);
+  const tick = (date: Date) => (byMonth ? utcMonth.format(date) : dayTick(date, withYear));
   const axis = { stroke: '#57606a', grid: { stroke: '#eaeef2' }, ticks: { stroke: '#d0d7de' } };
+  const dots = (fill: string) => ({ size: 6, fill, filter: lonePoints });
   const options: uPlot.Options = {
-    width: width(),
-    height: height(),
+    ...chartSize(element),
     // Periods are UTC calendar dates: label the axis in UTC, not in the viewer's time zone.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-    scales: { x: { time: true } },
+    // A single period stands in the middle, not at the edge of a range of zero width.
+    scales: {
+      x: { time: true, range: (_, min, max) => (min === max ? [min - DAY_S, max + DAY_S] : [min, max]) },
+    },
+    // Room on the right for half the newest period's label: it is centred on the last point.
+    padding: [null, 36, null, null],
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     series: [
       {},
+      { label: 'Actual', stroke: COLORS.actual, width: 2, points: { ...dots(COLORS.actual), show: true } },
       {
-        label: 'Actual',
-        stroke: COLORS.actual,
+        label: 'Target',
+        stroke: COLORS.target,
         width: 2,
-        points: { show: true, size: 6, fill: COLORS.actual },
+        dash: [8, 5],
+        spanGaps: true,
+        points: dots(COLORS.target),
       },
-      { label: 'Target', stroke: COLORS.target, width: 2, dash: [8, 5], spanGaps: true },
-      { label: 'Forecast', stroke: COLORS.forecast, width: 2, dash: [2, 4], spanGaps: true },
+      {
+        label: 'Forecast',
+        stroke: COLORS.forecast,
+        width: 2,
+        dash: [2, 4],
+        spanGaps: true,
+        points: dots(COLORS.forecast),
+      },
     ],
     axes: [
       {
@@ -390,32 +223,90 @@ const drawChart = (kpi: Kpi, points: Point[]) => {
           );
           return starts.filter((_, i) => (starts.length - 1 - i) % every === 0);
         },
-        values: (_, ticks) => ticks.map((t) => periodTick.format(new Date(t * 1000))),
+        values: (_, ticks) => ticks.map((t) => tick(new Date(t * 1000))),
       },
       { ...axis, size: 56, values: (_, ticks) => ticks.map((v) => axisFormat.format(v)) },
     ],
-    hooks: { setCursor: [(u) => readout(kpi, points, u.cursor.idx)] },
+    hooks: { setCursor: [(u) => onCursor(u.cursor.idx ?? null)] },
   };
-  readout(kpi, points, null);
-  chart = new uPlot(
-    options,
-    [
-      points.map((p) => epochSeconds(p.periodStart)),
-      points.map((p) => p.actual),
-      points.map((p) => p.target),
-      points.map((p) => p.forecast),
-    ],
-    ui.chart,
-  );
-  resize = new ResizeObserver(() => chart?.setSize({ width: width(), height: height() }));
-  resize.observe(ui.chart);
+  return options;
 };
 
+const chartSize = (element: HTMLElement) => ({
+  width: Math.max(240, element.clientWidth - 8),
+  height: element.clientWidth < 500 ? 220 : 300,
+});
+
+const epochSeconds = (date: string) => dayOf(date).getTime() / 1000;
+
+/** The chart of each chart element, for its keyboard handling. */
+const charts = new WeakMap<Element, uPlot>();
+
+/**
+ * `<div ${chart(detail, onCursor)}>`: uPlot's chart of `detail` in that element, drawn again when the
+ * detail changes and destroyed when lit-html removes the element.
+ */
+class ChartDirective extends AsyncDirective {
+  private drawn: Detail | null = null;
+  private plot: uPlot | null = null;
+  private resize: ResizeObserver | null = null;
+
+  render(_detail: Detail, _onCursor: (index: number | null) => void) {
+    return nothing;
+  }
+
+  override update(part: ElementPart, [detail, onCursor]: [Detail, (index: number | null) => void]) {
+    if (detail !== this.drawn) {
+      this.drawn = detail;
+      const element = part.element as HTMLElement;
+      // The element is in the document, with its width, once the render that made it is done.
+      queueMicrotask(() => {
+        if (this.drawn === detail && this.isConnected) this.draw(element, detail, onCursor);
+      });
+    }
+    return nothing;
+  }
+
+  private draw(element: HTMLElement, detail: Detail, onCursor: (index: number | null) => void) {
+    this.destroy();
+    const points = detail.measurements;
+    const plot = new uPlot(
+      chartOptions(element, detail, onCursor),
+      [
+        points.map((p) => epochSeconds(p.periodStart)),
+        points.map((p) => p.actual),
+        points.map((p) => p.target),
+        points.map((p) => p.forecast),
+      ],
+      element,
+    );
+    charts.set(element, plot);
+    this.plot = plot;
+    this.resize = new ResizeObserver(() => plot.setSize(chartSize(element)));
+    this.resize.observe(element);
+  }
+
+  private destroy() {
+    this.resize?.disconnect();
+    this.plot?.destroy();
+    this.resize = null;
+    this.plot = null;
+  }
+
+  protected override disconnected() {
+    this.destroy();
+    this.drawn = null;
+  }
+}
+
+const chart = directive(ChartDirective);
+
 /** The keyboard moves the chart's cursor from period to period; the caption reads the values out. */
-ui.chart.addEventListener('keydown', (event) => {
-  if (!chart) return;
-  const count = chart.data[0].length;
-  const current = chart.cursor.idx ?? -1;
+const moveCursor = (event: KeyboardEvent) => {
+  const plot = charts.get(event.currentTarget as Element);
+  if (!plot) return;
+  const count = plot.data[0].length;
+  const current = plot.cursor.idx ?? -1;
   const next =
     event.key === 'ArrowRight'
       ? Math.min(count - 1, current + 1)
@@ -428,140 +319,466 @@ ui.chart.addEventListener('keydown', (event) => {
             : null;
   if (next === null) return;
   event.preventDefault();
-  const x = chart.data[0][next] as number;
-  const y = chart.data[1]?.[next] ?? 0;
-  chart.setCursor({ left: chart.valToPos(x, 'x'), top: chart.valToPos(y, 'y') });
-});
-
-const keyCell = (m: Measurement, keys: Map<string, KeySummary>) => {
-  if (!m.apiKeyPrefix) return document.createTextNode('—');
-  const key = m.apiKeyId ? keys.get(m.apiKeyId) : undefined;
-  const label = [el('code', {}, m.apiKeyPrefix), key ? key.name : ''];
-  return key
-    ? el('a', { class: 'key-link', href: `api-keys#key-${encodeURIComponent(key.id)}` }, ...label)
-    : el('span', {}, ...label);
+  const x = plot.data[0][next] as number;
+  const y = plot.data[1]?.[next] ?? 0;
+  plot.setCursor({ left: plot.valToPos(x, 'x'), top: plot.valToPos(y, 'y') });
 };
 
-const measurementRow = (kpi: Kpi, m: Measurement, keys: Map<string, KeySummary>) =>
-  el(
-    'tr',
-    { 'data-period': `${m.periodStart}/${m.periodEnd}` },
-    el('th', { scope: 'row', 'data-label': 'Period' }, formatPeriod(m.periodStart, m.periodEnd)),
-    el('td', { 'data-label': 'Actual', class: 'value' }, formatValue(m.actual, kpi.unit)),
-    el('td', { 'data-label': 'Target', class: 'value' }, formatValue(m.target, kpi.unit)),
-    el('td', { 'data-label': 'Forecast', class: 'value' }, formatValue(m.forecast, kpi.unit)),
-    el('td', { 'data-label': 'Received' }, timeCell(m.receivedAt, '—')),
-    el('td', { 'data-label': 'Pushed with key' }, keyCell(m, keys)),
-  );
+const cursorMoved = (index: number | null) => {
+  if (page.state.cursor !== index) page.update({ cursor: index });
+};
 
-const loadDetail = async (kpiId: string, focus: boolean) => {
-  destroyChart();
-  ui.detail.setAttribute('aria-busy', 'true');
-  ui.detailTitle.textContent = 'Loading…';
-  ui.detailMeta.textContent = '';
-  ui.readout.textContent = '';
-  ui.figure.hidden = true;
-  ui.measurementTable.hidden = true;
-  ui.measurementBody.replaceChildren();
-  showText(ui.detailEmpty, null);
-  showText(ui.detailError, null);
-  try {
-    // Every page of measurements (one for most KPIs), and the key names, in parallel.
-    const keys = loadKeyNames();
-    let kpi: Kpi | undefined;
-    const measurements: Measurement[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await api<Kpi & { measurements: Measurement[]; nextCursor?: string }>(
-        'GET',
-        `/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
-      kpi ??= page;
-      measurements.push(...page.measurements);
-      cursor = page.nextCursor;
-    } while (cursor);
-    if (!kpi) return;
-    ui.detailTitle.textContent = kpi.name;
-    document.title = `${kpi.name} · KPIs · Strategy service`;
-    const summary = listed?.items.find((item) => item.id === kpi?.id);
-    ui.detailMeta.replaceChildren(
-      `${TYPE_LABELS[kpi.type] ?? kpi.type} (${kpi.type}) · ${measurements.length} period${measurements.length === 1 ? '' : 's'}`,
-      ...(summary?.activity.quiet
-        ? [' · ', el('span', { class: 'badge quiet' }, 'Quiet'), ` ${quietReason(summary)}`]
-        : []),
-    );
-    if (measurements.length === 0) {
-      showText(
-        ui.detailEmpty,
-        'No measurements yet. They appear here once a system pushes them with an API key.',
-      );
-    } else {
-      ui.figure.hidden = false;
-      drawChart(kpi, measurements);
-      const names = await keys;
-      // Newest period first: the question is usually whether the latest push arrived.
-      ui.measurementBody.replaceChildren(
-        ...[...measurements].reverse().map((m) => measurementRow(kpi as Kpi, m, names)),
-      );
-      ui.measurementTable.hidden = false;
-    }
-    announce(`${kpi.name}: ${measurements.length} measurements.`);
-  } catch (error) {
-    if (error instanceof SessionEnded) return;
-    ui.detailTitle.textContent = 'KPI';
-    showText(ui.detailError, `The KPI could not be loaded: ${describe(error)}`);
-  } finally {
-    ui.detail.removeAttribute('aria-busy');
-    if (focus) ui.detailTitle.focus();
+// ---------------------------------------------------------------------------------------------------
+// The view
+
+const sparkline = (points: Point[]) => {
+  const values = points.map((p) => p.actual);
+  return html`<svg class="sparkline" viewBox="0 0 100 28" preserveAspectRatio="none" aria-hidden="true">${
+    values.length === 0 ? nothing : sparklinePath(values)
+  }</svg>`;
+};
+
+/** The values as a line across the box, the newest marked with a dot. */
+const sparklinePath = (values: number[]) => {
+  const min = Math.min(...values);
+  const span = Math.max(...values) - min || 1;
+  const xy = values.map((value, i) => [
+    values.length === 1 ? 100 : (i / (values.length - 1)) * 100,
+    26 - ((value - min) / span) * 24,
+  ]);
+  const [lastX, lastY] = xy.at(-1) ?? [0, 0];
+  return svg`<polyline points=${xy.map(([x, y]) => `${x?.toFixed(1)},${y?.toFixed(1)}`).join(' ')}></polyline><circle cx=${String(lastX)} cy=${String(lastY)} r="2.5"></circle>`;
+};
+
+/** A KPI's link carries the list's filter and order, so that "All KPIs" returns to the same list. */
+const kpiLink = (kpi: { id: string; name: string }, route: Kpis['route']) => {
+  const search = `?kpi=${encodeURIComponent(kpi.id)}${listSearch(route).replace('?', '&')}`;
+  return html`<a href=${search} class="kpi-name" @click=${(event: MouseEvent) => follow(event, search)}>${kpi.name}</a>`;
+};
+
+/**
+ * A KPI's status as a badge with its words; "as of" names the period it is measured on when that is
+ * not the latest one (the newest measurement with a target). A qualitative KPI has none.
+ */
+const statusView = (status: KpiItem['status'], latest: Point | null) => {
+  if (status === undefined) return '—';
+  if (status === null) {
+    return html`<span class="status-none" title="A qualitative KPI has no target to track">—<span class="visually-hidden">qualitative, no status</span></span>`;
   }
+  const measured = status.measurement;
+  const older =
+    measured &&
+    latest &&
+    (measured.periodStart !== latest.periodStart || measured.periodEnd !== latest.periodEnd);
+  return html`<span><span class="badge status ${status.value}">${STATUS_LABELS[status.value]}</span>${
+    older
+      ? html`<span class="sub">as of ${formatPeriod(measured.periodStart, measured.periodEnd)}</span>`
+      : nothing
+  }</span>`;
 };
 
-ui.back.addEventListener('click', (event) => {
-  if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-  event.preventDefault();
-  const type = listed?.type;
-  navigate(type ? `?type=${encodeURIComponent(type)}` : '');
+const kpiRow = (kpi: KpiItem, route: Kpis['route']) => {
+  const latest = kpi.activity?.latest ?? null;
+  const quiet = kpi.activity?.quiet ?? false;
+  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${quiet} data-status=${kpi.status?.value ?? 'none'}>
+    <th scope="row" data-label="KPI">${kpiLink(kpi, route)}</th>
+    <td data-label="Type">${TYPE_LABELS[kpi.type] ?? kpi.type}</td>
+    <td data-label="Latest">${
+      latest
+        ? html`<span class="value">${formatValue(latest.actual, kpi.unit)}${
+            latest.target === null
+              ? nothing
+              : html`<span class="sub">target ${formatValue(latest.target, kpi.unit)}</span>`
+          }</span>`
+        : '—'
+    }</td>
+    <td data-label="Period">${latest ? formatPeriod(latest.periodStart, latest.periodEnd) : '—'}</td>
+    <td data-label="Received">${timeCell(latest?.receivedAt ?? null, '—')}</td>
+    <td data-label="Trend">${sparkline([...(kpi.activity?.recent ?? [])].reverse())}</td>
+    <td data-label="Target status">${statusView(kpi.status, latest)}</td>
+    <td data-label="Status">${
+      quiet
+        ? html`<span><span class="badge quiet">Quiet</span><span class="sub">${quietReason(kpi)}</span></span>`
+        : html`<span class="badge receiving">Receiving</span>`
+    }</td>
+  </tr>`;
+};
+
+/** The position of a KPI's status in the status order; qualitative KPIs come last. */
+const statusRank = (kpi: KpiItem) =>
+  kpi.status ? STATUS_ORDER.indexOf(kpi.status.value) : STATUS_ORDER.length;
+
+const byName = (a: KpiItem, b: KpiItem) =>
+  a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' });
+
+/** The KPIs in the list's order: by status (then name), or by name. */
+const sorted = (items: KpiItem[], sort: Sort) =>
+  [...items].sort(sort === 'status' ? (a, b) => statusRank(a) - statusRank(b) || byName(a, b) : byName);
+
+const listView = (state: State) => {
+  const { route } = state;
+  const { type, sort } = route;
+  const list = state.list?.type === type ? state.list : null;
+  const items = list?.items ?? [];
+  const quiet = items.filter((kpi) => kpi.activity?.quiet).length;
+  const offTrack = items.filter((kpi) => kpi.status?.value === 'off_track').length;
+  return html`<section id="list" aria-labelledby="list-title" aria-busy=${state.listLoading ? 'true' : nothing}>
+    <div class="section-head">
+      <h2 id="list-title" tabindex="-1">KPIs of your organization</h2>
+      <div class="controls">
+        <div class="filter">
+          <label for="type-filter">Type</label>
+          <select id="type-filter" @change=${filter}>
+            <option value="" .selected=${type === null}>All types</option>
+            ${KPI_TYPES.map(
+              (option) =>
+                html`<option value=${option} .selected=${option === type}>${TYPE_LABELS[option]} (${option})</option>`,
+            )}
+          </select>
+        </div>
+        <div class="filter">
+          <label for="sort">Sort by</label>
+          <select id="sort" @change=${sortBy}>
+            ${(Object.keys(SORTS) as Sort[]).map(
+              (option) =>
+                html`<option value=${option} .selected=${option === sort}>${SORTS[option]}</option>`,
+            )}
+          </select>
+        </div>
+      </div>
+    </div>
+    ${
+      items.length > 0
+        ? html`<p id="list-summary" class="hint">${items.length}${list?.nextCursor ? '+' : ''} KPIs, ${quiet} quiet${
+            offTrack > 0 ? `, ${offTrack} off track` : ''
+          }.</p>`
+        : nothing
+    }
+    ${state.listError ? loadFailed('list-error', 'The KPIs', state.listError, retryList) : nothing}
+    ${
+      !list
+        ? nothing
+        : items.length === 0
+          ? html`<p id="list-empty" class="empty">${
+              type
+                ? `Your organization has no KPIs of the type ${TYPE_LABELS[type]}.`
+                : 'Your organization has no KPIs yet.'
+            }</p>`
+          : html`<table id="kpi-table">
+              <caption class="visually-hidden">KPIs with their latest measurement</caption>
+              <thead>
+                <tr>
+                  <th scope="col" aria-sort=${sort === 'name' ? 'ascending' : nothing}>KPI</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Latest</th>
+                  <th scope="col">Period</th>
+                  <th scope="col">Received</th>
+                  <th scope="col">Trend</th>
+                  <th scope="col" aria-sort=${sort === 'status' ? 'other' : nothing}>Target status</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody id="kpi-body">${repeat(
+                sorted(items, sort),
+                (kpi) => kpi.id,
+                (kpi) => kpiRow(kpi, route),
+              )}</tbody>
+            </table>`
+    }
+    ${state.listLoading ? loadingNotice('list-loading', list ? 'Loading more KPIs…' : 'Loading KPIs…') : nothing}
+    ${
+      list?.nextCursor && !state.listLoading
+        ? html`<div><button type="button" id="list-more" @click=${more}>Show more KPIs</button></div>`
+        : nothing
+    }
+  </section>`;
+};
+
+const keyCell = (m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
+  if (!m.apiKeyPrefix) return '—';
+  const key = m.apiKeyId ? keys?.get(m.apiKeyId) : undefined;
+  return key
+    ? html`<a class="key-link" href="api-keys#key-${encodeURIComponent(key.id)}"><code>${m.apiKeyPrefix}</code>${key.name}</a>`
+    : html`<span><code>${m.apiKeyPrefix}</code></span>`;
+};
+
+const measurementRow = (detail: Detail, m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
+  const unit = detail.kpi.unit;
+  return html`<tr data-period="${m.periodStart}/${m.periodEnd}">
+    <th scope="row" data-label="Period">${formatPeriod(m.periodStart, m.periodEnd)}</th>
+    <td data-label="Actual" class="value">${formatValue(m.actual, unit)}</td>
+    <td data-label="Target" class="value">${formatValue(m.target, unit)}</td>
+    <td data-label="Forecast" class="value">${formatValue(m.forecast, unit)}</td>
+    <td data-label="Received">${timeCell(m.receivedAt, '—')}</td>
+    <td data-label="Pushed with key">${keyCell(m, keys)}</td>
+  </tr>`;
+};
+
+/** uPlot draws on a canvas; the figure's caption and the table carry the same values as text. */
+const measurementsView = (state: State, detail: Detail) => {
+  const { measurements } = detail;
+  if (measurements.length === 0) {
+    return html`<p id="detail-empty" class="empty">No measurements yet. They appear here once a system pushes them with an API key.</p>`;
+  }
+  const text = readout(detail, state.cursor);
+  return html`<figure id="chart-figure">
+      <div id="chart" class="chart" role="slider" tabindex="0" aria-label="Period shown in the chart" aria-describedby="chart-help" aria-valuemin="0" aria-valuemax=${Math.max(0, measurements.length - 1)} aria-valuenow=${text ? (state.cursor ?? 0) : 0} aria-valuetext=${text || 'No period selected'} @keydown=${moveCursor} ${chart(detail, cursorMoved)}></div>
+      <figcaption>
+        <ul class="legend">
+          <li><span class="swatch actual"></span>Actual</li>
+          <li><span class="swatch target"></span>Target</li>
+          <li><span class="swatch forecast"></span>Forecast</li>
+        </ul>
+        <p id="chart-help" class="hint">
+          Actual against target and forecast by period. Focus the chart and use the arrow keys (Home, End) to
+          read each period; the table below has every value.
+        </p>
+        <p id="chart-readout" class="readout">${text}</p>
+      </figcaption>
+    </figure>
+    <h3 id="measurements-title">Measurements</h3>
+    <table id="measurement-table" aria-labelledby="measurements-title">
+      <thead>
+        <tr>
+          <th scope="col">Period</th>
+          <th scope="col">Actual</th>
+          <th scope="col">Target</th>
+          <th scope="col">Forecast</th>
+          <th scope="col">Received</th>
+          <th scope="col">Pushed with key</th>
+        </tr>
+      </thead>
+      <tbody id="measurement-body">${
+        // Newest period first: the question is usually whether the latest push arrived.
+        [...measurements].reverse().map((m) => measurementRow(detail, m, state.keyNames))
+      }</tbody>
+    </table>`;
+};
+
+const detailView = (state: State) => {
+  const { detail, route } = state;
+  const summary = state.list?.items.find((item) => item.id === route.kpiId);
+  const list = listSearch(route);
+  return html`<section id="detail" aria-labelledby="detail-title" aria-busy=${state.detailLoading ? 'true' : nothing}>
+    <p class="back"><a id="back" href="kpis${list}" @click=${(event: MouseEvent) => follow(event, list)}>← All KPIs</a></p>
+    <h2 id="detail-title" tabindex="-1">${detail?.kpi.name ?? summary?.name ?? 'KPI'}</h2>
+    ${
+      detail
+        ? html`<p id="detail-meta" class="hint">${TYPE_LABELS[detail.kpi.type] ?? detail.kpi.type} (${detail.kpi.type}) · ${
+            detail.measurements.length
+          } period${detail.measurements.length === 1 ? '' : 's'} · ${statusView(
+            detail.kpi.status,
+            detail.measurements.at(-1) ?? null,
+          )}${
+            summary?.activity?.quiet
+              ? html` · <span class="badge quiet">Quiet</span> ${quietReason(summary)}`
+              : nothing
+          }</p>`
+        : nothing
+    }
+    ${state.detailError ? loadFailed('detail-error', 'The KPI', state.detailError, retryDetail) : nothing}
+    ${state.detailLoading ? loadingNotice('detail-loading', 'Loading the KPI…') : nothing}
+    ${detail ? measurementsView(state, detail) : nothing}
+  </section>`;
+};
+
+const page = createPage<Kpis>({
+  name: 'kpis',
+  title: 'KPIs',
+  lead: html`What your external systems pushed: each KPI's latest value, when it arrived and which API key sent
+    it, and how it tracks its target.`,
+  initial: {
+    route: { kpiId: null, type: null, sort: 'status' },
+    list: null,
+    listLoading: false,
+    listError: null,
+    detail: null,
+    detailLoading: false,
+    detailError: null,
+    keyNames: null,
+    cursor: null,
+    lastKpiId: null,
+  },
+  content: (state) => (state.route.kpiId ? detailView(state) : listView(state)),
+  documentTitle: ({ route, detail }) =>
+    route.kpiId && detail ? `${detail.kpi.name} · KPIs · Strategy service` : 'KPIs · Strategy service',
+  signedIn: (interactive) => show(interactive),
 });
 
 // ---------------------------------------------------------------------------------------------------
-// Showing the route
+// Loading
 
-let lastKpiId: string | null = null;
+/** Counts loads, so that only the latest one's answer is shown when several overlap. */
+const loads = { list: 0, detail: 0 };
 
-/** Renders the current URL. `focus`: move focus to the new view's heading (after a click or Back). */
-const show = async (focus: boolean) => {
-  const { kpiId, type } = route();
-  ui.typeFilter.value = type ?? '';
-  if (kpiId) {
-    ui.list.hidden = true;
-    ui.detail.hidden = false;
-    lastKpiId = kpiId;
-    await loadDetail(kpiId, focus);
-    return;
+/** Whether a load's answer is still wanted: no newer load, and no sign-out, came meanwhile. */
+const current = (kind: keyof typeof loads, load: number) =>
+  load === loads[kind] && page.state.shell.claims !== null;
+
+/** Loads a page of the list: the first of a type, or the next (`cursor`). True if it arrived. */
+const loadList = async (type: KpiType | null, cursor?: string): Promise<boolean> => {
+  const load = ++loads.list;
+  page.update({ listLoading: true, listError: null });
+  try {
+    const query = new URLSearchParams({ include: 'activity' });
+    if (type) query.set('type', type);
+    if (cursor) query.set('cursor', cursor);
+    const next = await api<KpiPage>('GET', `/kpis?${query}`);
+    if (!current('list', load)) return false;
+    const previous = cursor && page.state.list?.type === type ? page.state.list.items : [];
+    page.update({
+      list: { type, items: [...previous, ...next.items], nextCursor: next.nextCursor },
+      listLoading: false,
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof SessionEnded) && current('list', load))
+      page.update({ listLoading: false, listError: describe(error) });
+    return false;
   }
-  destroyChart();
-  document.title = 'KPIs · Strategy service';
-  ui.detail.hidden = true;
-  ui.list.hidden = false;
-  if (!listed || listed.type !== type) await loadList(type);
-  else renderList();
-  const from = lastKpiId
-    ? ui.body.querySelector<HTMLElement>(`tr[data-kpi-id="${CSS.escape(lastKpiId)}"] a`)
-    : null;
-  if (focus) (from ?? ui.listTitle).focus();
 };
 
-window.addEventListener('popstate', () => void show(true));
+const more = async () => {
+  const { list } = page.state;
+  if (!list?.nextCursor) return;
+  const shown = new Set(list.items.map((kpi) => kpi.id));
+  // Keyboard users continue at the first new KPI in the list's order.
+  if (await loadList(list.type, list.nextCursor)) {
+    const rows = document.querySelectorAll<HTMLElement>('#kpi-body tr[data-kpi-id]');
+    const first = Array.from(rows).find((row) => !shown.has(row.dataset.kpiId ?? ''));
+    first?.querySelector<HTMLElement>('a.kpi-name')?.focus();
+  }
+};
 
-startPage('kpis', {
-  signedIn: (interactive) => show(interactive),
-  signedOut: () => {
-    destroyChart();
-    listed = null;
-    keyNames = null;
-    ui.list.hidden = true;
-    ui.detail.hidden = true;
-    ui.body.replaceChildren();
-    ui.measurementBody.replaceChildren();
-  },
+/** Retrying keeps the keyboard in the section: the button goes away while the list loads. */
+const retryList = () => {
+  focusById('list-title');
+  const { list, route } = page.state;
+  void (list?.type === route.type && list.nextCursor ? more() : loadList(route.type));
+};
+
+/** The tenant's keys by id (any role may read them); null if they could not be loaded. */
+const loadKeyNames = async (): Promise<Map<string, ApiKeyResponse> | null> => {
+  try {
+    const keys = new Map<string, ApiKeyResponse>();
+    let cursor: string | undefined;
+    do {
+      const next = await api<ApiKeyPage>(
+        'GET',
+        `/api-keys?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      for (const key of next.items) keys.set(key.id, key);
+      cursor = next.nextCursor;
+    } while (cursor);
+    return keys;
+  } catch {
+    // Names are a nicety: the prefixes still identify the keys. They are tried again with the next KPI.
+    return null;
+  }
+};
+
+/** Every page of a KPI's measurements (one for most KPIs). */
+const loadMeasurements = async (kpiId: string): Promise<Detail> => {
+  const path = (cursor?: string) =>
+    `/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  const { measurements, nextCursor, ...kpi } = await api<KpiDetailResponse>('GET', path());
+  for (let cursor = nextCursor; cursor; ) {
+    const next = await api<KpiDetailResponse>('GET', path(cursor));
+    measurements.push(...next.measurements);
+    cursor = next.nextCursor;
+  }
+  return { kpi, measurements };
+};
+
+const loadDetail = async (kpiId: string, focus: boolean) => {
+  const load = ++loads.detail;
+  page.update({ detail: null, detailLoading: true, detailError: null, cursor: null, lastKpiId: kpiId });
+  try {
+    const [detail, keyNames] = await Promise.all([
+      loadMeasurements(kpiId),
+      page.state.keyNames ?? loadKeyNames(),
+    ]);
+    if (!current('detail', load)) return;
+    page.update({ detail, keyNames, detailLoading: false });
+    const count = detail.measurements.length;
+    page.announce(`${detail.kpi.name}: ${count} measurement${count === 1 ? '' : 's'}.`);
+  } catch (error) {
+    if (error instanceof SessionEnded || !current('detail', load)) return;
+    page.update({ detailLoading: false, detailError: describe(error) });
+  }
+  if (focus) focusById('detail-title');
+};
+
+const retryDetail = () => {
+  focusById('detail-title');
+  const { kpiId } = page.state.route;
+  if (kpiId) void loadDetail(kpiId, false);
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Routes: ?type= (list filter), ?sort= (list order) and ?kpi= (one KPI)
+
+const route = (): Kpis['route'] => {
+  const params = new URLSearchParams(location.search);
+  const type = params.get('type');
+  return {
+    kpiId: params.get('kpi'),
+    type: KPI_TYPES.includes(type as KpiType) ? (type as KpiType) : null,
+    sort: params.get('sort') === 'name' ? 'name' : 'status',
+  };
+};
+
+/** The list's query: its filter and its order (status, the default, is left out). */
+const listSearch = ({ type, sort }: Pick<Kpis['route'], 'type' | 'sort'>) => {
+  const query = new URLSearchParams();
+  if (type) query.set('type', type);
+  if (sort !== 'status') query.set('sort', sort);
+  const search = query.toString();
+  return search ? `?${search}` : '';
+};
+
+/** Shows the current URL. `focus`: move focus to the new view's heading (after a click or Back). */
+const show = async (focus: boolean) => {
+  const next = route();
+  // An error belongs to the view it was said in; a list not loaded for this view loads again below.
+  page.update({ route: next, listError: null });
+  if (next.kpiId) {
+    await loadDetail(next.kpiId, focus);
+    return;
+  }
+  const { list, lastKpiId } = page.state;
+  if (list?.type !== next.type && !(await loadList(next.type))) return;
+  if (!focus) return;
+  const from = lastKpiId
+    ? document.querySelector<HTMLElement>(`#kpi-body tr[data-kpi-id="${CSS.escape(lastKpiId)}"] a`)
+    : null;
+  (from ?? document.getElementById('list-title'))?.focus();
+};
+
+const follow = (event: MouseEvent, search: string) => {
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+  event.preventDefault();
+  history.pushState(null, '', `${location.pathname}${search}`);
+  void show(true);
+};
+
+const filter = (event: Event) => {
+  const value = (event.currentTarget as HTMLSelectElement).value;
+  const type = KPI_TYPES.includes(value as KpiType) ? (value as KpiType) : null;
+  history.replaceState(null, '', `${location.pathname}${listSearch({ ...page.state.route, type })}`);
+  void show(false);
+};
+
+/** A new order: the KPIs loaded are sorted again, nothing is loaded; the focus stays on the control. */
+const sortBy = (event: Event) => {
+  const sort: Sort = (event.currentTarget as HTMLSelectElement).value === 'name' ? 'name' : 'status';
+  history.replaceState(null, '', `${location.pathname}${listSearch({ ...page.state.route, sort })}`);
+  void show(false);
+  page.announce(`Sorted by ${SORTS[sort].toLowerCase()}.`);
+};
+
+window.addEventListener('popstate', () => {
+  if (page.state.shell.claims) void show(true);
 });
+
+page.start();

@@ -13,8 +13,3 @@ declare module 'api-docs:*' {
   export const contentSecurityPolicy: string;
   export const assets: Record<string, { contentType: string; body: string }>;
 }
-
-/** openapi.json as minified JSON text (scripts/esbuild-openapi.cjs), shipped gzip-compressed. */
-declare module 'openapi-document:*' {
-  export const body: string;
-}

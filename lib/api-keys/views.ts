@@ -1,6 +1,141 @@
-import { type Actor, type ApiKey, apiKeyStatus } from '../db/api-keys';
+import * as z from 'zod/mini';
+import { type Actor, type ApiKey, apiKeySchema, apiKeyStatusSchema } from '../domain/api-key';
+import { FEATURES, PLANS } from '../domain/plan';
+import { describedRef, timestamp } from '../domain/values';
+import { apiKeyStatus } from './rules';
+
+/**
+ * What management clients see of a key, derived from the entity (lib/domain/api-key.ts): never the raw
+ * key (after creation) nor its hash, and not the tenant, which is the caller's own. Besides the spec's
+ * fields: the KPI scope (`kpiIds`, null for every KPI), the roll state and the audit trail. Objects are
+ * open (`z.object`): clients must tolerate new members, the usual rule for additive API changes.
+ */
 
 /** An audit actor as clients see it: a user with their e-mail (null when not looked up), or an operator. */
+export const auditActorSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('user'), userId: z.string(), email: z.nullable(z.string()) }),
+    z.object({ type: z.literal('operator'), name: z.string() }),
+  ])
+  .check(
+    z.meta({
+      id: 'AuditActor',
+      description:
+        'Who changed a key: a user of the tenant (`userId`, and `email`, `null` if the user is gone) or an operator of the CLI (`name`).',
+    }),
+  );
+
+const actorField = (description: string) => z.nullable(auditActorSchema).check(z.describe(description));
+
+const viewFields = {
+  status: apiKeyStatusSchema.check(
+    z.describe(
+      'Computed at every read: `revoked` once revoked, `expired` from `expiresAt` on, else `active` (spec 3).',
+    ),
+  ),
+  createdBy: actorField(
+    'Who created the key (for a rolled-to key: who rolled); `null` for keys made before this was recorded.',
+  ),
+  revokedBy: actorField('Who revoked the key; `null` = not revoked (or not recorded).'),
+  rolledBy: actorField('Who rolled the key; `null` = not rolled (or not recorded).'),
+};
+
+const viewShape = z.extend(z.omit(apiKeySchema, { tenantId: true }), viewFields);
+
+export const apiKeyViewSchema = viewShape.check(
+  z.meta({ id: 'ApiKey', description: 'An API key as listed: never the raw key nor its hash.' }),
+);
+export type ApiKeyView = z.output<typeof apiKeyViewSchema>;
+
+/** A key's last 30 days of use, as the key list shows it. */
+export const recentUsageSchema = z
+  .object({
+    days: z
+      .array(
+        z.object({
+          date: z.iso.date(),
+          requests: z.int().check(z.describe('Requests with the key that day, the refused ones included.')),
+          refused: z.int().check(z.describe('Refused requests among them, whatever the reason.')),
+        }),
+      )
+      .check(z.describe('The last 30 UTC days, oldest first, today last; a day without requests is zeros.')),
+    requests: z.int(),
+    accepted: z.int().check(z.describe('Successful pushes.')),
+    refused: z.int(),
+    lastRequestAt: z.nullable(timestamp),
+    lastSourceIp: z
+      .nullable(z.string())
+      .check(z.describe('Where the last request came from, as API Gateway saw it.')),
+    lastUserAgent: z.nullable(z.string()).check(z.describe('Its User-Agent, at most 200 characters.')),
+  })
+  .check(
+    z.meta({
+      id: 'ApiKeyRecentUsage',
+      description:
+        'The key’s last 30 days. `GET /api-keys/{id}/usage` has every day of the retention, by refusal reason.',
+    }),
+  );
+
+/** A key in the list: the view and its last 30 days of use. */
+export const apiKeyListItemSchema = z.extend(viewShape, { usage: recentUsageSchema }).check(
+  z.meta({
+    id: 'ApiKeyListItem',
+    description: 'An API key as listed, with its last 30 days of use: never the raw key nor its hash.',
+  }),
+);
+
+/** What a new key adds: the raw key, shown this once. */
+const createdFields = {
+  status: apiKeyStatusSchema.check(
+    z.describe('Always `active` for a new key (unless the `expiresAt` sent was only moments away).'),
+  ),
+  lastUsedAt: z.nullable(timestamp).check(z.describe('Always `null` for a new key.')),
+  key: z
+    .string()
+    .check(
+      z.describe('The raw API key: `skm_` and 33 base62 characters (random part and a CRC32 checksum).'),
+    ),
+};
+
+/** The creation answer: the view plus the raw key, the only time it is shown. */
+export const createdApiKeyViewSchema = z.extend(viewShape, createdFields).check(
+  z.meta({
+    id: 'CreatedApiKey',
+    description: 'The new key. `key` is in this response only: store it now, it cannot be shown again.',
+  }),
+);
+export type CreatedApiKeyView = z.output<typeof createdApiKeyViewSchema>;
+
+/** A roll's answer: the new key (raw key shown once) and the old key as it is now. */
+export const rolledApiKeyViewSchema = z
+  .extend(viewShape, {
+    ...createdFields,
+    previous: describedRef(apiKeyViewSchema, 'The old key after the roll.'),
+  })
+  .check(
+    z.meta({
+      id: 'RolledApiKey',
+      description:
+        'The new key (`key` in this response only) and `previous`, the old key as it is now: `replacedBy` the new key, expiring at the end of the grace period.',
+    }),
+  );
+export type RolledApiKeyView = z.output<typeof rolledApiKeyViewSchema>;
+
+/** The tenant's plan, as the key list tells it, so a client can say "2 of 3 keys used". */
+export const keyPlanSchema = z
+  .object({
+    name: z.enum(PLANS),
+    apiKeyLimit: z.nullable(z.int()).check(z.describe('Active keys the plan allows; `null` = unlimited.')),
+    features: z
+      .array(z.enum(FEATURES))
+      .check(
+        z.describe(
+          'The plan’s features, e.g. `kpi_push_measurement` (needed to push) and `kpi_api_integration`.',
+        ),
+      ),
+  })
+  .check(z.meta({ id: 'KeyPlan', description: 'The tenant’s plan (spec 8).' }));
+
 const actorView = (actor: Actor | null) =>
   actor === null
     ? null
@@ -8,12 +143,7 @@ const actorView = (actor: Actor | null) =>
       ? { type: actor.type, userId: actor.userId, email: actor.email ?? null }
       : { type: actor.type, name: actor.name };
 
-/**
- * What management clients see of a key: never the raw key (after creation) nor its hash. Besides the
- * spec's fields: the KPI scope (`kpiIds`, null for every KPI), the roll state (`replacedBy`, `replaces`,
- * `rolledAt`) and the audit trail (`createdBy`, `revokedBy`, `rolledBy`) of issue 13.
- */
-export const apiKeyView = (key: ApiKey, now = Date.now()) => ({
+export const apiKeyView = (key: ApiKey, now = Date.now()): ApiKeyView => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,
@@ -31,10 +161,7 @@ export const apiKeyView = (key: ApiKey, now = Date.now()) => ({
   replaces: key.replaces,
 });
 
-export type ApiKeyView = ReturnType<typeof apiKeyView>;
-
-/** The creation (and roll) answer: the view plus the raw key, the only time it is shown. */
-export const createdApiKeyView = (key: ApiKey & { key: string }, now = Date.now()) => ({
+export const createdApiKeyView = (key: ApiKey & { key: string }, now = Date.now()): CreatedApiKeyView => ({
   ...apiKeyView(key, now),
   key: key.key,
 });

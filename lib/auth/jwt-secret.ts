@@ -1,3 +1,4 @@
+import type { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { logger } from '../logger';
 
 /** Where the token service gets its key text: the text itself, or a function that reads it. */
@@ -11,62 +12,64 @@ export interface SsmSecretOptions {
   maxAgeSeconds: number;
   /** Only for tests, which run a local SSM endpoint; on AWS the SDK's regional endpoint is used. */
   endpoint?: string | undefined;
-  now?: () => number;
 }
 
 /**
- * Issue 14: the JWT key comes from an SSM SecureString, decrypted by SSM with KMS, never from the
- * environment (which anyone with `lambda:GetFunctionConfiguration` can read).
+ * The JWT key comes from an SSM SecureString, decrypted by SSM with KMS, never from the environment
+ * (which anyone with `lambda:GetFunctionConfiguration` can read).
  *
- * Read at the first request of a container (its cold start) and cached for `maxAgeSeconds`; concurrent
- * callers share one read. A failed re-read keeps the cached key (logged as a warning), so a throttled
- * SSM never fails a warm container; a failed first read fails the request (503 when SSM throttles).
+ * Powertools Parameters reads it (GetParameter with decryption) and caches it for `maxAgeSeconds`. Two
+ * things it leaves to the caller are done here: concurrent callers share one read, and a failed re-read
+ * keeps the last key (logged as a warning, never the key), so a throttled SSM never fails a warm
+ * container, while a failed first read fails the request.
  *
- * `@aws-sdk/client-ssm` (in the Lambda runtime, not in the bundle) is imported here lazily: requiring it
- * costs about 150 ms (measured, README), which only the first JWT request of a container pays, and the
- * push functions and the pages never load it. Powertools Parameters does the same read but adds 10.6 KB
- * to every JWT function's bundle, past the benchmark's 100 KB budget (README "Operations").
+ * Powertools Parameters and `@aws-sdk/client-ssm` are imported at the first read: the package does not
+ * declare itself free of side effects, so a static import would stay in every bundle (all functions load
+ * lib/runtime.ts), and requiring the SSM client costs about 150 ms of cold start (docs/performance.md) that the push
+ * functions and the pages, which never read the key, would pay too.
  */
-export const ssmSecret = ({ name, region, maxAgeSeconds, endpoint, now = Date.now }: SsmSecretOptions) => {
-  let cached: { value: string; readAt: number } | undefined;
+export const ssmSecret = ({ name, region, maxAgeSeconds, endpoint }: SsmSecretOptions) => {
+  let provider: Promise<SSMProvider> | undefined;
+  let last: string | undefined;
   let pending: Promise<string> | undefined;
-  let send: ((name: string) => Promise<{ Type?: string; Value?: string } | undefined>) | undefined;
 
-  const read = async (): Promise<string> => {
-    // Stryker disable next-line ConditionalExpression: a client made anew per read reads the same value
-    if (!send) {
-      const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-      const client = new SSMClient({
-        region,
-        maxAttempts: 3,
-        // Stryker disable next-line StringLiteral: a local endpoint checks no signature
-        ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      });
-      send = async (Name) =>
-        (await client.send(new GetParameterCommand({ Name, WithDecryption: true }))).Parameter;
-    }
-    const parameter = await send(name);
-    // A `String` would mean the key is stored in plain text: refuse it loudly instead of using it.
-    if (parameter?.Type !== 'SecureString' || !parameter.Value) {
-      throw new Error(
-        `SSM parameter ${name} must be a SecureString (found ${parameter?.Type ?? 'nothing'}).`,
-      );
-    }
-    return parameter.Value;
+  const read = async () => {
+    provider ??= import('@aws-lambda-powertools/parameters/ssm').then(
+      ({ SSMProvider }) =>
+        new SSMProvider({
+          clientConfig: {
+            region,
+            maxAttempts: 3,
+            ...(endpoint
+              ? {
+                  endpoint,
+                  credentials: {
+                    accessKeyId: 'local',
+                    // Stryker disable next-line StringLiteral: a local endpoint checks no signature
+                    secretAccessKey: 'local',
+                  },
+                }
+              : {}),
+          },
+        }),
+    );
+    return (await provider).get(name, { decrypt: true, maxAge: maxAgeSeconds, throwOnMissing: true });
   };
 
   return (): Promise<string> => {
-    if (cached && now() - cached.readAt < maxAgeSeconds * 1000) return Promise.resolve(cached.value);
     pending ??= read()
       .then(
         (value) => {
-          cached = { value, readAt: now() };
+          last = value;
           return value;
         },
         (error: unknown) => {
-          if (!cached) throw error;
-          logger.warn('JWT key re-read failed; using the cached key', error as Error);
-          return cached.value;
+          // Powertools wraps the SDK's error; passed on as the SDK threw it, the HTTP layer can tell a
+          // throttled SSM (503, retry) from a fault (500).
+          const cause = (error as Error).cause ?? error;
+          if (last === undefined) throw cause;
+          logger.warn('JWT key re-read failed; using the cached key', cause as Error);
+          return last;
         },
       )
       .finally(() => {

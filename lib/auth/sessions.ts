@@ -1,28 +1,31 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client';
-import { clearLoginFailures, getLoginFailures, recordLoginFailure } from '../db/login-failures';
+import { createSession, deleteSession, getSessionState, type SessionState } from '../db/sessions';
 import type { Tenant } from '../db/tenants';
-import { findUserByEmail, getUserWithTenant, normalizeEmail, type User } from '../db/users';
+import { findUserByEmail, normalizeEmail, type User } from '../db/users';
 import { AppError, errorCatalog } from '../errors';
 import { audit, logger } from '../logger';
-import { emitMetric, UNKNOWN_PLAN } from '../metrics';
+import { alertMetric, countMetric, UNKNOWN_PLAN } from '../metrics';
+import { revokeAllSessions } from './accounts';
+import { type LoginThrottlePolicy, loginThrottle, type Source, sourceOf } from './login-throttle';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords';
-import { ACCESS_TOKEN_TTL_SECONDS, type TokenService } from './tokens';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  invalidToken,
+  type RefreshSubject,
+  type TokenService,
+  type UserPrincipal,
+} from './tokens';
 
-/** Brute-force protection of login (issue 5): failures per e-mail within a fixed window. */
-export interface LoginLockoutPolicy {
-  /** Failed logins after which further attempts for the e-mail get 429 until the window ends. */
-  maxFailures: number;
-  /** Length of the window, which opens at the first failure. */
-  windowSeconds: number;
-}
+export type { LoginThrottlePolicy };
 
 export interface SessionDeps {
   db: Database;
   tokens: TokenService;
   /** Injected so tests can observe that an unknown e-mail still costs one full verification. */
   verifyPassword?: typeof verifyPassword;
-  /** Login lockout; see `LoginLockoutPolicy`. Required by `login`, unused by `refresh`. */
-  lockout?: LoginLockoutPolicy;
+  /** Login's brute-force protection (./login-throttle.ts). Required by `login`, unused by `refresh`. */
+  lockout?: LoginThrottlePolicy;
   /** Epoch milliseconds; injectable so tests move through lockout windows without sleeping. */
   now?: () => number;
 }
@@ -42,56 +45,81 @@ export interface RefreshResult {
 
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'The e-mail or password is wrong.');
 
-/** RFC 6585 §4 (429) with RFC 9110 §10.2.3 `Retry-After` in delay-seconds, rounded up. */
-const tooManyAttempts = (retryAfterMs: number) => {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new AppError(
-    'TOO_MANY_LOGIN_ATTEMPTS',
-    `Too many failed logins for this e-mail. Try again in ${seconds} seconds.`,
-    { headers: { 'Retry-After': String(seconds) } },
-  );
-};
-
 /** Who may hold a token right now; checked at login and again at every refresh. */
 const assertMayHoldToken = (user: User, tenant: Tenant) => {
   if (!tenant.active) throw new AppError('TENANT_INACTIVE', 'The organization of this account is inactive.');
   if (user.disabled) throw new AppError('USER_DISABLED', 'This account is disabled.');
 };
 
-const principalOf = (user: User) => ({
+const principalOf = (user: User, sessionId: string): UserPrincipal => ({
   userId: user.id,
   tenantId: user.tenantId,
   role: user.role,
   email: user.email,
+  sessionId,
+  tokenVersion: user.tokenVersion,
 });
 
 /**
- * Spec 2.2/2.3. An unknown e-mail and a wrong password give the same answer after the same work:
- * the unknown case verifies against a dummy hash. Tenant and user state are checked only after the
- * password matched, so they reveal nothing to someone who does not know it.
+ * Starts a session of a user who proved who they are: its record (valid as long as the refresh token,
+ * the record's TTL) and the two tokens, both carrying the session's id and the user's token version.
+ */
+export const startSession = async (
+  { db, tokens }: Pick<SessionDeps, 'db' | 'tokens'>,
+  user: User,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Promise<LoginResult> => {
+  const principal = principalOf(user, randomUUID());
+  await createSession(db, {
+    id: principal.sessionId,
+    userId: user.id,
+    tenantId: user.tenantId,
+    expiresAt: nowSeconds + tokens.refreshTtlSeconds,
+  });
+  const [token, refreshToken] = await Promise.all([
+    tokens.issueAccessToken(principal, nowSeconds),
+    tokens.issueRefreshToken(principal, nowSeconds),
+  ]);
+  return { token, refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+};
+
+/** A login as the service receives it: the body (spec 2.2) and the request's source address. */
+export interface LoginInput {
+  email: string;
+  password: string;
+  /** API Gateway's `requestContext.identity.sourceIp`; absent on a direct invocation. */
+  sourceIp?: string | null | undefined;
+}
+
+/**
+ * Spec 2.2/2.3. An unknown e-mail and a wrong password give the same answer after the same work: the
+ * same reads (lib/db/users.ts), and a verification against a dummy hash. Tenant and user state are
+ * checked only after the password matched, so they reveal nothing to someone who does not know it.
  *
- * Lockout (issue 5): the failure counter of the e-mail is read in parallel with the user lookup, so a
- * login costs no extra round trip. A locked e-mail gets 429 before any password is verified, so the
- * lockout is not a password oracle. Failures of unknown e-mails are counted the same way, so neither
- * the 401 nor the 429 tells whether an account exists. A matching password clears the counter.
+ * Brute-force protection (./login-throttle.ts): the attempt is judged and reserved on its counters
+ * before any password is verified, in parallel with the user lookup, so a login costs no extra
+ * round trip; a refused attempt gets 429 without a verification, so the throttle is no password
+ * oracle. Unknown e-mails are counted the same way, so neither the 401 nor the 429 tells whether an
+ * account exists.
  */
 export const login = async (
-  deps: SessionDeps & { lockout: LoginLockoutPolicy },
-  input: { email: string; password: string },
+  deps: SessionDeps & { lockout: LoginThrottlePolicy },
+  input: LoginInput,
 ): Promise<LoginResult> => {
   const email = normalizeEmail(input.email);
+  const source = sourceOf(input.sourceIp);
   const known: { tenant?: Tenant } = {};
   try {
-    const result = await authenticate(deps, email, input.password, known);
+    const result = await authenticate(deps, email, input.password, source, known);
     // Tenant and user are on every line of the request once known (appended in `authenticate`).
     audit('login.succeeded', {});
     return result;
   } catch (error) {
-    // Issue 14: every refused login is an audit line and a LoginFailed metric, by reason and plan.
+    // Every refused login is an audit line and a LoginFailed metric, by reason and plan.
     if (error instanceof AppError && error.status < 500) {
       const reason = errorCatalog[error.code].slug;
-      audit('login.failed', { reason, email });
-      emitMetric('LoginFailed', 1, { plan: known.tenant?.plan ?? UNKNOWN_PLAN, reason });
+      audit('login.failed', { reason, email, source });
+      countMetric('LoginFailed', 1, { plan: known.tenant?.plan ?? UNKNOWN_PLAN, reason });
     }
     throw error;
   }
@@ -102,58 +130,107 @@ const authenticate = async (
     db,
     tokens,
     verifyPassword: verify = verifyPassword,
-    lockout: { maxFailures, windowSeconds },
+    lockout,
     now: clock = Date.now,
-  }: SessionDeps & { lockout: LoginLockoutPolicy },
+  }: SessionDeps & { lockout: LoginThrottlePolicy },
   email: string,
   password: string,
+  source: Source,
   known: { tenant?: Tenant },
 ): Promise<LoginResult> => {
-  const now = clock();
-  const [found, failures] = await Promise.all([
-    findUserByEmail(db, email),
-    getLoginFailures(db, email, { windowSeconds, now }),
-  ]);
+  const throttle = loginThrottle(db, lockout, { email, source, clock });
+  // Both settle before anything is answered (Lambda may freeze the container right after the
+  // response), and a refused attempt is still logged with its tenant and user when they are known.
+  const [lookup, admission] = await Promise.allSettled([findUserByEmail(db, email), throttle.admit()]);
+  if (lookup.status === 'rejected') throw lookup.reason;
+  const found = lookup.value;
   if (found) {
     known.tenant = found.tenant;
     logger.appendKeys({ tenantId: found.tenant.id, userId: found.user.id });
   }
-  if (failures && failures.count >= maxFailures) throw tooManyAttempts(failures.windowEndsAt - now);
+  if (admission.status === 'rejected') throw admission.reason;
+  const attempt = admission.value;
   const matches = await verify(password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
   if (!found || !matches) {
-    // Awaited before answering: Lambda may freeze the container right after the response.
-    const recorded = await recordLoginFailure(db, email, {
-      windowSeconds,
-      now,
-      windowOpen: failures !== undefined,
-    });
-    // The failure that reaches the maximum locks the e-mail: one audit line per lockout.
-    if (recorded.count === maxFailures) audit('login.locked', { email, failures: recorded.count });
+    // Awaited before answering, like every write: the source's wait is in place for its next attempt.
+    const outcome = await attempt.failed();
+    if (outcome.lockedSource) audit('login.locked', { email, source, failures: outcome.failures });
+    if (outcome.lockedAddress) audit('login.source-locked', { source });
+    if (outcome.reachedCeiling) {
+      // Only a distributed attack gets here: operators are alerted (serverless.yml custom.alarms).
+      audit('login.ceiling-reached', { email });
+      alertMetric('LoginCeilingReached');
+    }
     throw invalidCredentials();
   }
-  // The password is proven, so earlier failures no longer matter, even if the account may not log in.
-  if (failures) await clearLoginFailures(db, email);
+  // The password is proven: this source's failures for the e-mail no longer matter, even if the account
+  // may not log in.
+  await attempt.succeeded();
   assertMayHoldToken(found.user, found.tenant);
-  const principal = principalOf(found.user);
-  const [token, refreshToken] = await Promise.all([
-    tokens.issueAccessToken(principal),
-    tokens.issueRefreshToken(principal),
-  ]);
-  return { token, refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+  return startSession({ db, tokens }, found.user);
 };
 
-/** Spec 2.4. Re-reads user and tenant so role changes and deactivations take effect at the next refresh. */
+const ended = (detail: string) => invalidToken(detail);
+
+/**
+ * Why a token of a session may no longer be used, or undefined while it may: the session was ended
+ * (logout, or it expired), the account is gone, or its token version was raised since the token was
+ * issued (disabled, demoted, signed out everywhere). The same rule for a refresh and for every JWT
+ * request (./session-guard.ts).
+ */
+export const sessionRefusal = (
+  subject: RefreshSubject,
+  { user, session }: SessionState,
+): AppError | undefined => {
+  if (!session || session.userId !== subject.userId) return ended('The session has ended. Sign in again.');
+  if (!user) return ended('The account of this token no longer exists.');
+  if (user.tokenVersion !== subject.tokenVersion) return ended('The token has been revoked. Sign in again.');
+  return undefined;
+};
+
+/**
+ * Spec 2.4: a new access token, and no new refresh token. The session, the user and the tenant are
+ * read in one round trip: a logout, a revocation, a role change, a disabled user or an inactive tenant
+ * takes effect at the next refresh.
+ */
 export const refresh = async ({ db, tokens }: SessionDeps, refreshToken: string): Promise<RefreshResult> => {
   const subject = await tokens.verifyRefreshToken(refreshToken);
-  const found = await getUserWithTenant(db, subject.tenantId, subject.userId);
-  if (!found) {
-    throw new AppError('UNAUTHENTICATED', 'The account of this refresh token no longer exists.', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="strategy-service", error="invalid_token"' },
-    });
-  }
-  assertMayHoldToken(found.user, found.tenant);
+  const state = await getSessionState(db, subject);
+  const refused = sessionRefusal(subject, state);
+  if (refused) throw refused;
+  const user = state.user as User;
+  if (!state.tenant) throw ended('The account of this token no longer exists.');
+  assertMayHoldToken(user, state.tenant);
   return {
-    token: await tokens.issueAccessToken(principalOf(found.user)),
+    token: await tokens.issueAccessToken(principalOf(user, subject.sessionId)),
     expiresIn: ACCESS_TOKEN_TTL_SECONDS,
   };
+};
+
+/**
+ * Ends the session of a refresh token (RFC 7009 §2.2: a token that is invalid, expired or already
+ * revoked is no error, since the outcome the client wants holds). With `everywhere`, also every other
+ * session of the user: their token version is raised, which only a token of a live session may do,
+ * so a stolen token that was already revoked cannot sign its owner out again and again.
+ */
+export const logout = async (
+  { db, tokens }: Pick<SessionDeps, 'db' | 'tokens'>,
+  refreshToken: string,
+  { everywhere = false }: { everywhere?: boolean } = {},
+): Promise<void> => {
+  let subject: RefreshSubject;
+  try {
+    subject = await tokens.verifyRefreshToken(refreshToken);
+  } catch (error) {
+    if (everywhere || !(error instanceof AppError)) throw error;
+    return;
+  }
+  logger.appendKeys({ tenantId: subject.tenantId, userId: subject.userId });
+  if (everywhere) {
+    const refused = sessionRefusal(subject, await getSessionState(db, subject));
+    if (refused) throw refused;
+    await revokeAllSessions(db, subject.tenantId, subject.userId);
+  }
+  await deleteSession(db, subject.sessionId);
+  audit('logout', { everywhere });
 };

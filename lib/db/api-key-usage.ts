@@ -1,101 +1,267 @@
-import { batchGet } from './batch';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
-import { isConditionalCheckFailed } from './conditions';
-import { GetCommand, UpdateCommand } from './dynamo';
-import { type ItemKey, keys } from './keys';
+import { writtenUnlessConditionFails } from './errors';
+import { keys } from './keys';
 
 /**
- * How an API key is used: its push rate-limit counters and `lastUsedAt` (spec 5.2.5), in one small item
- * next to the key item (`APIKEY#<sha256>` / `USAGE`). It is the only item the push path writes besides
- * the measurements, and it is in no index, so each write costs exactly one write unit (issue 10).
+ * How an API key is used: one small item per key and UTC day (`APIKEY#<sha256>` / `USAGE#<day>`), the
+ * only item the push path writes besides the measurements. It is in no index and stays under 1 KB
+ * (a dozen counters, two instants, a source address of at most 45 characters and a User-Agent of at
+ * most 200), so each write costs exactly one write unit. It expires 90 days after its day (`ttl`);
+ * DynamoDB Local never deletes expired items, so readers ask for a range of days.
  *
- * Counters: one attribute per fixed window, named after the window's start (`w<epochSeconds>`). `ADD`
- * is atomic, so every concurrent request gets its own ordinal and admission (`count <= limit`) is exact
- * across all Lambda containers. The same update removes the previous window's attribute, and a
- * successful push removes any older one it saw, so the item keeps a handful of numbers however long the
- * key lives, and no item is created per window (nothing to expire).
+ * - Rate limit: one counter attribute per fixed window, named after the window's start
+ *   (`w<epochSeconds>`), on the item of the window's day. `ADD` is atomic, so every concurrent request
+ *   gets its own ordinal and admission (`count <= limit`) is exact across all Lambda containers. The
+ *   same update removes the previous window's attribute, and a successful push removes any older one.
+ * - Counts: `requests` (authenticated and counted against the rate limit), `accepted` and
+ *   `measurements` (successful pushes), and refusals by reason (`refused_<reason>`), each by `ADD`
+ *   in an update that the push already makes, or in one for a refused request of a known key.
+ * - `firstAt`, `lastAt`: the day's first and last request; `lastSourceIp`, `lastUserAgent`: where the
+ *   last one came from; `lastUsedAt`: the last successful request (spec 2.7).
  */
+export const USAGE_RETENTION_DAYS = 90;
+
+const DAY_MS = 86_400_000;
 const windowAttribute = (windowStart: number) => `w${windowStart}`;
 const WINDOW_ATTRIBUTE = /^w\d+$/;
+
+/** The UTC day (`YYYY-MM-DD`) of an instant in epoch milliseconds. */
+export const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** Why a request of a known key was refused, as its day counts it. */
+export const USAGE_REFUSALS = ['authentication', 'scope', 'rateLimit', 'validation', 'featureOff'] as const;
+export type UsageRefusal = (typeof USAGE_REFUSALS)[number];
+
+/** Where a request came from (API Gateway's request context), as the caller decided to keep it. */
+export interface RequestSource {
+  /** The request's time, ISO 8601. */
+  at: string;
+  sourceIp?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+/** The attributes every write of a day sets: the day's first and last request, and where it came from. */
+const requestFields = (day: string, source: RequestSource) => {
+  const names: Record<string, string> = {
+    '#type': 'type',
+    '#ttl': 'ttl',
+    '#firstAt': 'firstAt',
+    '#lastAt': 'lastAt',
+  };
+  const values: Record<string, unknown> = {
+    ':type': 'USAGE',
+    ':ttl': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (USAGE_RETENTION_DAYS + 1) * 86_400,
+    ':at': source.at,
+  };
+  const set = ['#type = :type', '#ttl = :ttl', '#firstAt = if_not_exists(#firstAt, :at)', '#lastAt = :at'];
+  if (source.sourceIp !== undefined) {
+    names['#sourceIp'] = 'lastSourceIp';
+    values[':sourceIp'] = source.sourceIp;
+    set.push('#sourceIp = :sourceIp');
+  }
+  if (source.userAgent !== undefined) {
+    names['#userAgent'] = 'lastUserAgent';
+    values[':userAgent'] = source.userAgent;
+    set.push('#userAgent = :userAgent');
+  }
+  return { names, values, set };
+};
 
 export interface RequestCount {
   /** This request's ordinal in its window. */
   count: number;
+  /** The day whose item holds the window: the day of the window's start. */
+  day: string;
   /** Counter attributes of earlier windows still on the item; the next successful write removes them. */
   staleWindows: string[];
 }
 
 /**
- * Counts one request of an authenticated key in the window starting at `windowStart` (epoch seconds).
- * Call it only for a key known to exist: the update creates the usage item on a key's first request.
+ * Counts one request of an authenticated key in the window starting at `windowStart` (epoch seconds),
+ * on the item of that window's day (so a window never counts on two items), with the request's time
+ * and source. Call it only for a key known to exist: the update creates the day's item.
  */
 export const countRequest = async (
   { client, tableName }: Database,
   keyHash: string,
   { windowStart, windowSeconds }: { windowStart: number; windowSeconds: number },
+  source: RequestSource,
 ): Promise<RequestCount> => {
+  const day = dayOf(windowStart * 1000);
   const current = windowAttribute(windowStart);
+  const fields = requestFields(day, source);
   const { Attributes = {} } = await client.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: keys.apiKeyUsage(keyHash),
-      UpdateExpression: 'ADD #current :one REMOVE #previous',
+      Key: keys.apiKeyUsageDay(keyHash, day),
+      UpdateExpression: `ADD #current :one, #requests :one SET ${fields.set.join(', ')} REMOVE #previous`,
       ExpressionAttributeNames: {
+        ...fields.names,
         '#current': current,
+        '#requests': 'requests',
         '#previous': windowAttribute(windowStart - windowSeconds),
       },
-      ExpressionAttributeValues: { ':one': 1 },
+      ExpressionAttributeValues: { ...fields.values, ':one': 1 },
       ReturnValues: 'ALL_NEW',
     }),
   );
   return {
     count: Number(Attributes[current] ?? 1),
+    day,
     staleWindows: Object.keys(Attributes).filter((name) => WINDOW_ATTRIBUTE.test(name) && name !== current),
   };
 };
 
 /**
- * Spec 5.2.5: `lastUsedAt` after each successful request; it never moves backwards, so of two concurrent
- * pushes the later timestamp stays. Also removes the stale counters `countRequest` reported.
+ * A successful request (spec 2.7, 5.2.5): counted as accepted with its measurements, and `lastUsedAt`,
+ * which never moves backwards (of two concurrent pushes the later time stays), in the one update a
+ * push already makes. Also removes the stale counters `countRequest` reported. When a later push
+ * already set a later `lastUsedAt`, the condition fails and the counts are added without it, so no
+ * push goes uncounted.
  */
 export const recordUse = async (
   { client, tableName }: Database,
   keyHash: string,
-  at: string,
-  staleWindows: readonly string[],
+  {
+    day,
+    at,
+    measurements,
+    staleWindows,
+  }: { day: string; at: string; measurements: number; staleWindows: readonly string[] },
 ): Promise<void> => {
   const remove = staleWindows.map((_, i) => `#stale${i}`);
-  try {
-    await client.send(
+  const update = (withLastUsed: boolean) =>
+    client.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: keys.apiKeyUsage(keyHash),
-        UpdateExpression: `SET #lastUsedAt = :at${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_not_exists(#lastUsedAt) OR #lastUsedAt < :at',
+        Key: keys.apiKeyUsageDay(keyHash, day),
+        UpdateExpression:
+          `ADD #accepted :one, #measurements :measurements${withLastUsed ? ' SET #lastUsedAt = :at' : ''}` +
+          (remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''),
+        ...(withLastUsed
+          ? { ConditionExpression: 'attribute_not_exists(#lastUsedAt) OR #lastUsedAt < :at' }
+          : {}),
         ExpressionAttributeNames: {
-          '#lastUsedAt': 'lastUsedAt',
+          '#accepted': 'accepted',
+          '#measurements': 'measurements',
+          ...(withLastUsed ? { '#lastUsedAt': 'lastUsedAt' } : {}),
           ...Object.fromEntries(staleWindows.map((name, i) => [`#stale${i}`, name])),
         },
-        ExpressionAttributeValues: { ':at': at },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':measurements': measurements,
+          ...(withLastUsed ? { ':at': at } : {}),
+        },
       }),
     );
-  } catch (error) {
-    // A later push of the same key already recorded a later time: that is the value to keep.
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+  if (!(await writtenUnlessConditionFails(update(true)))) await update(false);
 };
 
-/** `lastUsedAt` of each of the given key items (by their table key), in one batch read. */
-export const lastUsedOf = async (db: Database, keyItems: ItemKey[]): Promise<Map<string, string>> => {
-  const usage = await batchGet(
-    db,
-    keyItems.map((item) => keys.apiKeyUsageOf(item)),
+/** A refused request of a known key, counted by reason on its day, with its time and source. */
+export const countRefusal = async (
+  { client, tableName }: Database,
+  keyHash: string,
+  day: string,
+  reason: UsageRefusal,
+  source: RequestSource,
+): Promise<void> => {
+  const fields = requestFields(day, source);
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.apiKeyUsageDay(keyHash, day),
+      UpdateExpression: `ADD #refused :one SET ${fields.set.join(', ')}`,
+      ExpressionAttributeNames: { ...fields.names, '#refused': `refused_${reason}` },
+      ExpressionAttributeValues: { ...fields.values, ':one': 1 },
+    }),
   );
-  return new Map(
-    usage.flatMap((item) =>
-      typeof item.lastUsedAt === 'string' ? [[item.pk as string, item.lastUsedAt] as const] : [],
-    ),
+};
+
+/** One day of a key's usage as stored; a day without requests has no item. */
+export interface UsageDay {
+  date: string;
+  requests: number;
+  accepted: number;
+  measurements: number;
+  refused: Record<UsageRefusal, number>;
+  firstRequestAt: string | null;
+  lastRequestAt: string | null;
+  lastUsedAt: string | null;
+  lastSourceIp: string | null;
+  lastUserAgent: string | null;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : null);
+
+const toUsageDay = (item: Record<string, unknown>): UsageDay => ({
+  date: String(item.sk).slice('USAGE#'.length),
+  requests: Number(item.requests ?? 0),
+  accepted: Number(item.accepted ?? 0),
+  measurements: Number(item.measurements ?? 0),
+  refused: Object.fromEntries(
+    USAGE_REFUSALS.map((reason) => [reason, Number(item[`refused_${reason}`] ?? 0)]),
+  ) as Record<UsageRefusal, number>,
+  firstRequestAt: text(item.firstAt),
+  lastRequestAt: text(item.lastAt),
+  lastUsedAt: text(item.lastUsedAt),
+  lastSourceIp: text(item.lastSourceIp),
+  lastUserAgent: text(item.lastUserAgent),
+});
+
+/** The stored days of a key from `from` to `to` (inclusive, `YYYY-MM-DD`), oldest first: one Query. */
+export const usageDays = async (
+  { client, tableName }: Database,
+  keyHash: string,
+  from: string,
+  to: string,
+): Promise<UsageDay[]> => {
+  const { pk } = keys.apiKeyUsageDays(keyHash);
+  const { Items = [] } = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ':from': keys.apiKeyUsageDay(keyHash, from).sk,
+        ':to': keys.apiKeyUsageDay(keyHash, to).sk,
+      },
+    }),
   );
+  return Items.map(toUsageDay);
+};
+
+/**
+ * The stored days of each of the keys at these hashes within the retention, newest first, by hash: one
+ * Query per key, all in parallel. A key has at most 91 such items of under 1 KB, so each Query is one
+ * page and at most 12 read units (4 eventually consistent).
+ */
+export const recentUsageOf = async (
+  db: Database,
+  keyHashes: string[],
+  now = Date.now(),
+): Promise<Map<string, UsageDay[]>> => {
+  const from = keys.apiKeyUsageDay('', dayOf(now - USAGE_RETENTION_DAYS * DAY_MS)).sk;
+  const to = keys.apiKeyUsageDay('', dayOf(now)).sk;
+  const daysOf = async (hash: string): Promise<[string, UsageDay[]]> => {
+    const days: UsageDay[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db.client.send(
+        new QueryCommand({
+          TableName: db.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': keys.apiKeyUsageDays(hash).pk, ':from': from, ':to': to },
+          ScanIndexForward: false,
+          ExclusiveStartKey: start,
+        }),
+      );
+      days.push(...(page.Items ?? []).map(toUsageDay));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return [hash, days];
+  };
+  return new Map(await Promise.all(keyHashes.map(daysOf)));
 };
 
 /** The requests counted so far in the window starting at `windowStart`, without counting one. */
@@ -105,8 +271,12 @@ export const requestsInWindow = async (
   windowStart: number,
 ): Promise<number> => {
   const { Item } = await client.send(
-    // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
-    new GetCommand({ TableName: tableName, Key: keys.apiKeyUsage(keyHash), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.apiKeyUsageDay(keyHash, dayOf(windowStart * 1000)),
+      // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
+      ConsistentRead: true,
+    }),
   );
   return Number(Item?.[windowAttribute(windowStart)] ?? 0);
 };

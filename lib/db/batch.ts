@@ -1,13 +1,9 @@
+import { type AttributeValue, BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { AppError } from '../errors';
 import { settleAll } from '../promises';
-import type { Database } from './client';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type MarshalledItem,
-  marshallItem,
-  type WriteRequest,
-} from './dynamo';
+import { type Database, MARSHALL_OPTIONS } from './client';
 import type { ItemKey } from './keys';
 
 /** DynamoDB's per-call maximums (BatchGetItem 100 keys, BatchWriteItem 25 requests). */
@@ -32,9 +28,9 @@ const unprocessedError = () =>
  * retrying keys DynamoDB returns as unprocessed under throttling.
  */
 export const batchGet = async ({ client, tableName }: Database, keys: ItemKey[]) => {
-  const read = async (chunk: ItemKey[]) => {
+  const read = async (chunk: Record<string, unknown>[]) => {
     const found: Record<string, unknown>[] = [];
-    let pending: Record<string, unknown>[] = chunk;
+    let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw unprocessedError();
       // Stryker disable next-line ConditionalExpression: a wait before a retry; only timing changes
@@ -51,31 +47,26 @@ export const batchGet = async ({ client, tableName }: Database, keys: ItemKey[])
 };
 
 /**
- * Puts items with BatchWriteItem (1 write unit per item under 1 KB; transactions would cost 2), all
+ * Puts items with BatchWriteItem (1 write unit per item under 1 KB; a transaction would cost 2), all
  * chunks in parallel, retrying unprocessed items. Not atomic: callers make writes idempotent, so a
- * retry of a partly written request converges. Returns the write units consumed.
+ * retry of a partly written request converges.
  *
- * Every item is converted to its stored form before the first chunk is sent (issue 9): a value the
- * store cannot hold fails here, while nothing is written, never between two chunks of one request.
+ * Every item is converted to DynamoDB's form by the SDK's own marshaller before the first chunk is
+ * sent: a value the SDK refuses fails here, while nothing is written, never between two chunks of one
+ * request. The converted items are then sent as they are, through the same client.
  */
 export const batchPut = async ({ client, tableName }: Database, items: Record<string, unknown>[]) => {
-  const stored = items.map(marshallItem);
-  const write = async (chunk: MarshalledItem[]) => {
-    let units = 0;
+  const stored = items.map((item) => marshall(item, MARSHALL_OPTIONS));
+  const write = async (chunk: Record<string, AttributeValue>[]) => {
     let pending: WriteRequest[] = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw unprocessedError();
       // Stryker disable next-line ConditionalExpression: a wait before a retry; only timing changes
       if (attempt > 0) await backoff(attempt);
-      const result = await client.send(
-        new BatchWriteCommand({ RequestItems: { [tableName]: pending }, ReturnConsumedCapacity: 'TOTAL' }),
-      );
-      units += result.ConsumedCapacity?.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0) ?? 0;
+      const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
       // Stryker disable next-line OptionalChaining: DynamoDB always answers UnprocessedItems ({} when none)
       pending = result.UnprocessedItems?.[tableName] ?? [];
     }
-    return units;
   };
-  const units = await settleAll(chunks(stored, WRITE_CHUNK).map(write));
-  return units.reduce((sum, n) => sum + n, 0);
+  await settleAll(chunks(stored, WRITE_CHUNK).map(write));
 };

@@ -1,50 +1,71 @@
-import {
-  type CredentialsProvider,
-  createDynamoDbClient,
-  type DynamoDbClient,
-  type Middleware,
-} from './dynamo';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 
-/** What every repository function receives: the client and the one table of the service. */
+/** What every repository function receives: the document client and the one table of the service. */
 export interface Database {
-  readonly client: DynamoDbClient;
+  readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
 }
 
 export interface DatabaseOptions {
   tableName: string;
   region: string;
+  /** Set only for DynamoDB Local; on AWS the SDK resolves the regional (FIPS, dual-stack) endpoint. */
   endpoint?: string | undefined;
-  /** Default: the environment (what Lambda provides). Ignored for a DynamoDB Local `endpoint`. */
-  credentials?: CredentialsProvider | undefined;
-  maxAttempts?: number | undefined;
+  /** Per attempt; default 5 s on AWS, 30 s for DynamoDB Local. */
   requestTimeoutMs?: number | undefined;
-  /** Wraps every HTTP attempt: request counting, fault injection (tests, benchmark). */
-  middleware?: Middleware | Middleware[] | undefined;
 }
 
+/**
+ * Attempts per call, the first included, with the SDK's standard retry strategy (exponential backoff
+ * with jitter, a retry quota per client). Three attempts of at most 5 s fit a 10 s Lambda.
+ */
+export const MAX_ATTEMPTS = 3;
+const AWS_REQUEST_TIMEOUT_MS = 5000;
+/**
+ * DynamoDB Local on a loaded machine is slow, not hung, and a retried timeout could count an `ADD`
+ * twice: it gets 30 s per attempt, as the local stage's Lambdas get 60 s (serverless.yml).
+ */
 const LOCAL_REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * How items are converted (`@aws-sdk/util-dynamodb`): an absent optional field is left out rather than
+ * refused, and nothing is converted silently (no class instances, no imprecise numbers). The same
+ * options serve the check before a multi-item write (lib/db/batch.ts), so that check refuses exactly
+ * what a write would. Frozen, and copied for the DocumentClient, which adds its own defaults to the
+ * object it is given.
+ */
+export const MARSHALL_OPTIONS: Readonly<NonNullable<TranslateConfig['marshallOptions']>> = Object.freeze({
+  removeUndefinedValues: true,
+});
+
+/**
+ * The service's DynamoDB client: the SDK's DocumentClient over a DynamoDBClient. Credentials, region
+ * and endpoint come from the SDK's own chain (the Lambda role, SSO for the operator CLI); DynamoDB
+ * Local gets fixed credentials, since it accepts any and must never see real ones. Tests and the
+ * benchmark count calls and inject faults with middleware on this client's stack
+ * (`client.middlewareStack.add`).
+ */
 export const createDatabase = ({
   tableName,
   region,
   endpoint,
-  credentials,
-  maxAttempts = 3,
   requestTimeoutMs,
-  middleware,
 }: DatabaseOptions): Database => {
-  const client = createDynamoDbClient({
+  const base = new DynamoDBClient({
     region,
-    endpoint,
-    // DynamoDB Local accepts any alphanumeric credentials; never send real ones to it.
-    credentials: endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : credentials,
-    maxAttempts,
-    // On AWS 5 s per attempt cuts a hung connection within a 10 s Lambda. DynamoDB Local on a loaded
-    // machine is slow, not hung, and a retried timeout could count an ADD twice (README, "DynamoDB
-    // calls"): it gets 30 s, as the local stage's Lambdas get 60 s (serverless.yml).
-    requestTimeoutMs: requestTimeoutMs ?? (endpoint ? LOCAL_REQUEST_TIMEOUT_MS : undefined),
-    middleware,
+    maxAttempts: MAX_ATTEMPTS,
+    retryMode: 'standard',
+    requestHandler: {
+      requestTimeout: requestTimeoutMs ?? (endpoint ? LOCAL_REQUEST_TIMEOUT_MS : AWS_REQUEST_TIMEOUT_MS),
+      // Without it the handler only logs a warning and waits on: a hung connection must fail the
+      // attempt (as a retryable TimeoutError) within the Lambda's time.
+      throwOnRequestTimeout: true,
+    },
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
-  return { client, tableName };
+  return {
+    client: DynamoDBDocumentClient.from(base, { marshallOptions: { ...MARSHALL_OPTIONS } }),
+    tableName,
+  };
 };

@@ -1,5 +1,5 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
-import { GetCommand } from './dynamo';
 import { keys } from './keys';
 
 /**

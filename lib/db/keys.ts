@@ -10,24 +10,32 @@
  * | KPI              | KPI#<kid>           | KPI                         | TENANT#<tid>   | KPI#<kid>         |
  * | measurement      | KPI#<kid>           | MEASUREMENT#<start>#<end>   |                |                   |
  * | API key          | APIKEY#<sha256>     | APIKEY                      | TENANT#<tid>   | APIKEY#<keyId>    |
- * | API key usage    | APIKEY#<sha256>     | USAGE                       |                |                   |
+ * | API key usage    | APIKEY#<sha256>     | USAGE#<yyyy-mm-dd>          |                |                   |
  * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
- * | failed logins    | LOGIN#<email>       | FAILURES                    |                |                   |
+ * | login attempts   | LOGIN#<email>       | FAILURES                    |                |                   |
+ * |  … from a source | LOGIN#<email>       | SOURCE#<address>            |                |                   |
+ * | … of a source    | LOGINSOURCE#<addr>  | FAILURES                    |                |                   |
+ * | session          | SESSION#<sid>       | SESSION                     |                |                   |
  * | health probe     | HEALTH              | HEALTH                      |                |                   |
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
  * the item's `tenantId`. API keys are keyed by the SHA-256 of the raw key, so verifying a key is one
  * strongly consistent GetItem (a revocation is seen by the very next request); the index lists a
- * tenant's keys. The usage item (rate-limit counters, `lastUsedAt`) is what the push hot path writes:
- * it is in no index, so those writes cost one unit each and never touch gsi1 (issue 10). The slots item
+ * tenant's keys. A key's usage is one small item per UTC day (rate-limit counters, request counts by
+ * outcome, `lastUsedAt`, the last source): what the push hot path writes. It is in no index, so those
+ * writes cost one unit each and never touch gsi1; a day's items of a key are one Query. The slots item
  * holds the active key ids of a tenant on a plan with a key maximum, and a version.
  * The health probe item is never written: GET /health reads it to see that the table answers.
+ * Login attempts are counted per e-mail and source address (what locks an attacker out), per source
+ * address (one source guessing many e-mails) and per e-mail (a ceiling only a distributed attack
+ * reaches); an e-mail's counters share its partition. A session is a refresh token's record, keyed
+ * by its own id so that a refresh or a JWT request reads it by key, and expires with the token (`ttl`).
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
   /**
-   * Issue 13: every tenant in one index partition, for the operator's `list-tenants`. Tenants are
+   * Every tenant in one index partition, for the operator's `list-tenants`. Tenants are
    * written only when an operator creates or changes one, so the partition never runs hot.
    */
   tenantIndex: (tenantId: string) => ({ gsi1pk: 'TENANTS', gsi1sk: `TENANT#${tenantId}` }),
@@ -48,7 +56,7 @@ export const keys = {
     sk: `MEASUREMENT#${periodStart}#${periodEnd}`,
   }),
   measurementsOfKpi: (kpiId: string) => ({ pk: `KPI#${kpiId}`, skPrefix: 'MEASUREMENT#' }),
-  /** The KPI item and its measurements share one partition: one Query reads both (issue 15). */
+  /** The KPI item and its measurements share one partition: one Query reads both. */
   kpiPartition: (kpiId: string) => ({ pk: `KPI#${kpiId}` }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   apiKeyIndex: (tenantId: string, keyId: string) => ({
@@ -56,11 +64,16 @@ export const keys = {
     gsi1sk: `APIKEY#${keyId}`,
   }),
   apiKeysOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'APIKEY#' }),
-  apiKeyUsage: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'USAGE' }),
-  /** The usage item next to a key item, from the key item's own key. */
-  apiKeyUsageOf: (apiKeyItem: ItemKey) => ({ pk: apiKeyItem.pk, sk: 'USAGE' }),
+  apiKeyUsageDay: (keyHash: string, day: string) => ({ pk: `APIKEY#${keyHash}`, sk: `USAGE#${day}` }),
+  apiKeyUsageDays: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, skPrefix: 'USAGE#' }),
   apiKeySlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'APIKEYSLOTS' }),
-  loginFailures: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'FAILURES' }),
+  loginAttemptsOfEmail: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'FAILURES' }),
+  loginAttemptsFromSource: (email: string, source: string) => ({
+    pk: `LOGIN#${email}`,
+    sk: `SOURCE#${source}`,
+  }),
+  loginAttemptsOfSource: (source: string) => ({ pk: `LOGINSOURCE#${source}`, sk: 'FAILURES' }),
+  session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
   healthProbe: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
 } as const;
 

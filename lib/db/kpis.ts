@@ -1,21 +1,15 @@
-import type { KpiType } from '../domain';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { KPI_TARGET_DEFAULTS, type Kpi, type KpiDirection, type KpiType } from '../domain/kpi';
+import type { Measurement } from '../domain/measurement';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { GetCommand, TransactWriteCommand } from './dynamo';
+import { isConditionalCheckFailed } from './errors';
 import { keys } from './keys';
-import { type MeasurementRecord, toMeasurementRecord } from './measurements';
+import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
 import { tenantExists, tenantMissing } from './tenants';
 
-export interface Kpi {
-  id: string;
-  tenantId: string;
-  type: KpiType;
-  name: string;
-  unit?: string | undefined;
-  createdAt: string;
-}
-
+/** A KPI item read back; one stored before KPIs had target rules reads with the defaults. */
 export const toKpi = (item: Record<string, unknown>): Kpi => ({
   id: item.id as string,
   tenantId: item.tenantId as string,
@@ -23,18 +17,29 @@ export const toKpi = (item: Record<string, unknown>): Kpi => ({
   name: item.name as string,
   unit: item.unit as string | undefined,
   createdAt: item.createdAt as string,
+  direction: (item.direction as KpiDirection | undefined) ?? KPI_TARGET_DEFAULTS.direction,
+  tolerance: (item.tolerance as number | undefined) ?? KPI_TARGET_DEFAULTS.tolerance,
+  qualitative: item.qualitative === true,
 });
+
+export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>;
 
 /**
  * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction
- * (issue 13: the operator CLI accepted KPIs of tenants that do not exist).
+ * (the operator CLI accepted KPIs of tenants that do not exist).
  */
 export const createKpi = async (
   { client, tableName }: Database,
   tenantId: string,
-  input: { type: KpiType; name: string; unit?: string | undefined },
+  input: { type: KpiType; name: string; unit?: string | undefined } & Partial<KpiTargetRule>,
 ): Promise<Kpi> => {
-  const kpi: Kpi = { id: uuidv7(), tenantId, ...input, createdAt: new Date().toISOString() };
+  const kpi: Kpi = {
+    id: uuidv7(),
+    tenantId,
+    ...KPI_TARGET_DEFAULTS,
+    ...input,
+    createdAt: new Date().toISOString(),
+  };
   const { type, ...rest } = kpi;
   try {
     await client.send(
@@ -61,6 +66,42 @@ export const createKpi = async (
     throw tenantMissing(error, tenantId);
   }
   return kpi;
+};
+
+/**
+ * Changes a KPI's target rule (direction, tolerance, qualitative), only a KPI of the tenant: another
+ * tenant's KPI is undefined, like a missing one (one conditional update, no read).
+ */
+export const updateKpi = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  kpiId: string,
+  patch: Partial<KpiTargetRule>,
+): Promise<Kpi | undefined> => {
+  const fields = Object.entries(patch).filter(([, value]) => value !== undefined);
+  try {
+    const { Attributes } = await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.kpi(kpiId),
+        UpdateExpression: `SET ${[...fields.map(([name]) => `#${name} = :${name}`), '#updatedAt = :updatedAt'].join(', ')}`,
+        ConditionExpression: 'tenantId = :tenant',
+        ExpressionAttributeNames: Object.fromEntries(
+          [...fields.map(([name]) => name), 'updatedAt'].map((name) => [`#${name}`, name]),
+        ),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
+          ':updatedAt': new Date().toISOString(),
+          ':tenant': tenantId,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toKpi(Attributes ?? {});
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return undefined;
+    throw error;
+  }
 };
 
 /** The KPI if it belongs to the tenant; another tenant's KPI is indistinguishable from a missing one. */
@@ -91,11 +132,11 @@ export const listKpis = (
 export interface KpiWithMeasurements {
   kpi: Kpi;
   /** Ordered by period, oldest first. */
-  measurements: Page<MeasurementRecord>;
+  measurements: Page<Measurement>;
 }
 
 /**
- * A KPI and its measurements in ONE Query (issue 15): they share the partition `KPI#<id>`, and the
+ * A KPI and its measurements in ONE Query: they share the partition `KPI#<id>`, and the
  * KPI's sort key `KPI` sorts before every `MEASUREMENT#…`, so the first page holds the KPI item and
  * then the oldest `limit` measurements in period order. A later page (`cursor`) no longer reaches the
  * KPI item, so it is read by a GetItem in parallel (still one round trip). Another tenant's KPI is
@@ -127,7 +168,7 @@ export const getKpiWithMeasurements = async (
   ]);
   const found = kpiItem ?? result.items.find(isKpi);
   if (!found || found.tenantId !== tenantId) return undefined;
-  const measurements = result.items.filter((item) => !isKpi(item)).map(toMeasurementRecord);
+  const measurements = result.items.filter((item) => !isKpi(item)).map(toMeasurement);
   return {
     kpi: toKpi(found),
     measurements: result.nextCursor

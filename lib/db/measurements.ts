@@ -1,24 +1,12 @@
-import type { KpiType } from '../domain';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { KpiType } from '../domain/kpi';
+import type { Measurement } from '../domain/measurement';
 import { batchPut } from './batch';
 import type { Database } from './client';
-import { QueryCommand, UpdateCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 
-/** A stored measurement as clients see it (spec 2.5 plus identity and timestamps). */
-export interface Measurement {
-  id: string;
-  kpiId: string;
-  kpiType: KpiType;
-  actual: number;
-  target: number | null;
-  forecast: number | null;
-  periodStart: string;
-  periodEnd: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
+/** A measurement item read back; a value or provenance the record does not have is null. */
 export const toMeasurement = (item: Record<string, unknown>): Measurement => ({
   id: item.id as string,
   kpiId: item.kpiId as string,
@@ -30,21 +18,6 @@ export const toMeasurement = (item: Record<string, unknown>): Measurement => ({
   periodEnd: item.periodEnd as string,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
-});
-
-/**
- * A measurement as the read endpoints show it (issue 15): the stored values plus where it came from.
- * Push stores `receivedAt` and the key (`apiKeyId`, `apiKeyPrefix`) on every record; `null` where a
- * record has none (written before push recorded them, or not by push).
- */
-export interface MeasurementRecord extends Measurement {
-  receivedAt: string | null;
-  apiKeyId: string | null;
-  apiKeyPrefix: string | null;
-}
-
-export const toMeasurementRecord = (item: Record<string, unknown>): MeasurementRecord => ({
-  ...toMeasurement(item),
   receivedAt: (item.receivedAt as string | undefined) ?? null,
   apiKeyId: (item.apiKeyId as string | undefined) ?? null,
   apiKeyPrefix: (item.apiKeyPrefix as string | undefined) ?? null,
@@ -55,19 +28,18 @@ export const listMeasurements = (
   db: Database,
   kpiId: string,
   page: PageRequest,
-): Promise<Page<MeasurementRecord>> =>
-  queryPrefix(db, keys.measurementsOfKpi(kpiId), page, toMeasurementRecord);
+): Promise<Page<Measurement>> => queryPrefix(db, keys.measurementsOfKpi(kpiId), page, toMeasurement);
 
 /**
  * The `count` newest measurements of a KPI (by period), newest first: one Query that reads at most
  * `count` items however many periods the KPI has, so a list of KPIs costs the same after ten periods
- * as after ten thousand (issue 15). Eventually consistent, like every list read.
+ * as after ten thousand. Eventually consistent, like every list read.
  */
 export const listRecentMeasurements = async (
   { client, tableName }: Database,
   kpiId: string,
   count: number,
-): Promise<MeasurementRecord[]> => {
+): Promise<Measurement[]> => {
   const { pk, skPrefix } = keys.measurementsOfKpi(kpiId);
   // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items (empty when none match)
   const { Items = [] } = await client.send(
@@ -79,7 +51,40 @@ export const listRecentMeasurements = async (
       Limit: count,
     }),
   );
-  return Items.map(toMeasurementRecord);
+  return Items.map(toMeasurement);
+};
+
+/**
+ * The newest measurement of a KPI that has a target, among its `within` newest periods (newest first,
+ * a page at a time), or undefined: what a KPI's status is measured on, at a bounded cost.
+ */
+export const latestWithTarget = async (
+  { client, tableName }: Database,
+  kpiId: string,
+  within: number,
+): Promise<Measurement | undefined> => {
+  const { pk, skPrefix } = keys.measurementsOfKpi(kpiId);
+  const pageSize = 25;
+  let start: Record<string, unknown> | undefined;
+  for (let read = 0; read < within; read += pageSize) {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'attribute_exists(#target)',
+        ExpressionAttributeNames: { '#target': 'target' },
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ScanIndexForward: false,
+        Limit: Math.min(pageSize, within - read),
+        ExclusiveStartKey: start,
+      }),
+    );
+    const [found] = page.Items ?? [];
+    if (found) return toMeasurement(found);
+    start = page.LastEvaluatedKey;
+    if (!start) return undefined;
+  }
+  return undefined;
 };
 
 /** What a push writes: the values of spec 2.5 plus where they came from. */
@@ -185,16 +190,13 @@ export const putMeasurements = async (
   db: Database,
   measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined; newId: string }[],
   context: WriteContext,
-): Promise<{ items: WrittenMeasurement[]; writeUnits: number }> => {
+): Promise<WrittenMeasurement[]> => {
   const items = plan(measurements, context);
-  const writeUnits = await batchPut(
+  await batchPut(
     db,
     items.map(({ item }) => item),
   );
-  return {
-    items: items.map(({ item, status }) => ({ status, measurement: toMeasurement(item) })),
-    writeUnits,
-  };
+  return items.map(({ item, status }) => ({ status, measurement: toMeasurement(item) }));
 };
 
 const plan = (
@@ -215,7 +217,7 @@ const plan = (
 
 /**
  * What a push of these measurements would store, given their existing records: the dry run's answer
- * (issue 12), built exactly as `putMeasurements` builds what it writes.
+ *, built exactly as `putMeasurements` builds what it writes.
  */
 export const planMeasurements = (
   measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined }[],

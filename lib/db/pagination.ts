@@ -1,6 +1,6 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../errors';
 import type { Database } from './client';
-import { QueryCommand, type QueryCommandInput } from './dynamo';
 import { GSI1 } from './keys';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -20,35 +20,70 @@ export interface Page<T> {
 const encodeCursor = (key: Record<string, unknown>): string =>
   Buffer.from(JSON.stringify(key)).toString('base64url');
 
-const invalidCursor = () =>
+/** The answer to any cursor that is not one this service handed out for the query at hand. */
+export const invalidCursor = () =>
   new AppError('VALIDATION_FAILED', 'The cursor is invalid; use the nextCursor of the previous page.', {
     errors: [{ path: 'cursor', message: 'Invalid cursor' }],
   });
 
+/** What a cursor must be for one query: exactly its key attributes, in its partition and key range. */
+export interface CursorShape {
+  /** The table's key attributes, and the index's for a query of the index. */
+  keyNames: readonly string[];
+  /** The partition-key attribute and value of the query. */
+  partition: Record<string, string>;
+  /** The query's sort-key attribute and the prefix its key condition requires (`begins_with`). */
+  sortKey?: { name: string; prefix: string };
+}
+
+/** DynamoDB's limits on key values: a partition key of at most 2048 bytes, a sort key of at most 1024. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+const SORT_KEYS = new Set(['sk', 'gsi1sk']);
+
+/** A string DynamoDB takes as a key value: not empty, valid UTF-16 (no lone surrogate), within its size. */
+const isKeyValue = (name: string, value: unknown): boolean => {
+  if (typeof value !== 'string' || value === '') return false;
+  const bytes = Buffer.byteLength(value, 'utf8');
+  const max = SORT_KEYS.has(name) ? MAX_SORT_KEY_BYTES : MAX_PARTITION_KEY_BYTES;
+  // A lone surrogate does not survive the round trip through UTF-8.
+  return bytes <= max && Buffer.from(value, 'utf8').toString('utf8') === value;
+};
+
 /**
- * Cursors are DynamoDB's LastEvaluatedKey, base64url-encoded. A decoded cursor must belong to the
- * partition being queried: otherwise a hand-made cursor could point a query at another tenant's items.
+ * Cursors are DynamoDB's LastEvaluatedKey, base64url-encoded (the API seals them further:
+ * lib/http/cursors.ts). A decoded cursor must have exactly the shape DynamoDB accepts as the start of
+ * this query, or DynamoDB refuses it with a ValidationException (a 500): exactly the key attributes,
+ * each a key value DynamoDB takes, in the partition being queried (otherwise a hand-made cursor could
+ * also point a query at another tenant's items) and within the sort-key range of the key condition.
  */
-const decodeCursor = (cursor: string, partition: Record<string, string>): Record<string, string> => {
+const decodeCursor = (
+  cursor: string,
+  { keyNames, partition, sortKey }: CursorShape,
+): Record<string, string> => {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     // Not JSON: decoded stays undefined and is refused below.
   }
-  // A key of string attributes (the table's keys are all strings), nothing else.
   if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalidCursor();
   const key = decoded as Record<string, unknown>;
-  if (!Object.values(key).every((value) => typeof value === 'string')) throw invalidCursor();
+  const names = Object.keys(key);
+  if (names.length !== keyNames.length || !keyNames.every((name) => Object.hasOwn(key, name))) {
+    throw invalidCursor();
+  }
+  if (!names.every((name) => isKeyValue(name, key[name]))) throw invalidCursor();
   for (const [name, value] of Object.entries(partition)) {
     if (key[name] !== value) throw invalidCursor();
   }
+  if (sortKey && !(key[sortKey.name] as string).startsWith(sortKey.prefix)) throw invalidCursor();
   return key as Record<string, string>;
 };
 
 /**
- * Runs one page of a Query. `partition` names the partition-key attribute and value of the query,
- * used to check cursors.
+ * Runs one page of a Query. `partition` names the partition-key attribute and value of the query, and
+ * `sortKey` the prefix its key condition puts on the sort key: a cursor must lie within both.
  *
  * With a FilterExpression, DynamoDB applies `Limit` before the filter, so one call may return fewer
  * matches than asked for (even none) while more exist. Clients are promised `limit` items per page
@@ -62,11 +97,12 @@ export const queryPage = async <T>(
   partition: Record<string, string>,
   page: PageRequest,
   toItem: (item: Record<string, unknown>) => T,
+  sortKey?: CursorShape['sortKey'],
 ): Promise<Page<T>> => {
   const keyNames = input.IndexName ? ['pk', 'sk', 'gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
   const found: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined = page.cursor
-    ? decodeCursor(page.cursor, partition)
+    ? decodeCursor(page.cursor, { keyNames, partition, ...(sortKey ? { sortKey } : {}) })
     : undefined;
   for (;;) {
     // One item more than asked for tells whether another page exists: a list that ends exactly at a
@@ -131,5 +167,6 @@ export const queryPrefix = <T>(
     { [pkName]: pk },
     page,
     toItem,
+    { name: skName, prefix },
   );
 };

@@ -1,18 +1,13 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { StrategicCycle } from '../domain/strategic-cycle';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { TransactWriteCommand } from './dynamo';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { tenantExists, tenantMissing } from './tenants';
 
-export interface StrategicCycle {
-  id: string;
-  name: string;
-  startDate: string;
-  endDate: string;
-  createdAt: string;
-}
+export type { StrategicCycle };
 
 const toStrategicCycle = (item: Record<string, unknown>): StrategicCycle => ({
   id: item.id as string,
@@ -24,7 +19,7 @@ const toStrategicCycle = (item: Record<string, unknown>): StrategicCycle => ({
 
 /**
  * Creates a cycle of an existing tenant (a condition of the same transaction) whose dates are in order
- * (issue 13: the operator CLI accepted both a missing tenant and a start after the end). Dates are
+ * (the operator CLI accepted both a missing tenant and a start after the end). Dates are
  * calendar dates, `YYYY-MM-DD`; a cycle may start and end on the same day.
  */
 export const createStrategicCycle = async (

@@ -1,11 +1,11 @@
-import tableDefinition from '../../infra/table.json';
-import type { Database } from './client';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
   ListTablesCommand,
   UpdateTimeToLiveCommand,
-} from './dynamo';
+} from '@aws-sdk/client-dynamodb';
+import tableDefinition from '../../infra/table.json';
+import type { Database } from './client';
 
 /**
  * Creates the table from `infra/table.json`, the same file serverless.yml deploys as its

@@ -1,29 +1,15 @@
-import type { Feature, Plan } from '../domain';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Feature, Plan } from '../domain/plan';
+import type { Tenant } from '../domain/tenant';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
-import { cancellationReasons, isConditionalCheckFailed } from './conditions';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
+import { cancellationReasons, isConditionalCheckFailed } from './errors';
 import { setFields } from './expressions';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 
-export interface Tenant {
-  id: string;
-  name: string;
-  plan: Plan;
-  features: Feature[];
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-  /**
-   * The tenant's API Gateway API key, on its tier's usage plan (issue 10): the push authorizer returns
-   * `value` as the usage identifier, so API Gateway throttles and meters the tenant's requests. Made by
-   * the service, never shown to anyone (it grants nothing: the API's key source is the authorizer).
-   * Absent on the local stack, where there is no API Gateway.
-   */
-  usageKey?: { id: string; value: string } | undefined;
-}
+export type { Tenant };
 
 export const toTenant = (item: Record<string, unknown>): Tenant => ({
   id: item.id as string,
@@ -76,7 +62,7 @@ export const updateTenant = async (
   const update = {
     TableName: db.tableName,
     Key: keys.tenant(tenantId),
-    // The index attributes too: a tenant created before issue 13 joins `listTenants` at its next change.
+    // The index attributes too: a tenant stored before tenants were indexed joins `listTenants` at its next change.
     ...setFields({ ...patch, ...keys.tenantIndex(tenantId) }),
     ConditionExpression: 'attribute_exists(pk)',
   };
@@ -102,7 +88,7 @@ export const updateTenant = async (
   return (await getTenant(db, tenantId)) as Tenant;
 };
 
-/** Every tenant, oldest first (ids are UUIDv7): the operator's view (issue 13). */
+/** Every tenant, oldest first (ids are UUIDv7): the operator's view. */
 export const listTenants = (db: Database, page: PageRequest): Promise<Page<Tenant>> =>
   queryPrefix(db, keys.allTenants(), page, toTenant);
 

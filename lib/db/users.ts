@@ -1,38 +1,30 @@
-import type { Role } from '../auth/roles';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Tenant } from '../domain/tenant';
+import type { Role, User } from '../domain/user';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { batchGet } from './batch';
 import type { Database } from './client';
-import { cancellationReasons, isConditionalCheckFailed } from './conditions';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
+import { cancellationReasons, isConditionalCheckFailed, WriteConflict } from './errors';
 import { setFields } from './expressions';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
-import type { Tenant } from './tenants';
 import { toTenant } from './tenants';
 
-export interface User {
-  id: string;
-  tenantId: string;
-  email: string;
-  role: Role;
-  disabled: boolean;
-  /** scrypt hash with its parameters; never leaves the repository layer except for verification. */
-  passwordHash: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { User };
 
 /** E-mail addresses are matched case-insensitively (RFC 5321 allows case-sensitive local parts; no provider uses them). */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
-const toUser = (item: Record<string, unknown>): User => ({
+export const toUser = (item: Record<string, unknown>): User => ({
   id: item.id as string,
   tenantId: item.tenantId as string,
   email: item.email as string,
   role: item.role as Role,
   disabled: item.disabled === true,
   passwordHash: item.passwordHash as string,
+  // Users stored before token versions existed are at version 0.
+  tokenVersion: Number(item.tokenVersion ?? 0),
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
 });
@@ -53,6 +45,7 @@ export const createUser = async (
     role: input.role,
     disabled: false,
     passwordHash: input.passwordHash,
+    tokenVersion: 0,
     createdAt: now,
     updatedAt: now,
   };
@@ -97,6 +90,18 @@ export const createUser = async (
   return user;
 };
 
+/** A user, read strongly consistent (a change just made must be seen). */
+export const getUser = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  userId: string,
+): Promise<User | undefined> => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: keys.user(tenantId, userId), ConsistentRead: true }),
+  );
+  return Item ? toUser(Item) : undefined;
+};
+
 /** The user and their tenant, read together in one round trip. */
 export const getUserWithTenant = async (
   db: Database,
@@ -111,6 +116,13 @@ export const getUserWithTenant = async (
   return userItem && tenantItem ? { user: toUser(userItem), tenant: toTenant(tenantItem) } : undefined;
 };
 
+/** Ids no user and no tenant has (UUIDs are never all zeros), for the read of an unknown e-mail. */
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The user of an e-mail and their tenant. An unknown e-mail issues the same reads as a known one (the
+ * second reads keys nobody has): login's timing tells no one whether an account exists.
+ */
 export const findUserByEmail = async (
   db: Database,
   email: string,
@@ -118,30 +130,60 @@ export const findUserByEmail = async (
   const { Item } = await db.client.send(
     new GetCommand({ TableName: db.tableName, Key: keys.email(normalizeEmail(email)), ConsistentRead: true }),
   );
-  if (!Item) return undefined;
-  return getUserWithTenant(db, Item.tenantId as string, Item.userId as string);
+  const found = await getUserWithTenant(
+    db,
+    (Item?.tenantId as string | undefined) ?? NOBODY,
+    (Item?.userId as string | undefined) ?? NOBODY,
+  );
+  return Item ? found : undefined;
 };
 
+export interface UserUpdate {
+  /** Raise the token version: every token issued to the user before stops working. */
+  raiseTokenVersion?: boolean;
+  /** Apply the change only while the user still has this role (the caller's decision was based on it). */
+  ifRole?: Role;
+}
+
+/**
+ * Changes a user; 404 for an unknown one. With `ifRole`, a user whose role changed since the caller
+ * read it is a `WriteConflict` (the caller reads again and decides again).
+ */
 export const updateUser = async (
   { client, tableName }: Database,
   tenantId: string,
   userId: string,
   patch: Partial<Pick<User, 'role' | 'disabled' | 'passwordHash'>>,
+  { raiseTokenVersion = false, ifRole }: UserUpdate = {},
 ): Promise<User> => {
+  const set = setFields(patch);
   try {
     const { Attributes } = await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.user(tenantId, userId),
-        ...setFields(patch),
-        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: `${set.UpdateExpression}${raiseTokenVersion ? ' ADD #tokenVersion :one' : ''}`,
+        ExpressionAttributeNames: {
+          ...set.ExpressionAttributeNames,
+          ...(raiseTokenVersion ? { '#tokenVersion': 'tokenVersion' } : {}),
+          ...(ifRole ? { '#currentRole': 'role' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ...set.ExpressionAttributeValues,
+          ...(raiseTokenVersion ? { ':one': 1 } : {}),
+          ...(ifRole ? { ':currentRole': ifRole } : {}),
+        },
+        ConditionExpression: `attribute_exists(pk)${ifRole ? ' AND #currentRole = :currentRole' : ''}`,
         ReturnValues: 'ALL_NEW',
+        ...(ifRole ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
       }),
     );
     return toUser(Attributes ?? {});
   } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new AppError('NOT_FOUND', `User ${userId} not found.`);
-    throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
+    // The item as it stood tells a missing user from a changed role.
+    if (ifRole && (error as { Item?: unknown }).Item) throw new WriteConflict('user', { cause: error });
+    throw new AppError('NOT_FOUND', `User ${userId} not found.`);
   }
 };
 

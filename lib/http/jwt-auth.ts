@@ -1,7 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Role } from '../auth/roles';
+import type { SessionGuard } from '../auth/session-guard';
 import type { TokenService } from '../auth/tokens';
+import type { Role } from '../domain/user';
 import { AppError } from '../errors';
 import { logger } from '../logger';
 import { header } from './responses';
@@ -9,6 +10,8 @@ import type { UserContext } from './types';
 
 export interface JwtAuthOptions {
   tokens: TokenService;
+  /** Whether the token's session, user and tenant still allow it (lib/auth/session-guard.ts). */
+  sessions: SessionGuard;
   /** Roles allowed to call the route; default: every role of the tenant. */
   roles?: readonly Role[];
 }
@@ -16,12 +19,14 @@ export interface JwtAuthOptions {
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-_.]+)[ ]*$/i;
 
 /**
- * Spec 5.1: `Authorization: Bearer <token>`, optional `X-Tenant-ID`. Sets `context.user`.
+ * Spec 5.1: `Authorization: Bearer <token>`, optional `X-Tenant-ID`. Sets `context.user`. A token must
+ * be valid and of a session that still allows it: 401 once the session ended or was revoked.
  * 401 carries `WWW-Authenticate` (RFC 6750 §3); a valid token of the wrong role is 403 (spec 5.1.4);
  * an `X-Tenant-ID` other than the token's tenant is 403: the header can narrow, never widen, access.
  */
 export const jwtAuth = ({
   tokens,
+  sessions,
   roles,
 }: JwtAuthOptions): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, UserContext> => ({
   before: async (request) => {
@@ -33,6 +38,7 @@ export const jwtAuth = ({
       });
     }
     const user = await tokens.verifyAccessToken(match[1]);
+    await sessions.check(user);
     const tenantHeader = header(request.event, 'x-tenant-id');
     if (tenantHeader !== undefined && tenantHeader !== user.tenantId) {
       throw new AppError('TENANT_MISMATCH', "X-Tenant-ID does not match the token's tenant.");
@@ -43,7 +49,7 @@ export const jwtAuth = ({
       });
     }
     request.context.user = user;
-    // Issue 14: the access line and every other line of the request name the caller.
+    // The access line and every other line of the request name the caller.
     logger.appendKeys({ tenantId: user.tenantId, userId: user.userId });
   },
 });

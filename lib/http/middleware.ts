@@ -1,15 +1,73 @@
 import type { MiddlewareObj } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { isTransientDbFailure } from '../db/errors';
+import { keyRefSchema } from '../domain/api-key';
 import { AppError, type ErrorCode, errorCatalog, problemType } from '../errors';
 import { logger } from '../logger';
 import { requestIdOf } from './observability';
-import { header } from './responses';
+import { header, JSON_SECURITY_HEADERS } from './responses';
 
 /**
  * Largest JSON body any endpoint accepts. A full push batch (50 measurements) is about 12 KB; the
  * margin covers pretty-printing. API Gateway itself would accept up to 10 MB.
  */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * RFC 9457 problem details, as `problemResponse` renders them. The extension members are those some
+ * problem types carry; each response of the OpenAPI document narrows `type` and `status`.
+ */
+export const problemSchema = z
+  .object({
+    type: z.url().check(z.describe('Stable problem type URI; each response lists the ones it may carry.')),
+    title: z.string().check(z.describe('Short summary of the problem type.')),
+    status: z.int().check(z.describe('The HTTP status.')),
+    detail: z
+      .string()
+      .check(z.describe('What went wrong in this request, for humans. 5xx answers carry a fixed text.')),
+    requestId: z.optional(z.string().check(z.describe('Quote it when contacting support.'))),
+    errors: z.optional(
+      z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .check(z.describe('For `validation-failed`: every offending field, e.g. `measurements[3].actual`.')),
+    ),
+    limit: z.optional(
+      z.int().check(z.describe('For `api-key-limit-reached`: the plan’s maximum of active keys.')),
+    ),
+    plan: z.optional(z.string().check(z.describe('For `api-key-limit-reached`: the tenant’s plan.'))),
+    feature: z.optional(
+      z.string().check(z.describe('For `feature-not-enabled`: the plan feature that is missing.')),
+    ),
+    missingKpiIds: z.optional(
+      z
+        .array(z.string())
+        .check(
+          z.describe(
+            'For a push’s `not-found`: every `kpiId` that is not a KPI of the key’s tenant with that `kpiType`.',
+          ),
+        ),
+    ),
+    outOfScopeKpiIds: z.optional(
+      z
+        .array(z.string())
+        .check(z.describe('For `kpi-outside-key-scope`: every `kpiId` of the push outside the key’s scope.')),
+    ),
+    replacedBy: z
+      .optional(keyRefSchema)
+      .check(z.describe('For `api-key-already-rolled`: the key that replaced it, the one to roll instead.')),
+    keyStatus: z.optional(
+      z.enum(['revoked', 'expired']).check(z.describe('For `api-key-not-active`: the key’s status.')),
+    ),
+  })
+  .check(
+    z.meta({
+      id: 'Problem',
+      description:
+        'RFC 9457 problem details (`application/problem+json`). `type` is a stable identifier to switch on.',
+    }),
+  );
 
 /** RFC 9457 §3: problem details, sent as application/problem+json. */
 export const problemResponse = (error: AppError, requestId?: string): APIGatewayProxyResult => {
@@ -26,22 +84,15 @@ export const problemResponse = (error: AppError, requestId?: string): APIGateway
   };
   return {
     statusCode: status,
-    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...error.headers },
+    headers: {
+      'Content-Type': 'application/problem+json',
+      'Cache-Control': 'no-store',
+      ...JSON_SECURITY_HEADERS,
+      ...error.headers,
+    },
     body: JSON.stringify(body),
   };
 };
-
-/** DynamoDB answers that mean "try again shortly", not "this request is wrong". */
-const retryableNames = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionConflictException',
-  'TimeoutError',
-]);
-const retryableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
 /** What a 5xx problem says, whatever the error was: its cause goes to the log, never to the client. */
 const GENERIC_5XX_DETAIL: Partial<Record<ErrorCode, string>> &
@@ -53,8 +104,7 @@ const GENERIC_5XX_DETAIL: Partial<Record<ErrorCode, string>> &
 /** Turns anything thrown into a domain error; unknown errors become a generic 500. */
 export const toAppError = (error: unknown): AppError => {
   if (error instanceof AppError) return error;
-  const failure = error as { name?: string; code?: string } | null | undefined;
-  if (retryableNames.has(failure?.name as string) || retryableCodes.has(failure?.code as string)) {
+  if (isTransientDbFailure(error)) {
     return new AppError('SERVICE_UNAVAILABLE', GENERIC_5XX_DETAIL.SERVICE_UNAVAILABLE, {
       headers: { 'Retry-After': '1' },
       cause: error,
@@ -89,8 +139,6 @@ export const httpErrorHandler = (): MiddlewareObj<APIGatewayProxyEvent, APIGatew
   },
 });
 
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
-
 type BodyEvent = Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders' | 'isBase64Encoded'> & {
   body: unknown;
 };
@@ -111,46 +159,69 @@ const rawBody = (body: unknown): string => {
   }
 };
 
-/** Content-Type, size and emptiness, each with its own clear 4xx, before the JSON is parsed. */
-const guardBody = (event: BodyEvent, raw: string) => {
-  const contentType = header(event, 'content-type');
-  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new AppError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `Content-Type must be application/json, got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'}.`,
-    );
-  }
+/** middy's parser, with its Content-Type check; its answers are mapped to the service's below. */
+const parser = httpJsonBodyParser();
+
+/** How the parser says what is wrong (`@middy/util` createError: status 415 and a message). */
+const parserRefusal = (error: unknown) => {
+  const { statusCode, message } = (error ?? {}) as { statusCode?: number; message?: string };
+  return statusCode === 415 ? message : undefined;
+};
+
+/**
+ * The one way a request body is read: @middy/http-json-body-parser checks the Content-Type and parses
+ * the text (base64-decoded when API Gateway says so). Around it, what the service settles differently:
+ * - the size is checked first, 413, so an oversized body is never parsed;
+ * - Content-Type is found whatever its spelling (API Gateway REST passes headers as the client sent
+ *   them; the parser looks for two spellings) and must be one value (400 when sent twice, differently);
+ * - malformed JSON and an empty body are 400 (RFC 9110 §15.5.1), where the parser answers 415; 415
+ *   stays for a wrong or missing Content-Type, naming what was sent.
+ * A function, and not only a middleware, because a push authenticates its key before its body is
+ * judged (the push pipeline calls it after the key check); `jsonBody()` is the middleware form.
+ */
+export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
+  const raw = rawBody(event.body);
   const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
   if (bytes > MAX_BODY_BYTES) {
     throw new AppError('PAYLOAD_TOO_LARGE', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
   }
-  if (raw.trim() === '') {
-    throw new AppError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.');
-  }
-};
-
-/**
- * The one way a request body is read: Content-Type, size and emptiness checks, then `JSON.parse` of
- * the text (base64-decoded when API Gateway says so). A function rather than only a middleware because
- * the push endpoints must authenticate the API key before they look at the body (spec 1, issue 4
- * order). Malformed JSON is a bad request (RFC 9110 §15.5.1), 400, not 415 as middy's parser answers;
- * parsing here rather than through that parser also keeps @middy/util out of every bundle (issue 11).
- */
-export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
-  const body = rawBody(event.body);
-  guardBody(event, body);
-  const text = event.isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
+  const contentType = header(event, 'content-type');
+  const parsed = {
+    event: {
+      // Media types are case-insensitive (RFC 9110 §8.3.1); the parser's pattern is not.
+      headers: contentType === undefined ? {} : { 'content-type': contentType.toLowerCase() },
+      body: raw,
+      isBase64Encoded: event.isBase64Encoded === true,
+    },
+  };
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError('MALFORMED_REQUEST', 'The request body is not valid JSON.');
+    await parser.before?.(parsed as never);
+  } catch (error) {
+    const refusal = parserRefusal(error);
+    if (refusal === 'Unsupported Media Type') {
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type must be application/json, got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'}.`,
+        { cause: error },
+      );
+    }
+    if (refusal === undefined) throw error;
+    const text = event.isBase64Encoded === true ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+    throw new AppError(
+      'MALFORMED_REQUEST',
+      text.trim() === ''
+        ? 'The request body is empty; send a JSON object.'
+        : 'The request body is not valid JSON.',
+      { cause: error },
+    );
   }
+  return parsed.event.body;
 };
 
 /**
  * Middleware form of `readJsonBody`: `event.body` is the parsed JSON in the handler. With `optional`,
  * a request without a body (none, or an empty one) reads as `{}` whatever its Content-Type, for
- * endpoints whose every field has a default (issue 13: `POST /api-keys/{id}/roll`).
+ * endpoints whose every field has a default (`POST /api-keys/{id}/roll`).
  */
 export const jsonBody = ({
   optional = false,

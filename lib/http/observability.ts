@@ -1,8 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { logger } from '../logger';
+import { STRICT_TRANSPORT_SECURITY } from './responses';
 
-/** The response header that carries the request id (README, Operations: finding a request). */
+/** The response header that carries the request id (docs/operations.md, "Logs"). */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 interface IdentifiedRequest {
@@ -28,10 +29,16 @@ const startedAt = new WeakMap<object, number>();
 const finish = (request: Request) => {
   const response = request.response;
   const requestId = requestIdOf(request);
-  if (response && requestId) response.headers = { ...response.headers, [REQUEST_ID_HEADER]: requestId };
+  if (response) {
+    response.headers = {
+      ...response.headers,
+      'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY,
+      ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}),
+    };
+  }
   // observe() is registered first, so its before has always set the start.
   const started = startedAt.get(request) ?? performance.now();
-  // The access line (issue 14): route template, never the path with ids or the query string.
+  // The access line: route template, never the path with ids or the query string.
   logger.info('request', {
     route: `${request.event.httpMethod ?? '?'} ${request.event.resource ?? '?'}`,
     status: response?.statusCode ?? 500,
@@ -46,7 +53,8 @@ const finish = (request: Request) => {
  * Before: Lambda context (cold start, function name, Lambda request id) and the request id as
  * `correlation_id` on every log line. After, and after the error handler rendered a problem (middy runs
  * `onError` in reverse order, so this one runs last): `X-Request-Id` on the response and one access
- * line with route, status, latency and the tenant and key prefix the request appended.
+ * line with route, status, latency and the tenant and key prefix the request appended. Every answer,
+ * whatever produced it (a route, a page, an error), leaves with `Strict-Transport-Security`.
  */
 export const observe = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: (request) => {
@@ -61,7 +69,7 @@ export const observe = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
 });
 
 /**
- * CORS for the JWT endpoints (issue 14): an allowed `Origin` is echoed with `Vary: Origin`; any other
+ * CORS for the JWT endpoints: an allowed `Origin` is echoed with `Vary: Origin`; any other
  * origin gets no CORS header, so the browser keeps the answer from the page. The preflight (OPTIONS) is
  * answered by API Gateway from the same list (serverless.yml `cors`). Credentials are not allowed: the
  * API authenticates with a bearer token, never a cookie. Push endpoints do not use this: API keys do not

@@ -8,6 +8,23 @@ import { AppError } from '../errors';
 const baseHeaders = { 'Cache-Control': 'no-store' } as const;
 
 /**
+ * RFC 6797: browsers that saw the service once reach it only over HTTPS for a year, its subdomains
+ * included, so a later request cannot be downgraded to HTTP on a hostile network. Every response of
+ * every function carries it (lib/http/observability.ts), as do API Gateway's own answers
+ * (infra/gateway-responses.json) and the WAF's (serverless.yml).
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
+
+/**
+ * What a JSON answer (a result or a problem) adds: a browser never sniffs it into HTML or script, and
+ * should one render it as a document anyway, it may load nothing and run nothing.
+ */
+export const JSON_SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'",
+} as const;
+
+/**
  * A JSON response. Handlers name the body's type from lib/http/response-schemas.ts (`json<T>(…)`), the
  * schemas the OpenAPI document publishes, so the compiler checks what they send against the document.
  */
@@ -17,7 +34,7 @@ export const json = <T = unknown>(
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult => ({
   statusCode,
-  headers: { 'Content-Type': 'application/json', ...baseHeaders, ...headers },
+  headers: { 'Content-Type': 'application/json', ...baseHeaders, ...JSON_SECURITY_HEADERS, ...headers },
   body: JSON.stringify(body),
 });
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { AppError, type FieldError } from '../errors';
-import { zodMessages } from './zod-messages';
 
-/** zod/mini ships without messages: readable defaults where a schema does not set its own. */
-z.config({ localeError: zodMessages });
+/** zod/mini ships without messages: zod's English ones, where a schema does not set its own. */
+z.config(en());
 
 /** Renders a zod path the way clients write it: `measurements[3].actual`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>

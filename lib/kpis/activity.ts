@@ -1,7 +1,9 @@
-import type { MeasurementRecord } from '../db/measurements';
+import * as z from 'zod/mini';
+import { type Measurement, measurementSchema, periodValuesSchema } from '../domain/measurement';
+import { timestamp } from '../domain/values';
 
 /**
- * How many of a KPI's newest measurements the KPI list reads (issue 15): enough for a sparkline and a
+ * How many of a KPI's newest measurements the KPI list reads: enough for a sparkline and a
  * stable median of 7 intervals, and few enough that one Query reads at most 4 KB (a stored measurement
  * is ~400–450 bytes), which DynamoDB bills as 0.5 read units when eventually consistent.
  */
@@ -12,27 +14,46 @@ export const MAX_ACTIVITY_PAGE_SIZE = 100;
 
 const DAY_MS = 86_400_000;
 
-/** A point of the sparkline: the values of one period. */
-export interface ActivityPoint {
-  periodStart: string;
-  periodEnd: string;
-  actual: number;
-  target: number | null;
-  forecast: number | null;
-}
+/**
+ * What the KPI list says of a KPI's recent arrivals: its newest measurement, the values of up to
+ * RECENT_MEASUREMENTS newest periods (newest first), when a measurement last arrived, the KPI's usual
+ * interval between periods in days, and whether it has gone quiet (nothing for more than twice the
+ * usual interval, or nothing ever).
+ */
+export const kpiActivitySchema = z
+  .object({
+    latest: z
+      .nullable(measurementSchema)
+      .check(z.describe('The newest period’s measurement; `null` when the KPI has none.')),
+    recent: z
+      .array(
+        periodValuesSchema.check(z.meta({ id: 'ActivityPoint', description: 'The values of one period.' })),
+      )
+      .check(z.describe('The values of up to 8 newest periods, newest first (for a sparkline).')),
+    lastReceivedAt: z
+      .nullable(timestamp)
+      .check(
+        z.describe(
+          'When a measurement of the KPI last arrived (the newest `receivedAt` among `recent`); `null` without data. ISO 8601 date-time, UTC.',
+        ),
+      ),
+    usualIntervalDays: z
+      .nullable(z.number())
+      .check(
+        z.describe(
+          'The median gap in days between the starts of those periods (with one period, its length); `null` without data.',
+        ),
+      ),
+    quiet: z
+      .boolean()
+      .check(z.describe('Nothing arrived for more than twice `usualIntervalDays`, or nothing ever arrived.')),
+  })
+  .check(
+    z.meta({ id: 'KpiActivity', description: 'What arrived for the KPI lately, from its 8 newest periods.' }),
+  );
+export type KpiActivity = z.output<typeof kpiActivitySchema>;
 
-export interface KpiActivity {
-  /** The newest period's measurement, or null when the KPI has none. */
-  latest: MeasurementRecord | null;
-  /** Up to RECENT_MEASUREMENTS newest periods, newest first. */
-  recent: ActivityPoint[];
-  /** When a measurement of the KPI last arrived (the newest `receivedAt` among `recent`). */
-  lastReceivedAt: string | null;
-  /** The KPI's usual interval between periods, in days (see `usualIntervalDays`); null without data. */
-  usualIntervalDays: number | null;
-  /** Nothing arrived for more than twice the usual interval, or nothing ever arrived (issue 15). */
-  quiet: boolean;
-}
+type ActivityPoint = KpiActivity['recent'][number];
 
 const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 
@@ -63,7 +84,7 @@ export const usualIntervalDays = (measurements: Pick<ActivityPoint, 'periodStart
  * The list's summary of a KPI from its newest measurements (newest first, as the Query returns them).
  * Records without `receivedAt` (written before push kept it) count as received when last updated.
  */
-export const kpiActivity = (recentNewestFirst: MeasurementRecord[], nowMs: number): KpiActivity => {
+export const kpiActivity = (recentNewestFirst: Measurement[], nowMs: number): KpiActivity => {
   const latest = recentNewestFirst[0] ?? null;
   const received = recentNewestFirst
     .map((m) => m.receivedAt ?? m.updatedAt)

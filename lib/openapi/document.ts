@@ -1,20 +1,17 @@
 import * as z from 'zod/mini';
 import { version } from '../../package.json';
 import { type ErrorCode, errorCatalog, problemType } from '../errors';
-import { MAX_BODY_BYTES } from '../http/middleware';
-import {
-  parameterDescriptions,
-  problemExampleDetails,
-  requestSchemas,
-  responseSchemas,
-  schemaDescriptions,
-} from './components';
-import { type RouteSpec, routes, type SuccessResponse } from './routes';
+import { MAX_BODY_BYTES, problemSchema } from '../http/middleware';
+import type { ResponseSpec, RouteSpec } from '../http/route';
+import { problemExampleDetails } from './problem-examples';
 
 /**
- * The OpenAPI 3.1 document of the service, generated from the route list (./routes.ts) and the zod
- * schemas the handlers use, so it cannot drift from them. `npm run openapi` writes it to openapi.json;
- * GET /api/openapi.json serves that file; tests fail when the file is not what this function returns.
+ * The OpenAPI 3.1 document of the service, generated from the route declarations (the `route` export
+ * of each module in functions/, lib/http/route.ts) and the zod schemas the handlers validate with, so
+ * it cannot drift from them. Schema names and descriptions are the schemas' own zod metadata
+ * (`z.meta({ id, description })`, `z.describe(...)`), declared where the schema is. `npm run openapi`
+ * writes the document to openapi.json; GET /api/openapi.json serves that file; tests fail when the
+ * file is not what this function returns.
  *
  * OpenAPI 3.1 schemas are JSON Schema 2020-12 (OAS 3.1 §4.8.24), which is zod's `draft-2020-12` target.
  */
@@ -25,7 +22,7 @@ type Json = Record<string, unknown>;
 
 const SCHEMA_REF = '#/components/schemas/';
 
-type RouteSchema = NonNullable<SuccessResponse['schema']>;
+type RouteSchema = NonNullable<ResponseSpec['schema']>;
 const isSchemaList = (schema: RouteSchema): schema is Extract<RouteSchema, readonly unknown[]> =>
   Array.isArray(schema);
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
@@ -33,13 +30,24 @@ const ref = (section: string, name: string) => ({ $ref: `#/components/${section}
 /**
  * Problem types that API Gateway may answer itself, before or instead of a function
  * (infra/gateway-responses.json): the stage throttle on every route; on the push routes also the
- * authorizer's refusal, the usage plan's quota and a failing authorizer. Such answers carry the request
- * id in the body (`requestId`) but cannot send the X-Request-Id header, which every function's answer
- * has (lib/http/observability.ts, issue 14).
+ * authorizer's refusals (an unknown key, and a key that may not push, denied at the edge), the usage
+ * plan's quota and a failing authorizer. Such answers carry the request id in the body (`requestId`)
+ * but cannot send the X-Request-Id header, which every function's answer has
+ * (lib/http/observability.ts).
  */
 const gatewayCodes = (route: RouteSpec): readonly ErrorCode[] =>
   route.auth === 'apiKey'
-    ? ['RATE_LIMIT_EXCEEDED', 'INVALID_API_KEY', 'QUOTA_EXCEEDED', 'SERVICE_UNAVAILABLE', 'INTERNAL']
+    ? [
+        'RATE_LIMIT_EXCEEDED',
+        'INVALID_API_KEY',
+        'API_KEY_REVOKED',
+        'API_KEY_EXPIRED',
+        'TENANT_INACTIVE',
+        'FEATURE_NOT_ENABLED',
+        'QUOTA_EXCEEDED',
+        'SERVICE_UNAVAILABLE',
+        'INTERNAL',
+      ]
     : ['RATE_LIMIT_EXCEEDED'];
 
 /** The name of the response header and of the component for answers that may come from API Gateway. */
@@ -60,52 +68,44 @@ const clean = (value: unknown): unknown => {
   return out;
 };
 
-const describe = (name: string, schema: Json): Json => {
-  const texts = schemaDescriptions[name];
-  if (!texts) return schema;
-  const properties = (schema.properties ?? {}) as Record<string, Json>;
-  for (const [key, text] of Object.entries(texts)) {
-    if (key === '$') continue;
-    if (!properties[key])
-      throw new Error(`schemaDescriptions.${name}.${key}: ${name} has no property ${key}`);
-    properties[key] = { ...properties[key], description: text };
-  }
-  return texts.$ ? { description: texts.$, ...schema } : schema;
-};
-
-const toComponents = (named: Record<string, z.core.$ZodType>, io: 'input' | 'output') => {
-  const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, {
-    target: 'draft-2020-12',
-    // Requests are documented as clients send them (before defaults and transforms), responses as sent.
-    // `input` also leaves response objects open (no additionalProperties: false): clients must accept
-    // new members. The contract test checks that the service sends no undocumented one.
-    io,
-    unrepresentable: 'throw',
-    uri: (id) => `${SCHEMA_REF}${id}`,
-  });
-  return Object.fromEntries(
-    Object.entries(schemas).map(([id, schema]) => [id, describe(id, clean(schema) as Json)]),
-  );
-};
+/**
+ * The schemas of the document's components, by name: every schema that carries a name
+ * (`z.meta({ id })`) and that a route uses, each once, with `$ref`s between them.
+ */
+type Components = Map<string, Json>;
 
 /**
- * The component name of a schema, or the schema inline when it has none. Several schemas: the body is
- * one of them. `anyOf`, not `oneOf`: response objects are open, so a dry run's batch answer would also
- * match the stored result's schema (`dryRun: true` tells them apart), and `oneOf` would reject it.
+ * The JSON Schema 2020-12 rendering of a schema, its named parts moved to `components` and referred
+ * to. Requests and responses alike are rendered as their input (before defaults and transforms): what
+ * a client sends, and for responses objects left open (no `additionalProperties: false`), since
+ * clients must accept new members. The contract test checks that the service sends no undocumented one.
  */
-const schemaFor = (schema: RouteSchema, io: 'input' | 'output'): Json => {
-  if (isSchemaList(schema)) return { anyOf: schema.map((one) => schemaFor(one, io)) };
-  const named = io === 'input' ? requestSchemas : responseSchemas;
-  const name = Object.entries(named).find(([, candidate]) => candidate === schema)?.[0];
-  if (name) return { $ref: `${SCHEMA_REF}${name}` };
-  return clean(
-    z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }),
-  ) as Json;
+const render = (schema: z.core.$ZodType, components: Components): Json => {
+  const rendered = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' });
+  const { $defs = {}, ...root } = JSON.parse(
+    JSON.stringify(rendered).replaceAll('"#/$defs/', `"${SCHEMA_REF}`),
+  ) as Json & { $defs?: Record<string, Json> };
+  for (const [name, definition] of Object.entries($defs)) {
+    const cleaned = clean(definition) as Json;
+    const known = components.get(name);
+    // Two different schemas with one name would leave one of them undocumented.
+    if (known && JSON.stringify(known) !== JSON.stringify(cleaned)) {
+      throw new Error(
+        `Two different schemas are both named ${name}:\n${JSON.stringify(known)}\n${JSON.stringify(cleaned)}`,
+      );
+    }
+    components.set(name, cleaned);
+  }
+  return clean(root) as Json;
 };
 
-const parameters = (where: 'path' | 'query', schema: z.core.$ZodObject | undefined): Json[] => {
+/** A route's schema, by reference when it has a name. Several: the body is one of them (`anyOf`). */
+const schemaFor = (schema: RouteSchema, components: Components): Json =>
+  isSchemaList(schema)
+    ? { anyOf: schema.map((one) => schemaFor(one, components)) }
+    : render(schema, components);
+
+const parameters = (where: 'path' | 'query', schema: z.core.$ZodType | undefined): Json[] => {
   if (!schema) return [];
   const json = clean(
     z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }),
@@ -113,11 +113,12 @@ const parameters = (where: 'path' | 'query', schema: z.core.$ZodObject | undefin
     properties: Record<string, Json>;
     required?: string[];
   };
-  return Object.entries(json.properties).map(([name, property]) => ({
+  return Object.entries(json.properties).map(([name, { description, ...property }]) => ({
     name,
     in: where,
     required: where === 'path' || (json.required ?? []).includes(name),
-    ...(parameterDescriptions[name] ? { description: parameterDescriptions[name] } : {}),
+    // A parameter's description is the parameter's, in OpenAPI, not its schema's.
+    ...(description === undefined ? {} : { description }),
     schema: property,
   }));
 };
@@ -145,7 +146,7 @@ const errorsOf = (route: RouteSpec): ErrorCode[] => {
       'QUOTA_EXCEEDED',
     );
   }
-  if (route.query || route.body) codes.push('VALIDATION_FAILED');
+  if (route.pathParams || route.query || route.body) codes.push('VALIDATION_FAILED');
   if (route.body) codes.push('MALFORMED_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (!route.static) codes.push('INTERNAL', 'SERVICE_UNAVAILABLE');
   // The stage-wide method throttle (serverless.yml resources.ApiGatewayStage) may refuse any request
@@ -219,7 +220,7 @@ const problemResponse = (route: RouteSpec, status: number, codes: ErrorCode[]): 
   };
 };
 
-const operation = (route: RouteSpec): Json => {
+const operation = (route: RouteSpec, components: Components): Json => {
   const responses: Json = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const headers = [REQUEST_ID, ...(route.rateLimited ? RATE_LIMIT_HEADERS : [])];
@@ -230,7 +231,7 @@ const operation = (route: RouteSpec): Json => {
         ? {
             content: {
               'application/json': {
-                schema: schemaFor(response.schema, 'output'),
+                schema: schemaFor(response.schema, components),
                 ...(response.example === undefined ? {} : { example: response.example }),
                 ...(response.examples === undefined ? {} : { examples: response.examples }),
               },
@@ -266,7 +267,7 @@ const operation = (route: RouteSpec): Json => {
             required: route.body.optional !== true,
             content: {
               'application/json': {
-                schema: schemaFor(route.body.schema, 'input'),
+                schema: schemaFor(route.body.schema as z.core.$ZodType, components),
                 examples: route.body.examples,
               },
             },
@@ -366,11 +367,17 @@ const hoistSharedProblems = (paths: Record<string, Record<string, Json>>) => {
   return Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b)));
 };
 
-/** The whole document. Deterministic: the same code always gives the same JSON. */
-export const buildOpenApiDocument = () => {
+/** The whole document. Deterministic: the same routes always give the same JSON. */
+export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const route of routes) {
-    paths[route.path] = { ...paths[route.path], [route.method]: operation(route) };
+  const components: Components = new Map();
+  // Every error response refers to the problem document, which no route declares.
+  render(problemSchema, components);
+  const ordered = [...routes].sort(
+    (a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method),
+  );
+  for (const route of ordered) {
+    paths[route.path] = { ...paths[route.path], [route.method]: operation(route, components) };
   }
   const sharedResponses = hoistSharedProblems(paths);
   return {
@@ -381,10 +388,9 @@ export const buildOpenApiDocument = () => {
       summary: 'Strategy and KPI management: JWT login for users, API-key push of KPI measurements.',
       description: DESCRIPTION,
     },
-    servers: [
-      { url: '/api', description: 'The host serving this document' },
-      { url: 'http://localhost:3000/api', description: 'Local stack (`npm start`)' },
-    ],
+    // One server, relative to the host that serves the document: a fixed local address (port 3000)
+    // was wrong for any other port, and /api/docs puts its own base URL (stage path included) here.
+    servers: [{ url: '/api', description: 'The API of the host that serves this document' }],
     tags: [
       {
         name: 'Push',
@@ -396,13 +402,13 @@ export const buildOpenApiDocument = () => {
       { name: 'Strategy', description: 'Strategic cycles (spec 4).' },
       {
         name: 'API keys',
-        description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8; issue 13).',
+        description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8).',
       },
       { name: 'Service', description: 'Health and this document.' },
     ],
     paths,
     components: {
-      schemas: { ...toComponents(requestSchemas, 'input'), ...toComponents(responseSchemas, 'input') },
+      schemas: Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),
       responses: sharedResponses,
       examples: problemExamples(),
       parameters: {

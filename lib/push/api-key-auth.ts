@@ -1,8 +1,10 @@
 import { hashApiKey, isWellFormedApiKey } from '../api-keys/key-format';
-import { type ApiKey, apiKeyStatus, getApiKeyByHash } from '../db/api-keys';
+import { apiKeyStatus } from '../api-keys/rules';
+import { getApiKeyByHash } from '../db/api-keys';
 import type { Database } from '../db/client';
-import type { Tenant } from '../db/tenants';
-import { Feature } from '../domain';
+import type { ApiKey } from '../domain/api-key';
+import { Feature } from '../domain/plan';
+import type { Tenant } from '../domain/tenant';
 import { AppError } from '../errors';
 import type { TenantCache } from '../tenant-cache';
 

@@ -1,6 +1,6 @@
 import { requestsInWindow } from '../db/api-key-usage';
 import { getApiKeyByHash } from '../db/api-keys';
-import { Feature } from '../domain';
+import { Feature } from '../domain/plan';
 import { AppError } from '../errors';
 import { settleAll } from '../promises';
 import { apiKeyHashOf, assertKeyUsable } from './api-key-auth';
@@ -8,7 +8,7 @@ import type { PushDeps } from './push-service';
 import { decide, windowStart } from './rate-limit';
 
 /**
- * `GET /integrations/push/key` (issue 12): does this key work, and for what? For a CI job's setup step,
+ * `GET /integrations/push/key`: does this key work, and for what? For a CI job's setup step,
  * like Datadog's `GET /api/v1/validate`. A key a push would refuse with 401 or 403 is refused the same
  * way here (unknown, malformed, revoked, expired, tenant inactive). A key whose tenant's plan lacks push
  * is answered 200 with `pushEnabled: false`: the key itself is fine, as the push's 403 also says. The

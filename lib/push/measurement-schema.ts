@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { KPI_TYPES } from '../domain';
+import { kpiTypeSchema } from '../domain/kpi';
 
 /** Maximum measurements per batch request (spec 8). */
 export const MAX_BATCH_SIZE = 50;
@@ -10,7 +10,7 @@ export const MAX_BATCH_SIZE = 50;
  * magnitude, and a double beyond ±(2^53 − 1) is an integer that JavaScript cannot read back exactly
  * (the DynamoDB marshaller refuses it). Within these bounds the shortest decimal form of a double (at
  * most 17 significant digits) fits DynamoDB's 38 digits, so the value round-trips bit for bit.
- * `-0` is stored as `0`, so it is read as `0` (the README says so).
+ * `-0` is stored as `0`, so it is read as `0` (docs/api.md says so).
  */
 export const MAX_MEASUREMENT_VALUE = Number.MAX_SAFE_INTEGER;
 export const MIN_MEASUREMENT_MAGNITUDE = 1e-130;
@@ -30,8 +30,11 @@ const storableNumber = (typeMessage: string) =>
   );
 
 const calendarDate = z.iso.date({ message: 'must be a calendar date YYYY-MM-DD, e.g. 2026-02-28' });
-/** `null` means absent for the optional numbers (issue 4). JSON cannot carry NaN or Infinity. */
-const optionalNumber = z.nullish(storableNumber('must be a finite number or null'));
+/** `null` means absent for the optional numbers. JSON cannot carry NaN or Infinity. */
+const optionalNumber = (description: string) =>
+  z.nullish(storableNumber('must be a finite number or null')).check(z.describe(description));
+
+const MEASUREMENT_NUMBER = `A finite number: 0, or a magnitude between ${MIN_MEASUREMENT_MAGNITUDE} and ${MAX_MEASUREMENT_VALUE} (what DynamoDB stores and JavaScript reads back exactly). \`-0\` is stored as 0.`;
 
 const monthOf = (date: string) => {
   const [year, month] = date.split('-').map(Number) as [number, number];
@@ -44,16 +47,32 @@ const monthOf = (date: string) => {
  * Spec 2.5. Missing period bounds default to the month (UTC): of the other bound when one is given,
  * else the current month. So a cron job that pushes month-to-date values every day can omit both.
  */
-export const measurementSchema = z
+export const measurementInputSchema = z
   .pipe(
     z.strictObject({
-      kpiId: z.uuid({ message: 'must be the UUID of a KPI' }),
-      kpiType: z.enum(KPI_TYPES, { message: `must be one of ${KPI_TYPES.join(', ')}` }),
-      actual: storableNumber('must be a finite number'),
-      target: optionalNumber,
-      forecast: optionalNumber,
-      periodStart: z.optional(calendarDate),
-      periodEnd: z.optional(calendarDate),
+      kpiId: z
+        .uuid({ message: 'must be the UUID of a KPI' })
+        .check(z.describe('UUID of a KPI of the key’s tenant (`GET /kpis`).')),
+      kpiType: kpiTypeSchema.check(z.describe('The KPI’s type (spec 2.6); must match the KPI.')),
+      actual: storableNumber('must be a finite number').check(
+        z.describe(`Actual (realized) value. ${MEASUREMENT_NUMBER}`),
+      ),
+      target: optionalNumber(`Target value for the period; \`null\` or absent = none. ${MEASUREMENT_NUMBER}`),
+      forecast: optionalNumber(`Forecast value; \`null\` or absent = none. ${MEASUREMENT_NUMBER}`),
+      periodStart: z.optional(
+        calendarDate.check(
+          z.describe(
+            'First day of the period, a calendar date `YYYY-MM-DD` (`2026-02-30` is invalid), not after `periodEnd`. Default: the first day of the month (UTC) of `periodEnd`, or of the current month.',
+          ),
+        ),
+      ),
+      periodEnd: z.optional(
+        calendarDate.check(
+          z.describe(
+            'Last day of the period, `YYYY-MM-DD`. Default: the last day of the month (UTC) of `periodStart`, or of the current month.',
+          ),
+        ),
+      ),
     }),
     z.transform(({ periodStart, periodEnd, target, forecast, ...rest }) => {
       // Stryker disable next-line MethodExpression: monthOf reads only year and month, the time part is ignored
@@ -72,9 +91,14 @@ export const measurementSchema = z
       message: 'must not be after periodEnd',
       path: ['periodStart'],
     }),
+    z.meta({
+      id: 'MeasurementInput',
+      description:
+        'Spec 2.5. Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values.',
+    }),
   );
 
-export type MeasurementInput = z.output<typeof measurementSchema>;
+export type MeasurementInput = z.output<typeof measurementInputSchema>;
 
 /** Two elements with the same identity (KPI and period) would make the result depend on order: 400. */
 const identity = (m: MeasurementInput) => `${m.kpiId}|${m.periodStart}|${m.periodEnd}`;
@@ -82,10 +106,11 @@ const identity = (m: MeasurementInput) => `${m.kpiId}|${m.periodStart}|${m.perio
 export const batchSchema = z
   .strictObject({
     measurements: z
-      .array(measurementSchema)
+      .array(measurementInputSchema)
       .check(
         z.minLength(1, 'must contain at least 1 measurement'),
         z.maxLength(MAX_BATCH_SIZE, `must contain at most ${MAX_BATCH_SIZE} measurements`),
+        z.describe('1 to 50 measurements; KPI types may be mixed; no two with the same KPI and period.'),
       ),
   })
   .check(
@@ -110,4 +135,25 @@ export const batchSchema = z
         }
       });
     }),
+    z.meta({
+      id: 'BatchRequest',
+      description:
+        'Spec 4, 8. All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written.',
+    }),
   );
+
+/** `?dryRun=true|false` of the push endpoints; any other query parameter is refused. */
+export const pushQuerySchema = z.strictObject({
+  dryRun: z.optional(
+    z
+      .pipe(
+        z.enum(['true', 'false'], { message: 'dryRun must be true or false' }),
+        z.transform((value: 'true' | 'false') => value === 'true'),
+      )
+      .check(
+        z.describe(
+          '`true`: run every check of a push and answer what it would store, writing nothing. `false` or absent: a real push.',
+        ),
+      ),
+  ),
+});

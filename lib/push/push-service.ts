@@ -1,10 +1,17 @@
-import { outsideScope } from '../api-keys/scope';
-import { countRequest, type RequestCount, recordUse } from '../db/api-key-usage';
-import { type ApiKey, toApiKey } from '../db/api-keys';
+import { outsideScope } from '../api-keys/rules';
+import {
+  countRefusal,
+  countRequest,
+  dayOf,
+  type RequestCount,
+  recordUse,
+  type UsageRefusal,
+} from '../db/api-key-usage';
+import { toApiKey } from '../db/api-keys';
 import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
 import { type ItemKey, keys } from '../db/keys';
-import { type Kpi, toKpi } from '../db/kpis';
+import { toKpi } from '../db/kpis';
 import {
   type PlannedMeasurement,
   planMeasurements,
@@ -13,14 +20,22 @@ import {
   type WriteContext,
   type WrittenMeasurement,
 } from '../db/measurements';
-import type { Plan } from '../domain';
-import { AppError, errorCatalog } from '../errors';
+import type { ApiKey } from '../domain/api-key';
+import type { Kpi } from '../domain/kpi';
+import type { Plan } from '../domain/plan';
+import { AppError, type ErrorCode, errorCatalog } from '../errors';
 import { uuidv7 } from '../ids';
 import { logger } from '../logger';
-import { emitMetric, UNKNOWN_PLAN } from '../metrics';
+import { countMetric, UNKNOWN_PLAN } from '../metrics';
 import { settleAll } from '../promises';
 import type { TenantCache } from '../tenant-cache';
-import { apiKeyHashOf, assertKeyUsable, assertTenantMayPush } from './api-key-auth';
+import {
+  apiKeyHashOf,
+  assertKeyUsable,
+  assertTenantMayPush,
+  type KeyVerification,
+  verifyApiKey,
+} from './api-key-auth';
 import type { MeasurementInput } from './measurement-schema';
 import { decide, type RateLimitSettings, windowStart } from './rate-limit';
 
@@ -35,7 +50,7 @@ export interface PushDeps {
  * What the API Gateway authorizer (functions/push-authorizer.ts) says about the key, from its cached
  * result (≤ 5 minutes old). `active` lets the pipeline count the request in its first round trip; the
  * key's state is checked again here from a fresh read either way, so a revocation still stops the very
- * next request (issue 10).
+ * next request.
  */
 export interface AuthorizerVerdict {
   keyId: string;
@@ -47,15 +62,50 @@ export interface PushRequest {
   apiKey: string | undefined;
   /** Present when the request came through the API Gateway authorizer. */
   authorizer?: AuthorizerVerdict | undefined;
-  /** Reads and validates the body; its errors are reported only after the key is authenticated. */
+  /** Reads and validates the body (and query); its errors are reported only after the key is authenticated. */
   readMeasurements: () => Promise<MeasurementInput[]>;
   /** Milliseconds the invocation has left (Lambda's `getRemainingTimeInMillis`). */
   remainingTimeMs?: () => number;
   /**
-   * Issue 12: every check as for a real push (same answers; it counts against the rate limit), then
-   * nothing written, not even `lastUsedAt`; the answer says what would be created or updated.
+   * Every check as for a real push (same answers; it counts against the rate limit), then nothing
+   * written, not even `lastUsedAt`; the answer says what would be created or updated.
    */
   dryRun?: boolean;
+  /** Where the request came from (API Gateway's request context): the key's usage keeps the last one. */
+  source?: { sourceIp?: string | undefined; userAgent?: string | undefined };
+}
+
+/**
+ * What a key's usage keeps of a request's source: the address as API Gateway saw it (an IPv6 address
+ * has at most 45 characters) and the User-Agent cut to 200 characters; never a header or the body.
+ */
+const SOURCE_IP_LENGTH = 45;
+const USER_AGENT_LENGTH = 200;
+const cut = (value: string | undefined, length: number) => (value ? value.slice(0, length) : undefined);
+
+/**
+ * Why a refused request of a known key counts on its day of usage. Refusals before the key is known
+ * (no key, a malformed or unknown one) count nowhere: a flood of forged keys writes nothing.
+ */
+const REFUSALS: Partial<Record<ErrorCode, UsageRefusal>> = {
+  API_KEY_REVOKED: 'authentication',
+  API_KEY_EXPIRED: 'authentication',
+  TENANT_INACTIVE: 'authentication',
+  FEATURE_NOT_ENABLED: 'featureOff',
+  RATE_LIMIT_EXCEEDED: 'rateLimit',
+  KPI_OUTSIDE_KEY_SCOPE: 'scope',
+  VALIDATION_FAILED: 'validation',
+  MALFORMED_REQUEST: 'validation',
+  PAYLOAD_TOO_LARGE: 'validation',
+  UNSUPPORTED_MEDIA_TYPE: 'validation',
+  NOT_FOUND: 'validation',
+};
+
+/** What the pipeline learned of the caller before it answered, for the metrics and the key's usage. */
+interface Caller {
+  plan?: Plan;
+  /** Set once the key is known to exist: where a refusal of it is counted. */
+  usage?: { keyHash: string; day: string; at: string };
 }
 
 /** The written (or, for a dry run, planned) measurements, and the RateLimit-* headers for the answer. */
@@ -66,7 +116,7 @@ export type PushResult =
 /**
  * Writes are not started with less time than this left: a Lambda killed between two writes of a batch
  * would leave it half written. One write round trip takes tens of milliseconds; this leaves room for
- * the DynamoDB client's retries under throttling (issue 9).
+ * the DynamoDB client's retries under throttling.
  */
 export const MIN_TIME_FOR_WRITES_MS = 2000;
 
@@ -96,7 +146,7 @@ const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi
 };
 
 /**
- * Issue 13: a KPI-scoped key pushes only to the KPIs of its scope. Checked after ownership (spec 5.2.4:
+ * A KPI-scoped key pushes only to the KPIs of its scope. Checked after ownership (spec 5.2.4:
  * a KPI that is not the tenant's is 404 whatever the scope), before anything is written, from the key
  * item the pipeline has already read: no extra read.
  */
@@ -121,7 +171,7 @@ const assertInScope = (measurements: MeasurementInput[], apiKey: ApiKey) => {
  * before the first write, so a refused request writes nothing but its rate counter, and a request
  * whose key is unknown, revoked or expired, or whose tenant may not push, writes nothing at all.
  *
- * Round trips, tenant cached, through the authorizer (issue 10):
+ * Round trips, tenant cached, through the authorizer:
  * 1. one strongly consistent BatchGetItem of the key, the KPIs and (for several measurements) their
  *    existing records, in parallel with the rate counter's UpdateItem on the key's usage item;
  * 2. the measurements (one UpdateItem, or BatchWriteItem in chunks of 25) in parallel with the usage
@@ -131,28 +181,73 @@ const assertInScope = (measurements: MeasurementInput[], apiKey: ApiKey) => {
  * A tenant missing from the container's cache costs one read more.
  */
 export const pushMeasurements = async (deps: PushDeps, request: PushRequest): Promise<PushResult> => {
-  const caller: { plan?: Plan } = {};
+  const caller: Caller = {};
   try {
     const result = await pipeline(deps, request, caller);
     if (!result.dryRun)
-      emitMetric('MeasurementsPushed', result.items.length, { plan: caller.plan ?? UNKNOWN_PLAN });
+      countMetric('MeasurementsPushed', result.items.length, { plan: caller.plan ?? UNKNOWN_PLAN });
     return result;
   } catch (error) {
-    // Issue 14: every refused push by reason (the problem slug) and plan; 5xx are the alarms' business.
+    // Every refused push by reason (the problem slug) and plan; 5xx are the alarms' business.
     if (error instanceof AppError && error.status < 500) {
       const plan = caller.plan ?? UNKNOWN_PLAN;
-      emitMetric('PushRejected', 1, { plan, reason: errorCatalog[error.code].slug });
-      if (error.code === 'RATE_LIMIT_EXCEEDED') emitMetric('RateLimited', 1, { plan });
+      countMetric('PushRejected', 1, { plan, reason: errorCatalog[error.code].slug });
+      if (error.code === 'RATE_LIMIT_EXCEEDED') countMetric('RateLimited', 1, { plan });
+      await countRefused(deps, request, caller, error);
     }
     throw error;
   }
 };
 
-const pipeline = async (
+/**
+ * A refusal of a known key, on the key's day of usage (one update, before the answer: Lambda may
+ * freeze right after it). The answer stays the refusal's: a count that fails is logged, not answered.
+ */
+const countRefused = async (
   deps: PushDeps,
-  request: PushRequest,
-  caller: { plan?: Plan },
-): Promise<PushResult> => {
+  request: Pick<PushRequest, 'source'>,
+  caller: Caller,
+  error: AppError,
+) => {
+  const reason = REFUSALS[error.code];
+  if (!caller.usage || !reason) return;
+  const { keyHash, day, at } = caller.usage;
+  try {
+    await countRefusal(deps.db, keyHash, day, reason, { at, ...sourceOf(request) });
+  } catch (failure) {
+    logger.warn('a refused push was not counted in its key’s usage', failure as Error);
+  }
+};
+
+/**
+ * The authorizer's verification of a key (functions/push-authorizer.ts), with the refusals it answers
+ * at the edge counted in the key's day as the handler counts its own: a revoked or expired key or an
+ * inactive tenant on any push route, a missing plan feature on a push (the key check still answers
+ * that key). API Gateway caches the denial for the authorizer's TTL and answers the key's next requests
+ * without running it, so these refusals count evaluations (at most one per key per TTL and gateway
+ * cache), not requests: the cost stays one update per evaluation of a known key, and an unknown or
+ * malformed key writes nothing.
+ */
+export const authorizePush = async (
+  deps: PushDeps,
+  request: Pick<PushRequest, 'apiKey' | 'source'> & { method: string },
+): Promise<KeyVerification> => {
+  const verification = await verifyApiKey(deps, request.apiKey);
+  const { refusal } = verification;
+  if (refusal && (refusal.code !== 'FEATURE_NOT_ENABLED' || request.method === 'POST')) {
+    const now = (deps.now ?? Date.now)();
+    const usage = { keyHash: verification.keyHash, day: dayOf(now), at: new Date(now).toISOString() };
+    await countRefused(deps, request, { usage }, refusal);
+  }
+  return verification;
+};
+
+const sourceOf = ({ source }: Pick<PushRequest, 'source'>) => ({
+  sourceIp: cut(source?.sourceIp, SOURCE_IP_LENGTH),
+  userAgent: cut(source?.userAgent, USER_AGENT_LENGTH),
+});
+
+const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): Promise<PushResult> => {
   const now = deps.now ?? Date.now;
   const keyHash = apiKeyHashOf(request.apiKey);
 
@@ -163,16 +258,18 @@ const pipeline = async (
     (error: unknown) => ({ ok: false as const, error }),
   );
   const measurements = body.ok ? body.measurements : [];
+  const dryRun = request.dryRun === true;
   const kpiIds = [...new Set(measurements.map((m) => m.kpiId))];
   // One measurement is upserted without a read; several are read first, to keep their id and createdAt,
   // and so is any of a dry run, which must tell created from updated.
-  const readExisting = measurements.length > 1 || request.dryRun === true;
+  const readExisting = measurements.length > 1 || dryRun;
   const startedAt = now();
   const window = {
     windowStart: windowStart(startedAt, deps.rateLimits.windowSeconds),
     windowSeconds: deps.rateLimits.windowSeconds,
   };
-  const count = () => countRequest(deps.db, keyHash, window);
+  const requestAt = new Date(startedAt).toISOString();
+  const count = () => countRequest(deps.db, keyHash, window, { at: requestAt, ...sourceOf(request) });
 
   const [items, earlyCount] = await settleAll([
     batchGet(deps.db, [
@@ -184,8 +281,9 @@ const pipeline = async (
   ]);
   const byKey = new Map(items.map((item) => [itemId(item as ItemKey), item]));
   const keyItem = byKey.get(itemId(keys.apiKey(keyHash)));
+  if (keyItem) caller.usage = { keyHash, day: dayOf(window.windowStart * 1000), at: requestAt };
   const apiKey = assertKeyUsable(keyItem ? toApiKey(keyItem) : undefined, startedAt);
-  // Issue 14: every later log line of this request, the access line included, names tenant and key.
+  // Every later log line of this request, the access line included, names tenant and key.
   logger.appendKeys({ tenantId: apiKey.tenantId, keyPrefix: apiKey.prefix });
   const loaded = await deps.tenants.get(apiKey.tenantId);
   caller.plan = loaded?.plan;
@@ -217,7 +315,7 @@ const pipeline = async (
       at,
     };
     const existing = (input: MeasurementInput) => byKey.get(itemId(measurementKey(input)));
-    if (request.dryRun) {
+    if (dryRun) {
       const items = planMeasurements(
         measurements.map((input) => ({ input, existing: existing(input) })),
         context,
@@ -237,14 +335,21 @@ const pipeline = async (
     const write = async (): Promise<WrittenMeasurement[]> => {
       const [only] = measurements;
       if (!readExisting && only) return [await upsertMeasurement(deps.db, only, context, uuidv7())];
-      const written = await putMeasurements(
+      return putMeasurements(
         deps.db,
         measurements.map((input) => ({ input, existing: existing(input), newId: uuidv7() })),
         context,
       );
-      return written.items;
     };
-    const [written] = await settleAll([write(), recordUse(deps.db, keyHash, at, counted.staleWindows)]);
+    const [written] = await settleAll([
+      write(),
+      recordUse(deps.db, keyHash, {
+        day: counted.day,
+        at,
+        measurements: measurements.length,
+        staleWindows: counted.staleWindows,
+      }),
+    ]);
     logger.info('measurements pushed', { tenantId: tenant.id, apiKeyId: apiKey.id, count: written.length });
     return { dryRun: false, items: written, headers: rate.headers };
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { Plan } from '../domain';
+import type { Plan } from '../domain/plan';
 
 export interface RateLimitSettings {
   windowSeconds: number;

@@ -1,7 +1,7 @@
 import type { MeasurementInput } from '../../lib/push/measurement-schema';
 
 /**
- * One batch to POST /integrations/push/measurements/batch, with the retry rules of issue 12:
+ * One batch to POST /integrations/push/measurements/batch, with these retry rules:
  * - 429: wait `Retry-After` (the service always sends it), then try again;
  * - 502, 503, 504 and network errors (including a request timeout): exponential backoff with full
  *   jitter (AWS Architecture Blog, "Exponential Backoff and Jitter"), at least `Retry-After` when sent;

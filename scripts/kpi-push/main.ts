@@ -1,5 +1,5 @@
 /**
- * `kpi-push`: push KPI measurements from a file or stdin, for cron jobs and CI (issue 12).
+ * `kpi-push`: push KPI measurements from a file or stdin, for cron jobs and CI.
  * bin/kpi-push.cjs runs this file; `--help` (HELP below) is its manual.
  */
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,10 @@ export const EXIT = {
   OK: 0,
   /** A bug in kpi-push itself. */
   FAILED: 1,
-  /** Bad flags or environment, unreadable file, dry run not supported: nothing was sent. */
+  /**
+   * Bad flags or environment, unreadable file, a base URL that is not the service's (its GET /health
+   * does not answer as the service does), dry run not supported: nothing was sent.
+   */
   USAGE: 2,
   /** Some rows are invalid: every problem is listed by line, and nothing was sent. */
   INVALID_INPUT: 3,
@@ -40,7 +43,8 @@ first character, or --format. Every row is validated first, with the service's o
 invalid, all problems are listed with their line numbers and nothing is sent.
 
 Options:
-  --url URL            base URL of the API, e.g. https://api.example.com/api   [env KPI_PUSH_URL]
+  --url URL            base URL of the API, ending in /api, e.g. https://api.example.com/api
+                       (checked with GET /health before anything is sent)   [env KPI_PUSH_URL]
   --api-key KEY        API key (x-api-key). Prefer the environment: a flag shows in the
                        process list                                         [env KPI_PUSH_API_KEY]
   --format FORMAT      json, ndjson or csv
@@ -62,7 +66,8 @@ them instead of adding duplicates. After a partial failure, run the same command
 
 Exit codes:
   0  every row stored (with --dry-run: every row passed the service's checks)
-  2  usage: bad option, missing URL or key, unreadable file; nothing sent
+  2  usage: bad option, missing URL or key, unreadable file, a URL that is not the
+     service's (e.g. without /api), dry run not offered; nothing sent
   3  invalid input: problems listed by line; nothing sent
   4  rejected by the service (e.g. 401/403 key problem, 404 unknown KPI); fix and rerun
   5  gave up: the service kept failing (429/5xx) or could not be reached; rerun later
@@ -308,11 +313,16 @@ export const run = async (io: Io): Promise<number> => {
     return finish();
   }
 
+  const misconfigured = await checkBaseUrl(baseUrl, log);
+  if (misconfigured) {
+    say(`kpi-push: ${misconfigured}; nothing was sent.`);
+    return EXIT.USAGE;
+  }
   if (settings.dryRun) {
     const supported = await dryRunSupported(settings.baseUrl, log);
     if (supported !== true) {
-      say(`kpi-push: ${supported}; nothing was sent.`);
-      return supported.startsWith('cannot') ? EXIT.GAVE_UP : EXIT.USAGE;
+      say(`kpi-push: ${supported.reason}; nothing was sent.`);
+      return supported.retryable ? EXIT.GAVE_UP : EXIT.USAGE;
     }
   }
 
@@ -439,17 +449,52 @@ interface OpenApiParameters {
   components?: { parameters?: Record<string, ParameterObject> };
 }
 
+/** Statuses after which the same request may succeed later: no proof of a wrong URL. */
+const TRANSIENT = (status: number) => status === 429 || status >= 500;
+
+/**
+ * Why the base URL is not the service's, or undefined when it may be. GET <base>/health answers 200
+ * `{"status":"ok"}` on the service: a 404 (say, a URL without /api) or any other answer proves a wrong
+ * URL, and a host that does not exist too. A 429, a 5xx, a timeout or a refused connection prove
+ * nothing (the service may be down for a moment): the push goes on, and its retries decide.
+ */
+const checkBaseUrl = async (baseUrl: URL, log: (line: string) => void): Promise<string | undefined> => {
+  const url = `${baseUrl.href.replace(/\/+$/, '')}/health`;
+  const hint = baseUrl.pathname.replace(/\/+$/, '').endsWith('/api')
+    ? ''
+    : ` (the base URL ends with /api, e.g. ${baseUrl.origin}/api)`;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    log(`GET ${url}: ${code ?? (error as Error).name}`);
+    return code === 'ENOTFOUND' ? `the host of ${printable(baseUrl)} does not exist` : undefined;
+  }
+  log(`GET ${url}: ${response.status}`);
+  if (TRANSIENT(response.status)) return undefined;
+  const body = (await response.json().catch(() => undefined)) as { status?: unknown } | undefined;
+  if (response.status === 200 && body?.status === 'ok') return undefined;
+  return `${printable(baseUrl)} is not the strategy service's API: GET ${printable(baseUrl).replace(/\/+$/, '')}/health answered ${response.status}${hint}`;
+};
+
 /** Whether the service's own OpenAPI document offers `dryRun` on the batch push, or why not. */
-const dryRunSupported = async (baseUrl: string, log: (line: string) => void): Promise<true | string> => {
+const dryRunSupported = async (
+  baseUrl: string,
+  log: (line: string) => void,
+): Promise<true | { reason: string; retryable: boolean }> => {
   let document: OpenApiParameters | undefined;
+  const cannot = (why: string, retryable: boolean) => ({
+    reason: `cannot read the service's openapi.json to check for dry run (${why})`,
+    retryable,
+  });
   try {
     const response = await fetch(`${baseUrl}/openapi.json`, { signal: AbortSignal.timeout(30_000) });
     log(`GET ${baseUrl}/openapi.json: ${response.status}`);
-    if (!response.ok)
-      return `cannot read the service's openapi.json to check for dry run (${response.status})`;
+    if (!response.ok) return cannot(String(response.status), TRANSIENT(response.status));
     document = (await response.json()) as OpenApiParameters;
   } catch (error) {
-    return `cannot read the service's openapi.json to check for dry run (${(error as Error).name})`;
+    return cannot((error as Error).name, true);
   }
   const parameters = document?.paths?.['/integrations/push/measurements/batch']?.post?.parameters ?? [];
   const resolved = parameters.map((parameter) =>
@@ -457,5 +502,8 @@ const dryRunSupported = async (baseUrl: string, log: (line: string) => void): Pr
   );
   return resolved.some((parameter) => parameter?.in === 'query' && parameter?.name === 'dryRun')
     ? true
-    : 'this service does not offer dry run yet (its openapi.json has no dryRun parameter)';
+    : {
+        reason: 'this service does not offer dry run yet (its openapi.json has no dryRun parameter)',
+        retryable: false,
+      };
 };

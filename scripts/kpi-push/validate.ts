@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors';
 import { parseInput } from '../../lib/http/validation';
-import { type MeasurementInput, measurementSchema } from '../../lib/push/measurement-schema';
+import { type MeasurementInput, measurementInputSchema } from '../../lib/push/measurement-schema';
 import type { InputProblem, Row } from './input';
 
 export interface ValidRow {
@@ -24,7 +24,7 @@ export const validateRows = (rows: Row[]): { valid: ValidRow[]; problems: InputP
   for (const { line, value } of rows) {
     let measurement: MeasurementInput;
     try {
-      measurement = parseInput(measurementSchema, value);
+      measurement = parseInput(measurementInputSchema, value);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       for (const { path, message } of error.errors ?? []) {

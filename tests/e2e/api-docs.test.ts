@@ -4,7 +4,7 @@ import { launchBrowser, screenshotPath } from '../support/browser';
 import { baseUrl, request } from '../support/http';
 import { committedDocument } from '../support/openapi';
 
-/** Issue 12: the document, the reference page rendered from it, and the health check, over HTTP. */
+/** The document, the reference page rendered from it, and the health check, over HTTP. */
 
 describe('GET /api/openapi.json', () => {
   it('serves the committed openapi.json without authentication', async () => {
@@ -65,7 +65,7 @@ describe('GET /api/docs (headless Chromium)', () => {
       await page.screenshot({ path: screenshotPath('api-docs'), fullPage: false });
 
       const origin = new URL(docsUrl).origin;
-      expect(requested.length).toBeGreaterThanOrEqual(4); // page, 2 scripts, stylesheet, openapi.json
+      expect(requested.length).toBeGreaterThanOrEqual(5); // page, 2 scripts, 2 stylesheets, openapi.json
       expect(requested.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual(
         [],
       );
@@ -79,7 +79,7 @@ describe('GET /api/docs (headless Chromium)', () => {
   it('serves its assets under content-hashed names, cached for good; an unknown one is a 404 problem', async () => {
     const html = await (await fetch(`${baseUrl()}/docs`)).text();
     const assets = [...html.matchAll(/(?:src|href)="(docs\/[^"]+)"/g)].map((match) => match[1]!);
-    expect(assets).toHaveLength(3);
+    expect(assets).toHaveLength(4);
     for (const asset of assets) {
       expect(asset).toMatch(/^docs\/[a-z-]+\.[0-9a-f]{12}\.(js|css)$/);
       const response = await fetch(`${baseUrl()}/${asset}`);
@@ -92,5 +92,72 @@ describe('GET /api/docs (headless Chromium)', () => {
     const missing = await fetch(`${baseUrl()}/docs/nothing.js`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('"Try it out" goes to the host, port and stage that served the page, not to a fixed address', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      await page.goto(`${baseUrl()}/docs`);
+      // The stack runs on a free port, never 3000: the only server offered is the page's own base URL.
+      const servers = page.locator('.servers select option');
+      await servers.first().waitFor({ state: 'attached' });
+      await expect(servers.allTextContents()).resolves.toEqual([expect.stringContaining(baseUrl())]);
+      await expect(page.locator('.servers select').inputValue()).resolves.toBe(baseUrl());
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('links back to the app: the bar leads to the API key and KPI pages', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      await page.goto(`${baseUrl()}/docs`);
+      const platform = baseUrl().replace(/\/api$/, '/platform');
+      const links = page.locator('#nav a');
+      await expect(
+        links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href)),
+      ).resolves.toEqual([
+        `${platform}/api-keys`,
+        `${platform}/kpis`,
+        `${baseUrl()}/docs`,
+        `${baseUrl()}/openapi.json`,
+      ]);
+      await expect(page.locator('#nav a[aria-current="page"]').innerText()).resolves.toBe('API reference');
+      await page.locator('#nav a', { hasText: 'KPIs' }).click();
+      await page.waitForURL(`${platform}/kpis`);
+      await page.locator('#email').waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a second visit loads everything from the browser cache: no request reaches the stack', async () => {
+    // What "under a second after the first visit" rests on: the page, its assets and the document are
+    // cached (5 minutes for the page and the document, for good for the content-hashed assets), so a
+    // later visit only runs Swagger UI (measured in docs/performance.md).
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(30_000);
+      const url = `${baseUrl()}/docs`;
+      await page.goto(url);
+      await page.locator('.opblock').first().waitFor();
+      await page.goto(`${baseUrl()}/health`);
+      await page.goto(url);
+      await page.locator('.opblock').first().waitFor();
+      const transferred = await page.evaluate(() =>
+        [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].map(
+          (entry) => [entry.name, (entry as PerformanceResourceTiming).transferSize] as const,
+        ),
+      );
+      expect(transferred.length).toBe(6); // the page, 2 scripts, 2 stylesheets, openapi.json
+      expect(transferred.filter(([, bytes]) => bytes > 0)).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -1,14 +1,13 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKpi } from '../../lib/db/kpis';
 import { BROWSER_TIMEOUT_MS, launchBrowser, screenshotPath } from '../support/browser';
-import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/http';
+import { baseUrl, createStackTenant, loginAs, request, seed, stackDatabase } from '../support/http';
 
 /**
  * The API key management page (/platform/api-keys) in headless Chromium against the real local stack.
- * One screenshot per state goes to tests/e2e/screenshots/; UPDATE_DOCS_SCREENSHOT=1 also refreshes
- * docs/api-keys-page.png (the README's picture) from the state after a roll.
+ * One screenshot per state goes to tests/e2e/screenshots/ (the docs' pictures: `npm run screenshots`).
  */
 
 const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/api-keys');
@@ -16,7 +15,7 @@ const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/api-keys');
 /** axe-core from npm, evaluated in the page (DevTools evaluation is not subject to the page's CSP). */
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Issue 13: axe-core finds no violation (WCAG 2.x A and AA, best practices) in the page's current state. */
+/** axe-core finds no violation (WCAG 2.x A and AA, best practices) in the page's current state. */
 const expectAccessible = async (page: Page, state: string) => {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${AXE_SOURCE}\n;true`);
   const violations = await page.evaluate(async () => {
@@ -31,10 +30,9 @@ const expectAccessible = async (page: Page, state: string) => {
   expect(violations, state).toEqual([]);
 };
 
-/** How often a text is visible on the page (issue 13: messages appeared twice). */
+/** How often a text is visible on the page: each message is said once. */
 const timesShown = (page: Page, text: string) =>
   page.evaluate((t) => document.body.innerText.split(t).length - 1, text);
-const DOCS_SCREENSHOT = resolve(__dirname, '..', '..', 'docs', 'api-keys-page.png');
 
 let browser: Browser;
 const contexts: BrowserContext[] = [];
@@ -103,6 +101,35 @@ const push = (key: string, kpiId: string) =>
     headers: { 'x-api-key': key },
     body: { kpiId, kpiType: 'BSC_KPI', actual: 42 },
   });
+
+/**
+ * Holds the next request whose URL matches until the test answers it with `fail()` (a 503 problem);
+ * later requests go through. `requested` resolves when the page sent it: the page is loading then.
+ */
+const failNext = async (page: Page, url: RegExp, detail: string) => {
+  let arrived = () => {};
+  let answer = () => {};
+  const requested = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  await page.route(
+    url,
+    async (route) => {
+      arrived();
+      await answered;
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail }),
+      });
+    },
+    { times: 1 },
+  );
+  return { requested, fail: answer };
+};
 
 describe('GET /platform/api-keys', () => {
   it('is one small HTML document with a CSP that allows exactly its inline script', async () => {
@@ -216,7 +243,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'hidden' });
-    // Issue 13: revoked keys leave the list for "Show inactive (N)", with the date and who revoked them.
+    // Revoked keys leave the list for "Show inactive (N)", with the date and who revoked them.
     const revokedRow = page.locator('#inactive-body tr[data-status="revoked"]', { hasText: name });
     await revokedRow.waitFor({ state: 'attached' });
     expect(await rowOf(page, name).count()).toBe(0);
@@ -228,7 +255,8 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     const ended = revokedRow.locator('[data-label="Ended"]');
     expect(await ended.textContent()).toMatch(/^Revoked .*\d{4}.* by admin@acme\.example$/);
     expect(await ended.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    expect(await revokedRow.getByRole('button').count()).toBe(0);
+    // An ended key can only be looked at: its Usage, no Roll or Revoke.
+    expect(await revokedRow.getByRole('button').allTextContents()).toEqual(['Usage']);
     await shot(page, '07-revoked');
     await expectAccessible(page, 'inactive keys shown');
 
@@ -240,7 +268,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
       expect(await page.locator(`#inactive-body tr[data-status="${status}"]`).count()).toBeGreaterThan(0);
       expect(await page.locator(`#keys-body tr[data-status="${status}"]`).count()).toBe(0);
     }
-    expect(await page.locator('#inactive-body button').count()).toBe(0);
+    expect(await page.locator('#inactive-body button:not(.usage-toggle)').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 
@@ -272,7 +300,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     await page.locator('#sign-in-message', { hasText: 'Your session has expired. Sign in again.' }).waitFor();
     expect(await page.locator('#sign-in').isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-    // Issue 13: said once, and gone after signing in again.
+    // Said once, and gone after signing in again.
     expect(await timesShown(page, 'Your session has expired')).toBe(1);
     await expectAccessible(page, 'session expired');
     await signInAgain(page, admin.email);
@@ -288,7 +316,11 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     await signIn(page, viewer.email);
     expect(await page.locator('#keys-body tr').count()).toBeGreaterThan(0);
     expect(await page.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
-    expect(await page.locator('#keys-body button').count()).toBe(0);
+    // Only the Usage buttons, which change nothing.
+    expect(await page.locator('#keys-body button:not(.usage-toggle)').count()).toBe(0);
+    expect(await page.locator('#keys-body .usage-toggle').count()).toBe(
+      await page.locator('#keys-body tr[data-key-id]').count(),
+    );
     expect(await page.locator('#role-notice').textContent()).toMatch(
       /VIEWER role\. Only administrators \(ADMIN\) can create or revoke API keys/,
     );
@@ -312,7 +344,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     expect(box!.x + box!.width).toBeLessThanOrEqual(375);
     await shot(page, '10-create-dialog-375px');
     await expectAccessible(page, 'create dialog at 375 px');
-    // Issue 13: the one-time key is readable in full at 375 px (it was cut off at about 21 characters).
+    // The one-time key is readable in full at 375 px, not cut off after about 21 characters.
     await page.getByLabel('Name').fill('Phone key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const field = page.locator('#new-key');
@@ -328,7 +360,23 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     expect(fits.right).toBeLessThanOrEqual(375);
     await shot(page, '10b-key-shown-375px');
     await expectAccessible(page, 'key shown at 375 px');
+    // The new key's row, behind the dialog, is below the fold; closing the dialog scrolls it into view
+    // and focuses it.
+    const row = rowOf(page, 'Phone key');
+    await row.waitFor({ state: 'attached' });
+    const inView = () =>
+      row.evaluate((node) => {
+        const box = node.getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= window.innerHeight;
+      });
+    expect(await inView()).toBe(false);
     await page.getByRole('button', { name: 'Done' }).click();
+    const rowId = await row.getAttribute('id');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(rowId);
+    expect(rowId).toMatch(/^key-/);
+    expect(await inView()).toBe(true);
+    await shot(page, '10c-new-key-in-view-375px');
+    await expectAccessible(page, 'new key focused at 375 px');
     await page.getByRole('button', { name: 'Revoke Phone key' }).click();
     await page.locator('#revoke-confirm').click();
     await page.locator('#revoke-dialog').waitFor({ state: 'hidden' });
@@ -458,14 +506,10 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
         `active replaced by ${newKey.slice(0, 8)}`,
       );
       // A rolled key can still be revoked early, but not rolled again.
-      expect(await old.getByRole('button').allTextContents()).toEqual(['Revoke']);
+      expect(await old.locator('.row-actions button').allTextContents()).toEqual(['Revoke']);
       const replacement = page.locator('#keys-body tr:not([data-rolled])', { hasText: 'Rotating job' });
       expect(await replacement.locator('[data-label="KPIs"]').textContent()).toBe(bsc.name);
       await shot(page, '13-rolled');
-      if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
-        mkdirSync(dirname(DOCS_SCREENSHOT), { recursive: true });
-        copyFileSync(screenshotPath('13-rolled'), DOCS_SCREENSHOT);
-      }
       await expectAccessible(page, 'after a roll');
 
       // Both keys push during the grace period.
@@ -483,14 +527,142 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     }
   });
 
+  it("usage: each key's 30 days as a chart, its refusal share and last source; its Usage panel, by keyboard, lists refusals by reason", async () => {
+    // A tenant of its own: the counts are this test's alone.
+    const { tenant, email, password } = await createStackTenant();
+    const db = stackDatabase();
+    const revenue = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Revenue' });
+    const churn = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Churn' });
+    const { token } = await loginAs(email, password);
+    const auth = { Authorization: `Bearer ${token}` };
+    const used = await request('POST', '/api-keys', {
+      headers: auth,
+      body: { name: 'Revenue job', kpiIds: [revenue.id] },
+    });
+    const idle = await request('POST', '/api-keys', { headers: auth, body: { name: 'Idle job' } });
+    expect([used.status, idle.status]).toEqual([201, 201]);
+    const userAgent = 'revenue-job/2.1 (e2e)';
+    const send = (kpiId: string, kpiType = 'BSC_KPI') =>
+      fetch(`${baseUrl()}/integrations/push/measurement`, {
+        method: 'POST',
+        headers: { 'x-api-key': used.body.key, 'Content-Type': 'application/json', 'User-Agent': userAgent },
+        body: JSON.stringify({ kpiId, kpiType, actual: 42 }),
+      }).then((response) => response.status);
+    // Three accepted, one outside the key's scope, one with a KPI type that is not the KPI's.
+    const statuses = [
+      await send(revenue.id),
+      await send(revenue.id),
+      await send(revenue.id),
+      await send(churn.id),
+      await send(revenue.id, 'THEME_KPI'),
+    ];
+    expect(statuses.slice(0, 3).every((status) => status === 200 || status === 201)).toBe(true);
+    expect(statuses.slice(3)).toEqual([403, 404]);
+    // What the page is drawn from: the list's usage of the key, the source as API Gateway saw it.
+    const listed = await request('GET', '/api-keys', { headers: auth });
+    const usage = listed.body.items.find((key: { id: string }) => key.id === used.body.id).usage;
+    expect(usage).toMatchObject({ requests: 5, refused: 2, lastUserAgent: userAgent });
+    expect(usage.days).toHaveLength(30);
+
+    const { page, errors } = await openPage();
+    await signIn(page, email, password);
+    const row = page.locator(`#key-${used.body.id}`);
+    const lastDays = row.locator('[data-label="Last 30 days"]');
+    const chart = lastDays.locator('.usage-chart');
+    expect(await chart.getAttribute('role')).toBe('img');
+    expect(await chart.getAttribute('aria-label')).toBe('5 requests in the last 30 days, 2 refused');
+    expect(await lastDays.locator('.requests').textContent()).toBe('5 requests');
+    expect(await lastDays.locator('.refusal-share').textContent()).toBe('40% refused');
+    // uPlot's bars: one slot per day, today's (the last) drawn up to the top, the first day's empty.
+    await chart.locator('canvas').waitFor();
+    const painted = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const context = canvas.getContext('2d')!;
+      const slot = canvas.width / 30;
+      const alpha = (x: number, y: number) =>
+        context.getImageData(Math.round(x), Math.round(y), 1, 1).data[3];
+      return {
+        today: alpha(29.5 * slot, canvas.height * 0.25),
+        firstDay: alpha(0.5 * slot, canvas.height - 2),
+      };
+    });
+    expect(painted).toEqual({ today: 255, firstDay: 0 });
+    const last = row.locator('[data-label="Last request"]');
+    expect(await last.locator('time').getAttribute('datetime')).toBe(usage.lastRequestAt);
+    expect(await last.locator('.source-agent').textContent()).toBe(userAgent);
+    expect(await last.locator('.source-ip').textContent()).toBe(usage.lastSourceIp);
+    expect(usage.lastSourceIp).toMatch(/\S/);
+
+    // A key without requests says so, in words and without a share.
+    const idleRow = page.locator(`#key-${idle.body.id}`);
+    expect(await idleRow.locator('.usage-chart').getAttribute('aria-label')).toBe(
+      'No requests in the last 30 days',
+    );
+    expect(await idleRow.locator('.refusal-share').textContent()).toBe('—');
+    expect(await idleRow.locator('[data-label="Last request"]').textContent()).toBe('None in 30 days');
+    await expectAccessible(page, 'usage in the list');
+
+    // The Usage button is a disclosure: Enter opens the key's panel below its row, the focus stays.
+    const toggle = page.getByRole('button', { name: 'Usage of Revenue job' });
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.locator(`#usage-${used.body.id}`);
+    await panel.locator('.refusals').waitFor();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await toggle.getAttribute('aria-controls')).toBe(`usage-${used.body.id}`);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Usage of Revenue job',
+    );
+    const figure = (id: string) => panel.locator(`[data-figure="${id}"] dd`).textContent();
+    expect([await figure('requests'), await figure('accepted'), await figure('refused')]).toEqual([
+      '5',
+      '3',
+      '2',
+    ]);
+    const refusals = await panel
+      .locator('.refusals > div')
+      .evaluateAll((rows) =>
+        rows.map((reason) => [
+          (reason as HTMLElement).dataset.reason,
+          reason.querySelector('dd')?.textContent,
+        ]),
+      );
+    expect(refusals).toEqual([
+      ['authentication', '0'],
+      ['scope', '1'],
+      ['rateLimit', '0'],
+      ['validation', '1'],
+      ['featureOff', '0'],
+    ]);
+    expect(await panel.locator('.usage-last').textContent()).toContain(userAgent);
+    await shot(page, '16-key-usage');
+    await expectAccessible(page, 'usage panel open');
+    // Tab leaves the button for the row's next control; Space on the button closes the panel.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Roll Revenue job',
+    );
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Space');
+    await panel.waitFor({ state: 'detached' });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(errors).toEqual([]);
+  });
+
   it('messages are cleared: "Signed out." is shown once, and is gone after signing in', async () => {
     const acme = seed().tenants[0]!;
     const viewer = acme.users.find((user) => user.role === 'VIEWER')!;
     const { page, errors } = await openPage();
     await signIn(page, viewer.email);
+    const { refreshToken } = await page.evaluate(() =>
+      JSON.parse(sessionStorage.getItem(sessionStorage.key(0)!)!),
+    );
+    const loggedOut = page.waitForResponse((response) => response.url().endsWith('/auth/logout'));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.locator('#sign-in-message', { hasText: 'Signed out.' }).waitFor();
     expect(await timesShown(page, 'Signed out.')).toBe(1);
+    // Signing out ends the session on the server: its refresh token no longer works anywhere.
+    expect((await loggedOut).status()).toBe(204);
+    expect((await request('POST', '/auth/refresh-token', { body: { refreshToken } })).status).toBe(401);
     await expectAccessible(page, 'signed out');
     await signInAgain(page, viewer.email);
     expect(await timesShown(page, 'Signed out.')).toBe(0);
@@ -515,5 +687,35 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     await signIn(other.page, acme.users.find((user) => user.role === 'VIEWER')!.email);
     expect(await other.page.locator('#push-warning').isVisible()).toBe(false);
     expect(errors).toEqual([]);
+  });
+
+  it('shows that the keys are loading, and a failed load with its detail and a way to retry', async () => {
+    const acme = seed().tenants[0]!;
+    const viewer = acme.users.find((user) => user.role === 'VIEWER')!;
+    const { page, errors } = await openPage();
+    const list = await failNext(page, /\/api\/api-keys\?/, 'The key store is resting.');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(viewer.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('demo-password-1');
+    await page.keyboard.press('Enter');
+    await list.requested;
+    await page.locator('#keys-loading', { hasText: 'Loading the keys…' }).waitFor();
+    expect(await page.locator('#keys').getAttribute('aria-busy')).toBe('true');
+    await expectAccessible(page, 'loading');
+    list.fail();
+    await page.locator('#list-error').waitFor();
+    expect(await page.locator('#list-error').textContent()).toBe(
+      'The keys could not be loaded: The key store is resting.',
+    );
+    expect(await page.locator('#keys-loading').count()).toBe(0);
+    expect(await page.locator('#keys-table').count()).toBe(0);
+    await shot(page, '15-load-failed');
+    await expectAccessible(page, 'load failed');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('#keys:not([aria-busy]) #keys-body tr').first().waitFor();
+    expect(await page.locator('#list-error').count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('keys-title');
+    expect(errors.filter((error) => !/status of 503/.test(error))).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ describe('API keys over HTTP (serverless-offline)', () => {
       'active',
     ]);
     const [, , , scoped, rolled, replacement] = acme!.apiKeys;
-    expect(scoped!.kpiIds).toEqual([acme!.kpis[0]!.id]);
+    expect(scoped!.kpiIds).toEqual([acme!.kpis.find((kpi) => kpi.type === 'BSC_KPI')!.id]);
     expect(rolled!.replacedBy).toBe(replacement!.id);
     for (const tenant of others) expect(tenant.apiKeys.map((key) => key.status)).toEqual(['active']);
     for (const key of seed().tenants.flatMap((tenant) => tenant.apiKeys)) {

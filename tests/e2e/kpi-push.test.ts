@@ -1,18 +1,19 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApiKey } from '../../lib/db/api-keys';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApiKey } from '../../lib/api-keys/service';
 import { createDatabase } from '../../lib/db/client';
-import { createKpi, type Kpi } from '../../lib/db/kpis';
+import { createKpi } from '../../lib/db/kpis';
+import type { Kpi } from '../../lib/domain/kpi';
 import { type Decision, type ProxiedRequest, startFaultProxy } from '../support/fault-proxy';
 import { baseUrl, createStackTenant, loginAs, request } from '../support/http';
 import { committedDocument } from '../support/openapi';
 
 /**
- * `kpi-push` (issue 12) end to end: the real CLI (bin/kpi-push.cjs, as `npx kpi-push` runs it) against
+ * `kpi-push` end to end: the real CLI (bin/kpi-push.cjs, as `npx kpi-push` runs it) against
  * the local stack, through a fault proxy that injects 429, 503 and dropped connections. The tests push
  * to a tenant of their own (the seeded tenants' KPIs are other tests' fixtures), and each test uses
  * periods of its own year, so created/updated counts do not depend on other tests.
@@ -20,6 +21,7 @@ import { committedDocument } from '../support/openapi';
 const root = resolve(__dirname, '..', '..');
 const BIN = join(root, 'bin', 'kpi-push.cjs');
 const dir = mkdtempSync(join(tmpdir(), 'kpi-push-e2e-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface CliResult {
   code: number | null;
@@ -136,6 +138,7 @@ describe('kpi-push', () => {
     const year = 2031;
     const rows = rowsFor(year, 120);
     const file = writeInput('month.csv', toCsv(rows));
+    // By position among the POSTs (the run starts with GET /api/health).
     const faults: Record<number, Decision> = {
       1: 'drop', // batch 1, first try: network error
       3: {
@@ -145,7 +148,8 @@ describe('kpi-push', () => {
       },
       5: unavailable, // batch 3, first try
     };
-    const wire = await proxy((r) => faults[r.n] ?? 'forward');
+    let postCount = 0;
+    const wire = await proxy((r) => (r.method === 'POST' ? (faults[++postCount] ?? 'forward') : 'forward'));
     const result = await kpiPush([file], { env: wire.env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -304,6 +308,7 @@ describe('kpi-push', () => {
     );
     // It read the service's document (dryRun is declared there), then sent both batches with ?dryRun=true.
     expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /api/health',
       'GET /api/openapi.json',
       'POST /api/integrations/push/measurements/batch?dryRun=true',
       'POST /api/integrations/push/measurements/batch?dryRun=true',
@@ -355,10 +360,40 @@ describe('kpi-push', () => {
     expect(result.stderr).toBe(
       'kpi-push: this service does not offer dry run yet (its openapi.json has no dryRun parameter); nothing was sent.\n',
     );
-    expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/openapi.json']);
+    expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /api/health',
+      'GET /api/openapi.json',
+    ]);
     // The real document declares it, which is what the dry runs above rely on.
     expect(document.paths['/integrations/push/measurements/batch'].post.parameters).toEqual([
       expect.objectContaining({ name: 'dryRun', in: 'query' }),
+    ]);
+  });
+
+  it('checks its base URL first: a URL without /api is a configuration error (exit 2), with or without --dry-run, and nothing is sent', async () => {
+    const file = writeInput('wrong-url.csv', toCsv(rowsFor(2041, 2)));
+    const wire = await proxy();
+    for (const flags of [[], ['--dry-run']]) {
+      wire.requests.splice(0);
+      const result = await kpiPush([...flags, file], {
+        env: { ...wire.env, KPI_PUSH_URL: wire.origin },
+      });
+      expect(result.code, flags.join(' ')).toBe(2);
+      expect(result.stderr).toBe(
+        `kpi-push: ${wire.origin}/ is not the strategy service's API: GET ${wire.origin}/health answered 404 (the base URL ends with /api, e.g. ${wire.origin}/api); nothing was sent.\n`,
+      );
+      expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /health']);
+    }
+  });
+
+  it('a service that is down for a moment is no configuration error: the push goes on and its retries decide (exit 5)', async () => {
+    const file = writeInput('down-health.csv', toCsv(rowsFor(2042, 2)));
+    const wire = await proxy(() => unavailable);
+    const result = await kpiPush(['--max-tries', '1', file], { env: wire.env });
+    expect(result.code).toBe(5);
+    expect(wire.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /api/health',
+      'POST /api/integrations/push/measurements/batch',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KPI_TYPES } from '../../lib/domain';
+import { KPI_TYPES } from '../../lib/domain/kpi';
 import { baseUrl, loginAs, request, seed } from '../support/http';
 
 describe('npm start: the seed file contract (.local/seed.json)', () => {

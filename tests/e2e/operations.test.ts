@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { baseUrl, loginAs, seed } from '../support/http';
 
 /**
- * Issue 14 over real HTTP against the local stack (serverless-offline with the CORS patch, started
+ * Operations over real HTTP against the local stack (serverless-offline with the CORS patch, started
  * with one allowed origin): CORS answers as the deployed API Gateway would, every answer has
  * X-Request-Id, and the stack's log holds the matching lines.
  */
@@ -88,4 +88,29 @@ describe('X-Request-Id over HTTP', () => {
     }
     expect(access).toMatchObject({ route: 'GET /api/kpis', status: 401, service: 'strategy-service' });
   });
+});
+
+describe('an unknown route on the local stack, as deployed', () => {
+  it.each([
+    ['GET', '/api/no-such-thing'],
+    ['DELETE', '/api/health'],
+    ['GET', '/platform/nothing'],
+    ['POST', '/'],
+  ])(
+    "%s %s is a 404 problem document (API Gateway: MISSING_AUTHENTICATION_TOKEN), not the emulator's route list",
+    async (method, path) => {
+      const response = await fetch(`${new URL(baseUrl()).origin}${path}`, { method });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const body = await response.json();
+      expect(body).toEqual({
+        type: 'https://strategy-service.example.com/problems/not-found',
+        title: 'Not found',
+        status: 404,
+        detail: 'No such resource or method.',
+        requestId: expect.any(String),
+      });
+    },
+  );
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import gatewayResponses from '../../infra/gateway-responses.json';
 import { generateApiKey } from '../../lib/api-keys/key-format';
-import { createApiKey } from '../../lib/db/api-keys';
+import { createApiKey } from '../../lib/api-keys/service';
 import { createKpi } from '../../lib/db/kpis';
 import { createStackTenant, loginAs, request, seed, stackDatabase } from '../support/http';
 
@@ -146,7 +146,7 @@ describe('push over HTTP (serverless-offline)', () => {
         { index: 1, status: 'created', measurement: { id: null } },
       ],
     });
-    // A scoped key (the seed's, limited to the first KPI) is refused like a real push.
+    // A scoped key (the seed's, limited to the revenue KPI) is refused like a real push.
     const scopedKey = acme().apiKeys[3]!.key;
     const other = acme().kpis[1]!;
     const outside = await request('POST', '/integrations/push/measurement?dryRun=true', {
@@ -208,6 +208,7 @@ describe('push over HTTP (serverless-offline)', () => {
       }),
     );
     expect(detail.body.nextCursor).toEqual(expect.any(String));
-    expect((await request('GET', '/kpis/not-a-uuid', { headers: auth })).status).toBe(404);
+    // An id that is no UUID names nothing: 400 naming the parameter, before any read.
+    expect((await request('GET', '/kpis/not-a-uuid', { headers: auth })).status).toBe(400);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/http';
 
 /**
- * Issue 9: no raw API key, password, JWT or refresh token in the logs. The e2e stack writes everything
+ * No raw API key, password, JWT or refresh token in the logs. The e2e stack writes everything
  * it prints (serverless-offline and every handler, at debug level) to one file; this file runs last
  * (vitest.config.mts `sequence.sequencer`), after a journey of its own through every endpoint, right
  * and wrong, and searches the whole log of the run: for the secrets it knows, and for anything shaped
@@ -14,7 +14,7 @@ const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}
 
 const logOfTheRun = () => readFileSync(inject('stackLogFile'), 'utf8');
 
-describe('no secret in the logs of an end-to-end run (issue 9)', () => {
+describe('no secret in the logs of an end-to-end run', () => {
   it('a journey through every endpoint leaves no key, password or token in the log', async () => {
     const { tenant, email, password } = await createStackTenant('enterprise');
     const secrets: string[] = [password];

@@ -10,10 +10,14 @@ import { apiEvent, type EventInput, type Handler, type InvokeResult, lambdaConte
 
 type AuthorizerAnswer = APIGatewayAuthorizerResult & { usageIdentifierKey?: string };
 
-/** A gateway response of infra/gateway-responses.json, rendered as API Gateway renders it. */
+/**
+ * A gateway response of infra/gateway-responses.json, rendered as API Gateway renders it: with the
+ * request id, and the context of a denying authorizer (`$context.authorizer.<name>`).
+ */
 export const renderGatewayResponse = (
   responseType: string,
   requestId: string = randomUUID(),
+  authorizerContext: Record<string, unknown> = {},
 ): InvokeResult => {
   const resource = Object.values(gatewayResponses).find((r) => r.Properties.ResponseType === responseType);
   if (!resource) throw new Error(`no gateway response of type ${responseType}`);
@@ -21,10 +25,13 @@ export const renderGatewayResponse = (
   const headers = Object.fromEntries(
     Object.entries(ResponseParameters as Record<string, string>).map(([name, value]) => [
       name.slice('gatewayresponse.header.'.length).toLowerCase(),
-      value.slice(1, -1),
+      // A static value is a quoted literal, in which a quote is written \'.
+      value.slice(1, -1).replaceAll("\\'", "'"),
     ]),
   );
-  const body = ResponseTemplates['application/json'].replaceAll('$context.requestId', requestId);
+  const body = (ResponseTemplates['application/json'] as string)
+    .replaceAll('$context.requestId', requestId)
+    .replace(/\$context\.authorizer\.(\w+)/g, (_, name: string) => String(authorizerContext[name] ?? ''));
   return { status: Number(StatusCode), headers, body: JSON.parse(body) };
 };
 
@@ -32,7 +39,8 @@ export const renderGatewayResponse = (
  * API Gateway in front of the push handlers, as far as the push routes use it (serverless.yml): the
  * Lambda REQUEST authorizer with identity source `x-api-key` and its result cache, the authorizer's
  * context handed to the handler, and the gateway responses for its refusals. What it does not do is
- * throttle (usage plans): `usageKeys` records the usage identifier of every admitted request instead.
+ * throttle (usage plans): `usageKeys` records the usage identifier of every admitted request instead,
+ * and `denied` counts the requests the policy denied (no Lambda ran, nothing was metered).
  */
 export const createGateway = ({
   cacheTtlMs = 0,
@@ -42,7 +50,7 @@ export const createGateway = ({
   now?: () => number;
 } = {}) => {
   const cache = new Map<string, { answer: AuthorizerAnswer; expiresAt: number }>();
-  const state = { authorizerRuns: 0, usageKeys: [] as (string | undefined)[] };
+  const state = { authorizerRuns: 0, denied: 0, usageKeys: [] as (string | undefined)[] };
 
   const authorize = async (event: APIGatewayRequestAuthorizerEvent, identity: string) => {
     const cached = cache.get(identity);
@@ -90,15 +98,20 @@ export const createGateway = ({
         error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
       );
     }
-    const allowed = answer.policyDocument.Statement.some(
-      (statement) =>
-        'Effect' in statement &&
-        statement.Effect === 'Allow' &&
-        [(statement as { Resource?: string | string[] }).Resource ?? []]
-          .flat()
-          .some((resource) => arnMatches(resource, methodArn)),
-    );
-    if (!allowed) return renderGatewayResponse('ACCESS_DENIED');
+    // IAM's rule: an explicit Deny wins; without a matching Allow the request is denied too.
+    const matching = (effect: string) =>
+      answer.policyDocument.Statement.some(
+        (statement) =>
+          'Effect' in statement &&
+          statement.Effect === effect &&
+          [(statement as { Resource?: string | string[] }).Resource ?? []]
+            .flat()
+            .some((resource) => iamLike(resource, methodArn)),
+      );
+    if (matching('Deny') || !matching('Allow')) {
+      state.denied += 1;
+      return renderGatewayResponse('ACCESS_DENIED', undefined, answer.context ?? {});
+    }
     state.usageKeys.push(answer.usageIdentifierKey);
     event.requestContext.authorizer = { principalId: answer.principalId, ...answer.context };
     const result = await (handler as Handler)(event, lambdaContext());
@@ -111,8 +124,10 @@ export const createGateway = ({
   return { invoke, state, clearCache: () => cache.clear() };
 };
 
-/** IAM resource matching as API Gateway applies it to an authorizer policy: `*` spans any characters. */
-const arnMatches = (pattern: string, arn: string) =>
+/**
+ * IAM's wildcard matching (a policy's resources, a StringLike condition): `*` spans any characters.
+ */
+export const iamLike = (pattern: string, arn: string) =>
   new RegExp(
     `^${pattern
       .split('*')

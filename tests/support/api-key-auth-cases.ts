@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../lib/api-keys/key-format';
-import { createApiKey, revokeApiKey } from '../../lib/db/api-keys';
-import type { Feature } from '../../lib/domain';
+import { createApiKey, revokeApiKey } from '../../lib/api-keys/service';
+import type { Feature } from '../../lib/domain/plan';
 import type { InvokeResult } from './events';
 import { createRawKey, createTestTenant, db, type TestTenant } from './fixtures';
 
@@ -18,7 +18,7 @@ type Call = (
 const tenantWith = (options: { active?: boolean; features?: Feature[] }) =>
   createTestTenant({ kpiTypes: ['BSC_KPI'], ...options });
 
-/** Spec 5.2 and issue 4 step 1: the API key cases every push route must pass. */
+/** Spec 5.2 step 1: the API key cases every push route must pass. */
 export const describeApiKeyAuth = (route: string, call: Call) =>
   describe(`${route}: API key authentication (shared cases)`, () => {
     let tenant: TestTenant;

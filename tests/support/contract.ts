@@ -1,7 +1,7 @@
 import { committedDocument, deref, describeErrors, pointerToken, schemaValidator } from './openapi';
 
 /**
- * Contract check (issue 12): a response the service sent, judged against the committed OpenAPI
+ * Contract check: a response the service sent, judged against the committed OpenAPI
  * document. Every request of the end-to-end tests passes through `request()` (./http.ts), which calls
  * `assertContract`, so each response they receive is checked: the operation and status are documented,
  * the Content-Type is the documented one, the body matches the schema (with no undocumented member),

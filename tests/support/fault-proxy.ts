@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A real HTTP proxy on 127.0.0.1 between a client and the local stack, for fault injection over the
- * wire (issue 12: a 429 and a 503 during a `kpi-push` run). Each request is recorded, then `plan`
+ * wire (a 429 and a 503 during a `kpi-push` run). Each request is recorded, then `plan`
  * decides: forward it to the stack, answer it here, or drop the connection (a network error).
  */
 export interface ProxiedRequest {

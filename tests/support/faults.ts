@@ -1,3 +1,4 @@
+import type { InitializeMiddleware } from '@smithy/types';
 import type { Database } from '../../lib/db/client';
 
 /** An error as DynamoDB answers when it throttles a request (retryable: the service answers 503). */
@@ -17,27 +18,27 @@ export const cancelled = (...codes: string[]) =>
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
 
+let faults = 0;
+
 /**
- * Fault injection through a middleware on the real client (issue 9): `fault` sees each command by its
- * SDK name (`BatchWriteItemCommand`, ...) and its input, and returns an error to answer with instead of
- * sending it, or undefined to send it. It is asked once per command and its answer holds for every
- * attempt of that command, so an injected fault reaches the caller as one that outlasted the client's
- * own retries. Returns the function that removes it.
+ * Fault injection through a middleware on the real client's stack: `fault` sees each command by its
+ * SDK name (`BatchWriteItemCommand`, ...) and its input, and returns an error to answer with instead
+ * of sending it, or undefined to send it. The middleware runs at the `initialize` step, before the
+ * SDK's retry strategy, so an injected fault reaches the caller as one that outlasted the client's own
+ * retries. Returns the function that removes it.
  */
 export const injectFaults = (
   database: Database,
   fault: (operation: string, input: Record<string, any>) => Error | undefined,
 ): (() => void) => {
-  const decided = new WeakMap<object, Error | undefined>();
-  return database.client.use((next) => async (request) => {
-    if (!decided.has(request.command)) {
-      decided.set(
-        request.command,
-        fault(`${request.operation}Command`, request.command.input as Record<string, any>),
-      );
-    }
-    const error = decided.get(request.command);
+  const name = `fault-${++faults}`;
+  const middleware: InitializeMiddleware<any, any> = (next, context) => async (args) => {
+    const error = fault(context.commandName as string, args.input);
     if (error) throw error;
-    return next(request);
-  });
+    return next(args);
+  };
+  database.client.middlewareStack.add(middleware, { step: 'initialize', name, priority: 'high' });
+  return () => {
+    database.client.middlewareStack.remove(name);
+  };
 };

@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import type { Role } from '../../lib/auth/roles';
-import { createApiKey } from '../../lib/db/api-keys';
+import { createApiKey } from '../../lib/api-keys/service';
+import { startSession } from '../../lib/auth/sessions';
 import type { Database } from '../../lib/db/client';
-import { PutCommand } from '../../lib/db/dynamo';
 import { keys } from '../../lib/db/keys';
-import { createKpi, type Kpi } from '../../lib/db/kpis';
+import { createKpi } from '../../lib/db/kpis';
 import { createStrategicCycle } from '../../lib/db/strategic-cycles';
 import { createTenant, type Tenant } from '../../lib/db/tenants';
 import { createUser, type User } from '../../lib/db/users';
-import { type Feature, KPI_TYPES, type KpiType, type Plan } from '../../lib/domain';
+import { KPI_TYPES, type Kpi, type KpiType } from '../../lib/domain/kpi';
+import type { Feature, Plan } from '../../lib/domain/plan';
+import type { Role } from '../../lib/domain/user';
 import { db, tokens } from '../../lib/runtime';
 
 export { db, tokens };
 
 export interface TestUser extends User {
   password: string;
+  /** The access and refresh tokens of a session of their own, as a login would start it. */
   token: string;
+  refreshToken: string;
 }
 
 export interface TestTenant {
@@ -43,8 +47,8 @@ const addUser = async (database: Database, tenantId: string, role: Role): Promis
     role,
     passwordHash: hash,
   });
-  const token = await tokens.issueAccessToken({ userId: user.id, tenantId, role, email: user.email });
-  return { ...user, password, token };
+  const { token, refreshToken } = await startSession({ db: database, tokens }, user);
+  return { ...user, password, token, refreshToken };
 };
 
 /** A tenant with one user of each role (with access tokens) and one KPI per requested type. */

@@ -4,7 +4,7 @@ import { hashPassword } from '../../lib/auth/passwords';
 import { createDatabase } from '../../lib/db/client';
 import { createTenant } from '../../lib/db/tenants';
 import { createUser } from '../../lib/db/users';
-import type { Plan } from '../../lib/domain';
+import type { Plan } from '../../lib/domain/plan';
 import type { SeedFile } from '../../scripts/seed';
 import { assertContract } from './contract';
 

@@ -1,38 +1,32 @@
-import { roundsOf } from '../../bench/capacity-proxy';
-import type { Database } from '../../lib/db/client';
+import type { InitializeHandlerOutput, InitializeMiddleware } from '@smithy/types';
+import { capacityOf, RECORDER, type Call as RecordedCall, recordCalls, roundsOf } from '../../bench/capacity';
+import { createDatabase, type Database } from '../../lib/db/client';
 
-export interface Call {
-  command: string;
-  start: number;
-  end: number;
-  /** Capacity units DynamoDB reports for the call (`ReturnConsumedCapacity: TOTAL`). */
-  units: number;
-  /** The command's input as sent. */
-  input: Record<string, any>;
-}
-
-const READS = new Set(['GetCommand', 'BatchGetCommand', 'QueryCommand', 'ScanCommand']);
-
-/** A command as the document client receives it: its class name and input. */
-export interface SentCommand {
-  constructor: { name: string };
-  input: Record<string, any>;
-}
+/** A recorded call; tests read its input in any shape. */
+export type Call = RecordedCall<Record<string, any>>;
 
 /**
- * Fault injection: called before each send with the command and the number of earlier sends of the
- * same command class. It may throw (the database failed), return a replacement command to send and a
- * patch of its result (e.g. fewer items, reported back as unprocessed), or an answer to give without
- * sending; `undefined` sends the command as is.
+ * Fault injection: called before each send with the command's SDK name (`BatchWriteItemCommand`) and
+ * input, and the number of earlier sends of the same command. It may throw (the database failed),
+ * wait (another request overtakes this one),
+ * return an input to send instead and a patch of the result (e.g. fewer items, reported back as
+ * unprocessed), or an answer to give without sending; `undefined` sends the command as it is.
  */
 export type Interceptor = (
-  command: SentCommand,
+  command: { name: string; input: Record<string, any> },
   nth: number,
-) => { send?: SentCommand; patchResult?: (result: any) => any; answer?: unknown } | undefined;
+) => Plan | undefined | Promise<Plan | undefined>;
+
+interface Plan {
+  input?: Record<string, any>;
+  patchResult?: (result: any) => any;
+  answer?: unknown;
+}
 
 /**
- * The real client, with every `send` recorded: which command, when it started and ended. Requests
- * that overlap in time were in flight together, so merging overlaps gives the sequential round trips.
+ * A second client for the same table, with the benchmark's call recorder on its stack
+ * (bench/capacity.ts) and, inside it, the test's interceptor: what a repository does through it is
+ * counted and can be made to fail, and nothing else is.
  */
 export const instrument = (
   db: Database,
@@ -45,48 +39,38 @@ export const instrument = (
   reset: () => void;
 } => {
   const calls: Call[] = [];
-  const client = new Proxy(db.client, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return async (command: SentCommand) => {
-        const name = command.constructor.name;
-        const nth = calls.filter((call) => call.command === name).length;
-        const call = {
-          command: name,
-          start: performance.now(),
-          end: Number.POSITIVE_INFINITY,
-          units: 0,
-          input: command.input,
-        };
-        calls.push(call);
-        try {
-          const plan = intercept?.(command, nth);
-          if (plan && 'answer' in plan) return plan.answer;
-          const sent = plan?.send ?? command;
-          sent.input.ReturnConsumedCapacity = 'TOTAL';
-          const result: any = await target.send(sent as never);
-          call.units = [result?.ConsumedCapacity ?? []]
-            .flat()
-            .reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
-          return plan?.patchResult ? plan.patchResult(result) : result;
-        } finally {
-          call.end = performance.now();
-        }
-      };
-    },
+  const probe = createDatabase({
+    tableName: db.tableName,
+    region: 'eu-central-1',
+    endpoint: process.env.DYNAMODB_ENDPOINT,
   });
-  const rounds = () => roundsOf(calls);
-  /**
-   * Read and write units of the calls so far. A conditional write that DynamoDB refuses is charged on
-   * AWS but reports nothing here; the budgets tested with this are of requests whose writes succeed.
-   */
-  const capacity = () => {
-    const sum = { read: 0, write: 0 };
-    for (const call of calls) {
-      if (READS.has(call.command)) sum.read += call.units;
-      else sum.write += call.units;
-    }
-    return sum;
+  recordCalls(probe.client, calls);
+  if (intercept) {
+    const sent = new Map<string, number>();
+    const interceptor: InitializeMiddleware<any, any> = (next, context) => async (args) => {
+      const name = context.commandName as string;
+      const nth = sent.get(name) ?? 0;
+      sent.set(name, nth + 1);
+      const plan = await intercept({ name, input: args.input }, nth);
+      if (plan && 'answer' in plan) return { output: await plan.answer } as InitializeHandlerOutput<any>;
+      const result = await next(
+        plan?.input ? { ...args, input: { ...plan.input, ReturnConsumedCapacity: 'TOTAL' } } : args,
+      );
+      return plan?.patchResult ? { ...result, output: plan.patchResult(result.output) } : result;
+    };
+    probe.client.middlewareStack.addRelativeTo(interceptor, {
+      name: 'intercept',
+      relation: 'after',
+      toMiddleware: RECORDER,
+    });
+  }
+  return {
+    db: probe,
+    calls,
+    rounds: () => roundsOf(calls),
+    capacity: () => capacityOf(calls),
+    reset: () => {
+      calls.splice(0);
+    },
   };
-  return { db: { client, tableName: db.tableName }, calls, rounds, capacity, reset: () => calls.splice(0) };
 };

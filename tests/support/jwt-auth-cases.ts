@@ -1,17 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import { generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROLES, type Role } from '../../lib/auth/roles';
+import { revokeAllSessions, updateAccount } from '../../lib/auth/accounts';
+import { logout, startSession } from '../../lib/auth/sessions';
+import { createUser } from '../../lib/db/users';
+import { ROLES, type Role } from '../../lib/domain/user';
 import type { InvokeResult } from './events';
-import { bearer, createTestTenant, type TestTenant, tokens } from './fixtures';
+import { bearer, createTestTenant, db, type TestTenant, tokens } from './fixtures';
 
 type Call = (headers: Record<string, string>, tenant: TestTenant) => Promise<InvokeResult>;
 
 const secret = () => new TextEncoder().encode(process.env.JWT_SECRET);
 
+/** The claims of the tenant admin's own token: a forged token differs from it only where a case says. */
 const claimsFor = (tenant: TestTenant) => {
   const user = tenant.users.ADMIN;
-  return { tenant_id: tenant.tenant.id, role: 'ADMIN', email: user.email, token_use: 'access' };
+  const { sid, ver } = decodeJwt(user.token);
+  return { tenant_id: tenant.tenant.id, role: 'ADMIN', email: user.email, token_use: 'access', sid, ver };
+};
+
+/** Another admin of the tenant with a session of their own, for the cases that end sessions. */
+const anotherAdmin = async (tenant: TestTenant) => {
+  const user = await createUser(db, {
+    tenantId: tenant.tenant.id,
+    email: `admin-${randomUUID()}@example.test`,
+    role: 'ADMIN',
+    passwordHash: 'not used: this admin never logs in',
+  });
+  return { user, ...(await startSession({ db, tokens }, user)) };
 };
 
 const sign = (
@@ -191,11 +207,29 @@ export const describeJwtAuth = (
     });
 
     it('401 for a refresh token used as an access token', async () => {
-      const refreshToken = await tokens.issueRefreshToken({
-        userId: tenant.users.ADMIN.id,
-        tenantId: tenant.tenant.id,
-      });
-      expectUnauthenticated(await call(bearer(refreshToken), tenant));
+      expectUnauthenticated(await call(bearer(tenant.users.ADMIN.refreshToken), tenant));
+    });
+
+    it('401 once the session of the token has ended (logout), though the token is valid for hours', async () => {
+      const { token, refreshToken } = await anotherAdmin(tenant);
+      await logout({ db, tokens }, refreshToken);
+      const result = await call(bearer(token), tenant);
+      expectUnauthenticated(result);
+      expect(result.body.detail).toBe('The session has ended. Sign in again.');
+    });
+
+    it('401 once every session of the user was revoked, or the user disabled or demoted', async () => {
+      const revoked = await anotherAdmin(tenant);
+      await revokeAllSessions(db, tenant.tenant.id, revoked.user.id);
+      const disabled = await anotherAdmin(tenant);
+      await updateAccount(db, tenant.tenant.id, disabled.user.id, { disabled: true });
+      const demoted = await anotherAdmin(tenant);
+      await updateAccount(db, tenant.tenant.id, demoted.user.id, { role: 'VIEWER' });
+      for (const { token } of [revoked, disabled, demoted]) {
+        const result = await call(bearer(token), tenant);
+        expectUnauthenticated(result);
+        expect(result.body.detail).toBe('The token has been revoked. Sign in again.');
+      }
     });
 
     it("403 when X-Tenant-ID names another tenant; accepted when it is the token's tenant", async () => {

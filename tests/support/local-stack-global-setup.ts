@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freePort, stopGroupAndWait } from '../../scripts/processes';
+import { freePort, stopGroupAndWait } from '../../lib/local/processes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,14 +13,15 @@ declare module 'vitest' {
     stackDynamodbEndpoint: string;
     /** Everything the stack printed: serverless-offline, and every log and metric line of the handlers. */
     stackLogFile: string;
-    /** The one browser origin the stack allows on its JWT endpoints (CORS, issue 14). */
+    /** The one browser origin the stack allows on its JWT endpoints (CORS). */
     corsOrigin: string;
   }
 }
 
 /**
- * Starts the real local stack, exactly as `npm start` does (scripts/start.ts), on free ports and with
- * its own seed file, then hands the base URL to the end-to-end tests.
+ * Starts the real local stack, exactly as `npm start` does (scripts/start.ts), on free ports, with a
+ * database in memory and its own seed file, then hands the base URL to the end-to-end tests. Its
+ * folder (seed file, log) goes when the stack stops.
  */
 export async function setup(project: TestProject) {
   const root = resolve(__dirname, '..', '..');
@@ -40,8 +41,10 @@ export async function setup(project: TestProject) {
       LAMBDA_PORT: String(lambdaPort),
       DYNAMODB_PORT: String(dynamoPort),
       SEED_FILE: seedFile,
+      // The tests' own data, gone when the stack stops: never a developer's .local/ database.
+      DYNAMODB_IN_MEMORY: 'true',
       OFFLINE_LOG: 'quiet',
-      // Every line at the most verbose level into one file: tests can search all of it (issue 9, 14).
+      // Every line at the most verbose level into one file: tests can search all of it.
       STACK_LOG_FILE: stackLogFile,
       LOG_LEVEL: 'debug',
       POWERTOOLS_METRICS_DISABLED: 'false',
@@ -58,11 +61,12 @@ export async function setup(project: TestProject) {
   });
 
   const baseUrl = `http://localhost:${httpPort}/api`;
-  // Minutes, not seconds: on a loaded machine the JVM and the first esbuild take long (issue 9).
+  // Minutes, not seconds: on a loaded machine the JVM and the first esbuild take long.
   const deadline = Date.now() + 300_000;
   while (!output.includes('Strategy service is running')) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stopGroupAndWait(child);
+      rmSync(dir, { recursive: true, force: true });
       throw new Error(`The local stack did not start:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 200));
@@ -75,5 +79,8 @@ export async function setup(project: TestProject) {
   project.provide('stackDynamodbEndpoint', `http://127.0.0.1:${dynamoPort}`);
   project.provide('stackLogFile', stackLogFile);
   project.provide('corsOrigin', corsOrigin);
-  return () => stopGroupAndWait(child, 10_000);
+  return async () => {
+    await stopGroupAndWait(child, 10_000);
+    rmSync(dir, { recursive: true, force: true });
+  };
 }

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { isPageRoute, type RouteSpec } from '../../lib/http/route';
 import { OPENAPI_FILE } from '../../lib/openapi/file';
+import { loadRouteModules } from '../../scripts/routes';
 
 /** The committed openapi.json, as clients get it (GET /api/openapi.json serves this file). */
 export const committedDocument = (): Record<string, any> =>
@@ -73,3 +75,9 @@ export const schemaValidator = (document: Record<string, any>, { strict = true, 
 
 export const describeErrors = (validate: ValidateFunction) =>
   (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message}`).join('; ');
+
+/** The API's route declarations, from the route modules in functions/ (scripts/routes.ts). */
+export const apiRoutes = async (): Promise<RouteSpec[]> =>
+  (await loadRouteModules()).flatMap(({ route }) =>
+    route && !isPageRoute(route) ? [route as RouteSpec] : [],
+  );

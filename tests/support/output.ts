@@ -2,7 +2,7 @@ import { logger } from '../../lib/logger';
 
 /**
  * Everything written to stdout and stderr (Powertools writes errors there) while `run` runs, parsed
- * as JSON lines: the Powertools log lines and the EMF metric documents (issue 14). Logging and metrics
+ * as JSON lines: the Powertools log lines and the EMF metric documents. Logging and metrics
  * are turned on for the call only (the suites run with LOG_LEVEL=silent and
  * POWERTOOLS_METRICS_DISABLED=true).
  */

@@ -1,7 +1,7 @@
 import { handler as listHandler } from '../../functions/list-measurements';
 import { handler as singleHandler } from '../../functions/push-measurement';
 import { handler as batchHandler } from '../../functions/push-measurements-batch';
-import type { Kpi } from '../../lib/db/kpis';
+import type { Kpi } from '../../lib/domain/kpi';
 import type { MeasurementInput } from '../../lib/push/measurement-schema';
 import { createGateway } from './api-gateway';
 import { invoke } from './events';
@@ -59,7 +59,7 @@ export const dailyMeasurements = (kpis: Kpi[], count: number, year: number): Mea
 /**
  * What `GET /kpis/{kpiId}/measurements` shows a VIEWER of the tenant: how users see what push stored,
  * comparable with a push response. Reads also show where each record came from (`receivedAt`,
- * `apiKeyId`, `apiKeyPrefix`; issue 15, tested with the read endpoints); push responses do not.
+ * `apiKeyId`, `apiKeyPrefix`; tested with the read endpoints); push responses do not.
  */
 export const storedMeasurements = async (tenant: TestTenant, kpiId: string) =>
   (

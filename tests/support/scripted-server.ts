@@ -1,8 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
-import { Hash } from '@smithy/core/serde';
-import { SignatureV4 } from '@smithy/signature-v4';
 
 export interface ReceivedRequest {
   method: string;
@@ -87,42 +85,4 @@ export const startScriptedServer = async () => {
         server.close(() => resolve());
       }),
   };
-};
-
-/** Re-signs what arrived on the wire with the SDK's signer: equal only if every signed byte was sent as signed. */
-export const verifySignature = async (
-  request: ReceivedRequest,
-  secretAccessKey: string,
-  sessionToken?: string,
-) => {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    const name = request.rawHeaders[i] as string;
-    if (name.toLowerCase() !== 'authorization') headers[name] = request.rawHeaders[i + 1] as string;
-  }
-  const amzDate = String(request.headers['x-amz-date']);
-  const signingDate = new Date(
-    amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
-  );
-  const accessKeyId = /Credential=([^/]+)\//.exec(String(request.headers.authorization))?.[1] ?? '';
-  const signer = new SignatureV4({
-    credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
-    region: 'eu-central-1',
-    service: 'dynamodb',
-    sha256: Hash.bind(null, 'sha256'),
-    applyChecksum: false,
-  });
-  const signed = await signer.sign(
-    {
-      method: request.method,
-      protocol: 'http:',
-      hostname: '127.0.0.1',
-      path: request.url,
-      query: {},
-      headers,
-      body: request.body,
-    },
-    { signingDate },
-  );
-  return signed.headers.authorization === request.headers.authorization;
 };

@@ -1,35 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
+import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../../package.json';
 
 /**
- * Issue 14: `engines` states the real minimum. The floor is the strictest of the toolchain's ranges
+ * `engines` states the real minimum. The floor is the strictest of the toolchain's ranges
  * (osls: ^20.19.0 || ^22.13.0 || >=24; vite: ^20.19.0 || >=22.12.0) and covers what the code uses
  * (node:zlib crc32: 20.15 / 22.2). CI runs the unit and integration projects on Node 20 and 22.
  */
-const satisfies = (version: string, range: string) => {
-  const [major, minor] = version.replace(/^v/, '').split('.').map(Number) as [number, number];
-  return range.split('||').some((part) => {
-    const match = /^\s*(\^|>=)(\d+)\.(\d+)\.\d+\s*$/.exec(part);
-    if (!match) throw new Error(`unsupported range part "${part}"`);
-    const [, op, wantMajor, wantMinor] = match;
-    if (op === '^') return major === Number(wantMajor) && minor >= Number(wantMinor);
-    return major > Number(wantMajor) || (major === Number(wantMajor) && minor >= Number(wantMinor));
-  });
-};
+const FLOORS = ['20.19.0', '22.13.0', '24.0.0'];
 
 describe('engines', () => {
   it('is satisfied by the Node running the tests (20 and 22 in CI)', () => {
-    expect(satisfies(process.version, packageJson.engines.node)).toBe(true);
+    expect(semver.satisfies(process.version, packageJson.engines.node)).toBe(true);
   });
 
   it('excludes the versions without node:zlib crc32 and those the toolchain refuses', () => {
     for (const version of ['20.14.0', '20.18.0', '21.7.0', '22.2.0', '22.12.0', '23.9.0']) {
-      expect(satisfies(version, packageJson.engines.node), version).toBe(false);
+      expect(semver.satisfies(version, packageJson.engines.node), version).toBe(false);
     }
-    for (const version of ['20.19.0', '22.13.0', '24.0.0']) {
-      expect(satisfies(version, packageJson.engines.node), version).toBe(true);
+    for (const version of FLOORS) {
+      expect(semver.satisfies(version, packageJson.engines.node), version).toBe(true);
     }
     expect(crc32('strategy')).toBeTypeOf('number');
+  });
+
+  it('every installed package accepts the lowest Node of each supported major: npm install prints no EBADENGINE', () => {
+    // npm warns once per package whose `engines.node` excludes the running Node; the lock file holds
+    // each package's range. Stryker 10 and its Babel 8 wanted Node 22.18, which printed 240 lines on
+    // Node 20: the project pins Stryker 9, which supports every Node the project does.
+    const lock = JSON.parse(readFileSync(resolve(__dirname, '..', '..', 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string } }>;
+    };
+    const refusals = Object.entries(lock.packages).flatMap(([path, entry]) => {
+      const range = entry.engines?.node;
+      if (!range || path === '') return [];
+      return FLOORS.filter((version) => !semver.satisfies(version, range)).map(
+        (version) => `${path.replace(/^.*node_modules\//, '')} (${range}) refuses Node ${version}`,
+      );
+    });
+    expect(refusals).toEqual([]);
   });
 });

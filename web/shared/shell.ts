@@ -1,102 +1,51 @@
 /**
- * What every page under /platform/ shares (issue 15): sign-in and session handling, calls to the API
- * with one refresh on 401, the navigation between the pages, and small DOM helpers. Each page's script
- * imports this module; web/shared/header.html and sign-in.html hold the markup it drives.
+ * What every page under /platform/ shares: sign-in and session handling, calls to the API with one
+ * refresh on 401, and the page's frame (header with the navigation, sign-in form, live region). A page
+ * is one state object rendered by one lit-html view: `createPage` holds the state, and every
+ * `update` renders the whole page from it, so nothing on screen can disagree with it.
  *
  * Tokens live in sessionStorage (this tab only, shared by the pages of this origin), never in
  * localStorage. The JWT payload is decoded here for display only (e-mail, role); the service checks
  * every request.
  */
-
-export interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  errors?: { path: string; message: string }[];
-}
+import { html, nothing, render, type TemplateResult } from 'lit-html';
+import { keyed } from 'lit-html/directives/keyed.js';
+import type { AccessClaims } from '../../lib/auth/tokens';
+import type { LoginResponse, ProblemResponse, RefreshResponse } from './api-types';
+import { focusById, message } from './view';
 
 interface Session {
   token: string;
   refreshToken: string;
 }
 
-interface Claims {
-  email?: string;
-  role?: string;
-  tenant_id?: string;
+/** What the page shows of a token: decoded for display only, so each claim may be missing. */
+type Claims = Partial<Pick<AccessClaims, 'email' | 'role' | 'tenant_id'>>;
+
+/** The frame's part of a page's state. */
+export interface ShellState {
+  /** The signed-in user's claims (display only); null while signed out. */
+  claims: Claims | null;
+  /** The page's polite live region (`#status`). */
+  status: string;
+  /** Above the sign-in form: why it is shown ("Signed out.", "Your session has expired."). */
+  signInMessage: string | null;
+  signInError: string | null;
+  signingIn: boolean;
+  /** A new number renders a new, empty sign-in form: typed passwords do not outlive a sign-in. */
+  signInForm: number;
 }
 
+export type PageState<S> = S & { shell: ShellState };
+
 const SESSION_KEY = 'strategy-service.session';
+type PageName = 'api-keys' | 'kpis';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
  * a prefix).
  */
 const apiBase = `${location.pathname.replace(/\/platform\/[a-z-]+\/?$/, '')}/api`;
-
-export const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`#${id} is missing`);
-  return element as T;
-};
-
-const ui = {
-  status: byId('status'),
-  nav: byId('nav'),
-  session: byId('session'),
-  who: byId('who'),
-  signOut: byId<HTMLButtonElement>('sign-out'),
-  signIn: byId('sign-in'),
-  signInMessage: byId('sign-in-message'),
-  signInForm: byId<HTMLFormElement>('sign-in-form'),
-  email: byId<HTMLInputElement>('email'),
-  password: byId<HTMLInputElement>('password'),
-  signInError: byId('sign-in-error'),
-  signInSubmit: byId<HTMLButtonElement>('sign-in-submit'),
-};
-
-// ---------------------------------------------------------------------------------------------------
-// Small DOM helpers
-
-export const el = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<Record<string, string>> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] => {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props))
-    if (value !== undefined) element.setAttribute(name, value);
-  element.append(...children);
-  return element;
-};
-
-export const showText = (element: HTMLElement, text: string | null) => {
-  element.textContent = text ?? '';
-  element.hidden = !text;
-};
-
-/** The page's polite live region (`#status`). */
-export const announce = (text: string) => {
-  ui.status.textContent = text;
-};
-
-export const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-export const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
-
-/** An instant as date and time in the user's time zone, the ISO value in `datetime` and `title`. */
-export const timeCell = (iso: string | null, none: string): Node => {
-  if (!iso) return document.createTextNode(none);
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return document.createTextNode(iso);
-  return el(
-    'time',
-    { datetime: iso, title: iso },
-    el('span', { class: 'date' }, dateOnly.format(date)),
-    ' ',
-    el('span', { class: 'clock' }, timeOnly.format(date)),
-  );
-};
 
 // ---------------------------------------------------------------------------------------------------
 // Session: tokens in sessionStorage, claims decoded for display only
@@ -133,13 +82,13 @@ const decodeClaims = (token: string): Claims => {
   }
 };
 
-/** The signed-in user's claims (display only). */
-export const currentClaims = (): Claims => decodeClaims(session?.token ?? '');
-
-export const isAdmin = () => (session ? currentClaims().role === 'ADMIN' : false);
+export const isAdmin = (shell: ShellState) => shell.claims?.role === 'ADMIN';
 
 // ---------------------------------------------------------------------------------------------------
 // HTTP: problem+json errors, one refresh on 401, then back to the sign-in form
+
+/** A problem as read: a proxy's error page in front of the service is no problem+json. */
+type Problem = Partial<ProblemResponse>;
 
 export class ApiError extends Error {
   constructor(
@@ -177,7 +126,7 @@ const refreshOnce = (): Promise<boolean> => {
     try {
       const response = await post('/auth/refresh-token', { refreshToken: current.refreshToken });
       if (!response.ok) return false;
-      const { token } = (await response.json()) as { token: string };
+      const { token } = (await response.json()) as RefreshResponse;
       saveSession({ ...current, token });
       return true;
     } catch {
@@ -223,98 +172,200 @@ export const describe = (error: unknown): string => {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Sign in / out, navigation
+// The page: one state, one view
 
-export interface PageHooks {
+export interface PageDefinition<S extends object> {
+  name: PageName;
+  title: string;
+  lead: TemplateResult;
+  /** The page's state while signed out; signing out returns to it, so nothing of a session stays. */
+  initial: S;
+  /** What the page shows while signed in, under its title and lead. */
+  content(state: PageState<S>): TemplateResult;
+  /** The page's dialogs: rendered always (closed while signed out), so that each stays one element. */
+  dialogs?(state: PageState<S>): TemplateResult;
+  /** The document's title in this state. */
+  documentTitle?(state: PageState<S>): string;
   /**
-   * The user is signed in: show the page's content and load it. `interactive` is true right after the
-   * sign-in form (move focus into the content), false for a session restored on load.
+   * The user is signed in: load the page's data. `interactive` is true right after the sign-in form
+   * (move focus into the content), false for a session restored on load.
    */
   signedIn(interactive: boolean): Promise<void>;
-  /** The session ended: hide and forget the page's content, close its dialogs. */
-  signedOut(): void;
 }
 
-let hooks: PageHooks | null = null;
+export interface Page<S extends object> {
+  /** The current state. After an `await`, read it again: the user may have moved on meanwhile. */
+  readonly state: PageState<S>;
+  /** Merges `change` into the state and renders the page from it, synchronously. */
+  update(change: Partial<PageState<S>>): void;
+  /** The page's polite live region says `text`. */
+  announce(text: string): void;
+  /**
+   * Messages belong to the moment they were said: cleared at the start of every new action, so that
+   * "Signed out." or an old error never lingers next to a newer state.
+   */
+  clearMessages(): void;
+  /** Renders the page and restores the session of this tab, or shows the sign-in form. */
+  start(): void;
+}
 
-const showSignedIn = () => {
-  const claims = currentClaims();
-  ui.who.textContent = `${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}`;
-  ui.session.hidden = false;
-  ui.nav.hidden = false;
-  ui.signIn.hidden = true;
+const signedOutShell = (signInMessage: string | null, form: number): ShellState => ({
+  claims: null,
+  status: '',
+  signInMessage,
+  signInError: null,
+  signingIn: false,
+  signInForm: form,
+});
+
+/** The page being shown: the frame's sign-in and sign-out act on it. */
+let shown: {
+  state: PageState<object>;
+  update(change: Partial<PageState<object>>): void;
+  reset(shell: ShellState): void;
+  signedIn(interactive: boolean): Promise<void>;
+} | null = null;
+
+const updateShell = (change: Partial<ShellState>) => {
+  if (shown) shown.update({ shell: { ...shown.state.shell, ...change } });
 };
 
-/**
- * Issue 13: messages belong to the moment they were said. Cleared on sign-in and at the start of every
- * new action (pages call it too), so "Signed out." or an old error never lingers next to a newer state.
- */
-export const clearMessages = () => {
-  ui.status.textContent = '';
-  for (const element of [ui.signInMessage, ui.signInError]) showText(element, null);
-};
+const noMessages = { status: '', signInMessage: null, signInError: null } as const;
 
-export const signOut = (message: string | null = null) => {
+export const signOut = (text: string | null = null) => {
+  // The service ends the session too: its refresh token stops working even where it was copied.
+  if (session) post('/auth/logout', { refreshToken: session.refreshToken }).catch(() => undefined);
   saveSession(null);
-  hooks?.signedOut();
-  ui.session.hidden = true;
-  ui.nav.hidden = true;
-  ui.signIn.hidden = false;
-  ui.signInForm.reset();
-  clearMessages();
-  // One place for the message: the sign-in form's own live region (issue 13: it was shown twice).
-  showText(ui.signInMessage, message ?? 'Signed out.');
-  ui.email.focus();
+  if (!shown) return;
+  // One place for the message: the sign-in form's own live region.
+  shown.reset(signedOutShell(text ?? 'Signed out.', shown.state.shell.signInForm + 1));
+  focusById('email');
 };
 
-ui.signInForm.addEventListener('submit', async (event) => {
+const submitSignIn = async (event: SubmitEvent) => {
   event.preventDefault();
-  const email = ui.email.value.trim();
-  const password = ui.password.value;
+  const data = new FormData(event.currentTarget as HTMLFormElement);
+  const email = String(data.get('email') ?? '').trim();
+  const password = String(data.get('password') ?? '');
   if (!email || !password) {
-    showText(ui.signInError, 'Enter your e-mail and password.');
-    (email ? ui.password : ui.email).focus();
+    updateShell({ signInError: 'Enter your e-mail and password.' });
+    focusById(email ? 'password' : 'email');
     return;
   }
-  ui.signInSubmit.disabled = true;
-  clearMessages();
+  updateShell({ ...noMessages, signingIn: true });
   try {
     const response = await post('/auth/login', { email, password });
     if (!response.ok) {
       const problem = await readProblem(response);
-      showText(ui.signInError, problem.detail ?? problem.title ?? 'Sign-in failed.');
-      ui.password.select();
+      updateShell({ signInError: problem.detail ?? problem.title ?? 'Sign-in failed.', signingIn: false });
+      (document.getElementById('password') as HTMLInputElement | null)?.select();
       return;
     }
-    const { token, refreshToken } = (await response.json()) as Session;
+    const { token, refreshToken } = (await response.json()) as LoginResponse;
     saveSession({ token, refreshToken });
-    ui.signInForm.reset();
-    clearMessages();
-    showSignedIn();
-    await hooks?.signedIn(true);
+    const form = shown?.state.shell.signInForm ?? 0;
+    updateShell({ ...noMessages, claims: decodeClaims(token), signingIn: false, signInForm: form + 1 });
+    await shown?.signedIn(true);
   } catch (error) {
-    showText(ui.signInError, describe(error));
-  } finally {
-    ui.signInSubmit.disabled = false;
+    updateShell({ signInError: describe(error), signingIn: false });
   }
-});
+};
 
-ui.signOut.addEventListener('click', () => signOut());
+const header = (shell: ShellState, name: PageName) => {
+  const { claims } = shell;
+  const here = (page: PageName) => (page === name ? 'page' : nothing);
+  return html`<header class="bar">
+    <p class="brand">Strategy service</p>
+    ${
+      claims
+        ? html`<nav id="nav" class="nav" aria-label="Pages">
+            <a href="api-keys" aria-current=${here('api-keys')}>API keys</a>
+            <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
+          </nav>
+          <div id="session" class="session">
+            <span id="who">${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}</span>
+            <button type="button" id="sign-out" @click=${() => signOut()}>Sign out</button>
+          </div>`
+        : nothing
+    }
+  </header>`;
+};
 
-/**
- * Starts the shared part of a page: marks its link in the navigation as the current page and either
- * restores the session of this tab or shows the sign-in form.
- */
-export const startPage = (name: string, pageHooks: PageHooks) => {
-  hooks = pageHooks;
-  for (const link of Array.from(ui.nav.querySelectorAll<HTMLAnchorElement>('a[data-page]'))) {
-    if (link.dataset.page === name) link.setAttribute('aria-current', 'page');
-  }
-  session = loadSession();
-  if (session) {
-    showSignedIn();
-    void hooks.signedIn(false);
-  } else {
-    ui.signIn.hidden = false;
-  }
+const signIn = (shell: ShellState) =>
+  html`<section id="sign-in" aria-labelledby="sign-in-title" ?hidden=${shell.claims !== null}>
+    <h2 id="sign-in-title">Sign in</h2>
+    ${message('sign-in-message', 'notice', shell.signInMessage, 'status')}
+    ${keyed(
+      shell.signInForm,
+      html`<form id="sign-in-form" class="stack" novalidate @submit=${submitSignIn}>
+        <div class="field">
+          <label for="email">E-mail</label>
+          <input id="email" name="email" type="email" autocomplete="username" required />
+        </div>
+        <div class="field">
+          <label for="password">Password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+        </div>
+        ${message('sign-in-error', 'error', shell.signInError, 'alert')}
+        <div>
+          <button type="submit" class="primary" id="sign-in-submit" ?disabled=${shell.signingIn}>Sign in</button>
+        </div>
+      </form>`,
+    )}
+  </section>`;
+
+export const createPage = <S extends object>(definition: PageDefinition<S>): Page<S> => {
+  // The page renders before its script element (the body's only content), always at the same place:
+  // lit-html keeps the rendered part on this node.
+  const before = document.currentScript ?? undefined;
+  let state: PageState<S> = { ...definition.initial, shell: signedOutShell(null, 0) };
+  const view = () => {
+    const { shell } = state;
+    if (definition.documentTitle) document.title = definition.documentTitle(state);
+    render(
+      html`${header(shell, definition.name)}
+        <main id="main">
+          <h1>${definition.title}</h1>
+          <p class="lead">${definition.lead}</p>
+          <p id="status" class="status" role="status" aria-live="polite">${shell.status}</p>
+          ${signIn(shell)} ${shell.claims ? definition.content(state) : nothing}
+        </main>
+        ${definition.dialogs?.(state) ?? nothing}`,
+      document.body,
+      { renderBefore: before },
+    );
+  };
+  const update = (change: Partial<PageState<S>>) => {
+    state = { ...state, ...change };
+    view();
+  };
+  const page: Page<S> = {
+    get state() {
+      return state;
+    },
+    update,
+    announce: (text) => updateShell({ status: text }),
+    clearMessages: () => updateShell(noMessages),
+    start: () => {
+      session = loadSession();
+      if (!session) {
+        view();
+        return;
+      }
+      update({ shell: { ...state.shell, claims: decodeClaims(session.token) } } as Partial<PageState<S>>);
+      void definition.signedIn(false);
+    },
+  };
+  shown = {
+    get state() {
+      return state;
+    },
+    update: (change) => update(change as Partial<PageState<S>>),
+    reset: (shell) => {
+      state = { ...definition.initial, shell };
+      view();
+    },
+    signedIn: definition.signedIn,
+  };
+  return page;
 };

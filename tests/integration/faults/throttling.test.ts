@@ -10,7 +10,7 @@ import { bearer, createRawKey, createTestTenant, db, type TestTenant } from '../
 import { dailyMeasurements, pushBatch } from '../../support/push';
 
 /**
- * Issue 9, faults: DynamoDB throttling injected through a middleware on the client the handlers use.
+ * Faults: DynamoDB throttling injected through a middleware on the client the handlers use.
  * Every endpoint answers 503 with Retry-After and no internal text, never 500; after recovery, sending
  * the same batch again converges to exactly the intended state.
  */
@@ -28,7 +28,7 @@ const expectUnavailable = (result: { status: number; headers: Record<string, str
   expect(text).not.toMatch(/throughput|Throttling|dynamodb|\bat \w/i);
 };
 
-describe('DynamoDB throttling (issue 9 faults)', () => {
+describe('DynamoDB throttling (faults)', () => {
   it('login, a read, a key creation and a push: 503 with Retry-After while every call is throttled', async () => {
     const key = await createRawKey(tenant.tenant.id);
     const remove = injectFaults(db, () => throttling());

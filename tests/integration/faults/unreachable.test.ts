@@ -10,7 +10,7 @@ import { createGateway } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
 
 /**
- * Issue 9, faults: DynamoDB unreachable. Before anything is imported, this file points the handlers at a
+ * Faults: DynamoDB unreachable. Before anything is imported, this file points the handlers at a
  * port nothing listens on (port 1), as a Lambda would be cold-started with an endpoint that does not
  * answer. Every endpoint answers 503 with Retry-After and no internal text, never 500; the push
  * authorizer fails, which API Gateway answers with the AUTHORIZER_FAILURE gateway response, also 503.
@@ -26,6 +26,8 @@ beforeAll(async () => {
     tenantId: 't',
     role: 'ADMIN',
     email: 'a@example.test',
+    sessionId: 's',
+    tokenVersion: 0,
   });
 });
 
@@ -36,7 +38,7 @@ const expectUnavailable = (result: { status: number; headers: Record<string, str
   expect(JSON.stringify(result.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect|\bat \w/);
 };
 
-describe('DynamoDB unreachable (issue 9 faults)', () => {
+describe('DynamoDB unreachable (faults)', () => {
   it('login and refresh: 503, no internal text', async () => {
     expectUnavailable(
       await invoke(loginHandler, {
@@ -45,7 +47,12 @@ describe('DynamoDB unreachable (issue 9 faults)', () => {
         body: { email: 'a@example.test', password: 'x' },
       }),
     );
-    const refreshToken = await tokens.issueRefreshToken({ userId: 'u', tenantId: 't' });
+    const refreshToken = await tokens.issueRefreshToken({
+      userId: 'u',
+      tenantId: 't',
+      sessionId: 's',
+      tokenVersion: 0,
+    });
     expectUnavailable(
       await invoke(refreshHandler, {
         method: 'POST',

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../../functions/create-api-key';
 import { handler as listHandler } from '../../../functions/list-api-keys';
 import { handler as revokeHandler } from '../../../functions/revoke-api-key';
 import { handler as rollHandler } from '../../../functions/roll-api-key';
 import { hashApiKey } from '../../../lib/api-keys/key-format';
-import { decodeScope, encodeScope } from '../../../lib/api-keys/scope';
-import { createApiKey, getApiKeyByHash, revokeApiKey, rollApiKey } from '../../../lib/db/api-keys';
-import { GetCommand, ScanCommand, UpdateCommand } from '../../../lib/db/dynamo';
+import { createApiKey, revokeApiKey, rollApiKey } from '../../../lib/api-keys/service';
+import { getApiKeyByHash } from '../../../lib/db/api-keys';
+import { decodeScope, encodeScope } from '../../../lib/db/key-scope';
 import { keys } from '../../../lib/db/keys';
-import { createKpi, type Kpi } from '../../../lib/db/kpis';
+import { createKpi } from '../../../lib/db/kpis';
 import { getTenant, updateTenant } from '../../../lib/db/tenants';
-import type { Plan } from '../../../lib/domain';
+import type { Kpi } from '../../../lib/domain/kpi';
+import type { Plan } from '../../../lib/domain/plan';
 import { type PushDeps, pushMeasurements } from '../../../lib/push/push-service';
 import { createTenantCache } from '../../../lib/tenant-cache';
 import { apiEvent, type Handler, invoke, lambdaContext } from '../../support/events';
@@ -31,6 +33,14 @@ const roll = (headers: Record<string, string>, id: string, body?: unknown) =>
     pathParameters: { id },
     headers,
     body,
+  });
+const revoke = (headers: Record<string, string>, id: string) =>
+  invoke(revokeHandler, {
+    method: 'DELETE',
+    path: `/api/api-keys/${id}`,
+    resource: '/api/api-keys/{id}',
+    pathParameters: { id },
+    headers,
   });
 const list = async (tenant: TestTenant) =>
   (await invoke(listHandler, { path: '/api/api-keys', headers: bearer(tenant.users.VIEWER.token) })).body;
@@ -55,7 +65,7 @@ beforeAll(async () => {
   tenant = await tenantOn('enterprise');
 });
 
-describe('roll a key (issue 13)', () => {
+describe('roll a key', () => {
   it('makes a new key with the same name and scope, shown once; the old one works for 24 h and says who replaced it', async () => {
     const original = await create(tenant, { name: 'Nightly export', kpiIds: [tenant.kpis[0]!.id] });
     const before = Date.now();
@@ -103,6 +113,48 @@ describe('roll a key (issue 13)', () => {
     // No downtime: during the grace period both keys push.
     expect((await pushTo(original.body.key, [tenant.kpis[0]!])).status).toBe(201);
     expect((await pushTo(rolled.body.key, [tenant.kpis[0]!])).status).toBe(200);
+  });
+
+  it('the old key expires exactly the grace period after the roll, and the answer names its creator with the e-mail', async () => {
+    const original = await create(tenant, { name: 'Exact' });
+    const rolled = await roll(admin(tenant), original.body.id, { gracePeriodHours: 48 });
+    const { previous } = rolled.body;
+    expect(Date.parse(previous.expiresAt) - Date.parse(previous.rolledAt)).toBe(48 * HOUR);
+    expect(rolled.body.createdAt).toBe(previous.rolledAt);
+    expect(previous.createdBy).toEqual({
+      type: 'user',
+      userId: tenant.users.ADMIN.id,
+      email: tenant.users.ADMIN.email,
+    });
+    expect(previous.rolledBy).toEqual({
+      type: 'user',
+      userId: tenant.users.ADMIN.id,
+      email: tenant.users.ADMIN.email,
+    });
+  });
+
+  it('revoking the new key during the grace period ends the old key’s grace too: both stop at once', async () => {
+    const original = await create(tenant, { name: 'Rolled by mistake' });
+    const rolled = await roll(admin(tenant), original.body.id);
+    expect((await pushTo(original.body.key, [tenant.kpis[0]!])).status).toBeOneOf([200, 201]);
+    expect((await revoke(admin(tenant), rolled.body.id)).status).toBe(204);
+    expect(await listed(tenant, rolled.body.id)).toMatchObject({ status: 'revoked' });
+    const old = await listed(tenant, original.body.id);
+    expect(old).toMatchObject({ status: 'expired', replacedBy: { id: rolled.body.id } });
+    expect(Date.parse(old.expiresAt)).toBeLessThanOrEqual(Date.now());
+    expect((await pushTo(original.body.key, [tenant.kpis[0]!])).body.type).toMatch(/\/api-key-expired$/);
+    expect((await pushTo(rolled.body.key, [tenant.kpis[0]!])).body.type).toMatch(/\/api-key-revoked$/);
+    // Revoking again changes nothing more, and an old key whose grace had ended keeps its expiry.
+    expect((await revoke(admin(tenant), rolled.body.id)).status).toBe(204);
+    expect((await listed(tenant, original.body.id)).expiresAt).toBe(old.expiresAt);
+  });
+
+  it('revoking the new key after the grace period leaves the old key as it is', async () => {
+    const original = await create(tenant, { name: 'Long done' });
+    const rolled = await roll(admin(tenant), original.body.id, { gracePeriodHours: 0 });
+    const before = await listed(tenant, original.body.id);
+    expect((await revoke(admin(tenant), rolled.body.id)).status).toBe(204);
+    expect(await listed(tenant, original.body.id)).toEqual(before);
   });
 
   it('gracePeriodHours 0: the old key stops at once (403 api-key-expired), the new one works', async () => {
@@ -231,7 +283,7 @@ describe('roll a key (issue 13)', () => {
   });
 });
 
-describe('roll at the plan maximum (issue 13): the old key’s slot passes to the new one', () => {
+describe('roll at the plan maximum: the old key’s slot passes to the new one', () => {
   const slotHolders = async (tenantId: string) =>
     Object.keys(
       (await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(tenantId) })))
@@ -282,7 +334,7 @@ describe('roll at the plan maximum (issue 13): the old key’s slot passes to th
   });
 });
 
-describe('KPI-scoped keys (issue 13)', () => {
+describe('KPI-scoped keys', () => {
   it('a key limited to KPIs of the tenant: listed with its scope; pushes to them; refused (403) for the others, naming them', async () => {
     const owner = await createTestTenant({ kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT', 'SWOT_KPI'] });
     const [inScope, outside1, outside2] = owner.kpis as [Kpi, Kpi, Kpi];
@@ -324,7 +376,7 @@ describe('KPI-scoped keys (issue 13)', () => {
     expect((await pushTo(unscoped.body.key, [outside1, outside2])).status).toBe(200);
   });
 
-  it('a refused push of a scoped key writes only its rate counter', async () => {
+  it('a refused push of a scoped key writes its rate counter and its refusal as out of scope', async () => {
     const owner = await createTestTenant({ kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT'] });
     const key = await createApiKey(db, {
       tenantId: owner.tenant.id,
@@ -344,10 +396,12 @@ describe('KPI-scoped keys (issue 13)', () => {
       readMeasurements: async () => [measurement!],
     }).catch((error) => error);
     expect(refused.code).toBe('KPI_OUTSIDE_KEY_SCOPE');
-    expect(probe.capacity().write).toBe(1);
-    expect(probe.calls.filter((c) => c.command !== 'BatchGetCommand').map((c) => c.input.Key?.sk)).toEqual([
-      'USAGE',
-    ]);
+    expect(probe.capacity().write).toBe(2);
+    const today = `USAGE#${new Date().toISOString().slice(0, 10)}`;
+    const writes = probe.calls.filter((c) => c.command !== 'BatchGetItemCommand');
+    // The rate counter, then the refusal by reason, both on the key's day of usage.
+    expect(writes.map((c) => c.input.Key?.sk)).toEqual([today, today]);
+    expect(writes[1]?.input.ExpressionAttributeNames).toMatchObject({ '#refused': 'refused_scope' });
   });
 
   it('400 for an empty scope, more than 100 ids, a non-UUID, a repeated id, an unknown KPI or another tenant’s, naming each', async () => {
@@ -404,7 +458,7 @@ describe('KPI-scoped keys (issue 13)', () => {
     expect(probe.capacity().read).toBe(1);
     expect((await getApiKeyByHash(db, hashApiKey(created.key)))?.kpiIds).toHaveLength(100);
 
-    // The push budgets of issue 10 hold for a scoped key: 2 round trips, ≤ 2 read units, ≤ 3 write units.
+    // The push budgets hold for a scoped key: 2 round trips, ≤ 2 read units, ≤ 3 write units.
     const deps: PushDeps = {
       db: probe.db,
       tenants: createTenantCache({ ttlSeconds: 30, load: (id) => getTenant(db, id) }),
@@ -448,7 +502,7 @@ describe('KPI-scoped keys (issue 13)', () => {
   });
 });
 
-describe('audit trail (issue 13): who created, rolled and revoked a key, and when', () => {
+describe('audit trail: who created, rolled and revoked a key, and when', () => {
   it('records the user on create, roll and revoke, and the list names them with their e-mail', async () => {
     const owner = await tenantOn('business');
     const created = await create(owner, { name: 'audited' });
@@ -479,7 +533,7 @@ describe('audit trail (issue 13): who created, rolled and revoked a key, and whe
     });
   });
 
-  it('keys made by an operator name the operator; keys stored before issue 13 name their creator by id', async () => {
+  it('keys made by an operator name the operator; keys stored before actors had types name their creator by id', async () => {
     const owner = await tenantOn('business');
     const byOperator = await createApiKey(db, {
       tenantId: owner.tenant.id,
@@ -488,7 +542,7 @@ describe('audit trail (issue 13): who created, rolled and revoked a key, and whe
     });
     expect((await listed(owner, byOperator.id)).createdBy).toEqual({ type: 'operator', name: 'alice' });
     const legacy = await createApiKey(db, { tenantId: owner.tenant.id, name: 'legacy' });
-    // As issue 10 stored it: the creating user's id as a plain string.
+    // As keys were stored before actors had types: the creating user's id as a plain string.
     await db.client.send(
       new UpdateCommand({
         TableName: db.tableName,

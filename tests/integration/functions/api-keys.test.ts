@@ -1,13 +1,14 @@
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../../functions/create-api-key';
 import { handler as listHandler } from '../../../functions/list-api-keys';
 import { handler as revokeHandler } from '../../../functions/revoke-api-key';
 import { hashApiKey, isWellFormedApiKey } from '../../../lib/api-keys/key-format';
-import { createApiKey, getApiKeyByHash } from '../../../lib/db/api-keys';
-import { GetCommand, ScanCommand } from '../../../lib/db/dynamo';
+import { createApiKey } from '../../../lib/api-keys/service';
+import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { keys } from '../../../lib/db/keys';
 import { updateTenant } from '../../../lib/db/tenants';
-import type { Plan } from '../../../lib/domain';
+import type { Plan } from '../../../lib/domain/plan';
 import { invoke } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import { instrument } from '../../support/instrumented-db';
@@ -86,6 +87,21 @@ describe('API keys: happy path', () => {
       rolledBy: null,
       replacedBy: null,
       replaces: null,
+      usage: {
+        days: expect.any(Array),
+        requests: 0,
+        accepted: 0,
+        refused: 0,
+        lastRequestAt: null,
+        lastSourceIp: null,
+        lastUserAgent: null,
+      },
+    });
+    expect(listed.usage.days).toHaveLength(30);
+    expect(listed.usage.days.at(-1)).toEqual({
+      date: new Date().toISOString().slice(0, 10),
+      requests: 0,
+      refused: 0,
     });
     expect(result.body.plan).toEqual({
       name: 'business',
@@ -191,7 +207,7 @@ describe('API keys: plan maximums (spec 8)', () => {
   });
 });
 
-describe('API keys: cost (issue 10)', () => {
+describe('API keys: cost', () => {
   const slotsItem = async (tenantId: string) =>
     (await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.apiKeySlots(tenantId) }))).Item;
 
@@ -272,6 +288,50 @@ describe('API keys: security', () => {
       expect(dump).not.toContain(body.key);
       expect(dump).not.toContain(body.key.slice(8));
       expect(dump).toContain(hashApiKey(body.key));
+    }
+  });
+});
+
+describe('API keys: cursors', () => {
+  it('a cursor reveals nothing: not the stored key hash, not any table key, to any role', async () => {
+    const own = await tenantOn('enterprise');
+    const made = await Promise.all([create(admin(own), { name: 'c1' }), create(admin(own), { name: 'c2' })]);
+    const page = await list(bearer(own.users.VIEWER.token), { limit: '1' });
+    const cursor = page.body.nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const decoded = Buffer.from(cursor.replace(/^c1\./, ''), 'base64url').toString('latin1');
+    for (const { body } of made) expect(decoded).not.toContain(hashApiKey(body.key));
+    expect(decoded).not.toContain('APIKEY#');
+    expect(decoded).not.toContain(own.tenant.id);
+    // It still leads to the next page.
+    const next = await list(bearer(own.users.VIEWER.token), { limit: '1', cursor });
+    expect(next.status).toBe(200);
+    expect(next.body.items).toHaveLength(1);
+    expect(next.body.items[0].id).not.toBe(page.body.items[0].id);
+  });
+
+  it('400 for a cursor that was made, altered, or handed to another tenant', async () => {
+    const own = await tenantOn('enterprise');
+    const other = await tenantOn('enterprise');
+    await Promise.all([create(admin(own), { name: 'a' }), create(admin(own), { name: 'b' })]);
+    await Promise.all([create(admin(other), { name: 'a' }), create(admin(other), { name: 'b' })]);
+    const cursor = (await list(admin(own), { limit: '1' })).body.nextCursor as string;
+    const theirs = (await list(admin(other), { limit: '1' })).body.nextCursor as string;
+    const flipped = `${cursor.slice(0, -2)}${cursor.at(-2) === 'A' ? 'B' : 'A'}${cursor.at(-1)}`;
+    // The right partition and a table key of the right kind, as the storage's cursors are written.
+    const forged = Buffer.from(
+      JSON.stringify({
+        pk: 'APIKEY#x',
+        sk: 'APIKEY',
+        gsi1pk: `TENANT#${own.tenant.id}`,
+        gsi1sk: 'APIKEY#x',
+        extra: 'y',
+      }),
+    ).toString('base64url');
+    for (const bad of [flipped, theirs, forged, `c1.${forged}`, 'c1.', 'x'.repeat(2048)]) {
+      const result = await list(admin(own), { cursor: bad });
+      expect(result.status, bad.slice(0, 40)).toBe(400);
+      expect(result.body.errors).toEqual([{ path: 'cursor', message: 'Invalid cursor' }]);
     }
   });
 });

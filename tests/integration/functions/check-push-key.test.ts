@@ -1,8 +1,8 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as checkHandler } from '../../../functions/check-push-key';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
-import { createApiKey, revokeApiKey } from '../../../lib/db/api-keys';
-import { DeleteCommand } from '../../../lib/db/dynamo';
+import { createApiKey, revokeApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
 import { getTenant } from '../../../lib/db/tenants';
 import { checkApiKey } from '../../../lib/push/key-check';
@@ -12,7 +12,7 @@ import { createGateway } from '../../support/api-gateway';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import { dailyMeasurements, measurementFor, pushOne } from '../../support/push';
 
-/** Issue 12: GET /integrations/push/key, behind the push routes' authorizer. */
+/** GET /integrations/push/key, behind the push routes' authorizer. */
 let tenant: TestTenant;
 beforeAll(async () => {
   tenant = await createTestTenant({ plan: 'business', kpiTypes: ['BSC_KPI'] });

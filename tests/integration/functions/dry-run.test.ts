@@ -3,12 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as singleHandler } from '../../../functions/push-measurement';
 import { handler as batchHandler } from '../../../functions/push-measurements-batch';
 import { generateApiKey, hashApiKey } from '../../../lib/api-keys/key-format';
-import { getApiKeyByHash, listApiKeys } from '../../../lib/db/api-keys';
+import { listApiKeys } from '../../../lib/api-keys/service';
+import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { createGateway } from '../../support/api-gateway';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import { measurementFor, pushOne, storedMeasurements } from '../../support/push';
 
-/** Issue 12: `?dryRun=true` on both push endpoints. */
+/** `?dryRun=true` on both push endpoints. */
 let tenant: TestTenant;
 beforeAll(async () => {
   tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT'] });

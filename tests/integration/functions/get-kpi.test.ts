@@ -124,18 +124,27 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       type: 'THEME_KPI',
       name: kpi.name,
       createdAt: kpi.createdAt,
+      direction: 'higher_is_better',
+      tolerance: 0.1,
+      qualitative: false,
       measurements: [],
+      status: { value: 'no_data', measurement: null },
     });
   });
 });
 
 describe('GET /kpis/{kpiId}: errors', () => {
-  it('404 for an unknown KPI and for an id that is no UUID', async () => {
-    for (const id of [randomUUID(), 'not-a-uuid', 'x'.repeat(3000)]) {
+  it('404 for an unknown KPI; 400 naming the parameter for an id that is no UUID, before any read', async () => {
+    const unknown = await get(randomUUID(), bearer(tenant.users.VIEWER.token));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toBe('application/problem+json');
+    expect(unknown.body.type).toMatch(/\/not-found$/);
+    for (const id of ['not-a-uuid', 'x'.repeat(3000)]) {
       const result = await get(id, bearer(tenant.users.VIEWER.token));
-      expect(result.status).toBe(404);
+      expect(result.status).toBe(400);
       expect(result.headers['content-type']).toBe('application/problem+json');
-      expect(result.body.type).toMatch(/\/not-found$/);
+      expect(result.body.type).toMatch(/\/validation-failed$/);
+      expect(result.body.errors).toEqual([{ path: 'kpiId', message: expect.any(String) }]);
     }
   });
 
@@ -166,15 +175,21 @@ describe('GET /kpis/{kpiId}: security', () => {
 
   it("a cursor page of another tenant's KPI is 404 too (the KPI is read beside the page)", async () => {
     const foreignId = other.kpis[0]!.id;
-    const ownPage = await get(tenant.kpis[0]!.id, bearer(tenant.users.VIEWER.token), { limit: '1' });
-    expect(ownPage.body.nextCursor).toEqual(expect.any(String));
-    // A cursor made for the foreign partition (base64url of its key), as an attacker could forge it.
+    // A storage cursor for the foreign partition, as it would be could a client make one: the KPI
+    // read beside the page still keeps the foreign measurements out.
     const forged = Buffer.from(JSON.stringify({ pk: `KPI#${foreignId}`, sk: 'KPI' }), 'utf8').toString(
       'base64url',
     );
+    expect(await getKpiWithMeasurements(db, tenant.tenant.id, foreignId, { limit: 5, cursor: forged })).toBe(
+      undefined,
+    );
+    // Through the API a client cannot make one: the handed-out cursors are sealed, a forged one is 400.
     const result = await get(foreignId, bearer(tenant.users.VIEWER.token), { cursor: forged });
-    expect(result.status).toBe(404);
+    expect(result.status).toBe(400);
+    expect(result.body.errors).toEqual([{ path: 'cursor', message: 'Invalid cursor' }]);
     // And a cursor of one KPI does not open another KPI's partition.
+    const ownPage = await get(tenant.kpis[0]!.id, bearer(tenant.users.VIEWER.token), { limit: '1' });
+    expect(ownPage.body.nextCursor).toEqual(expect.any(String));
     const crossed = await get(tenant.kpis[1]!.id, bearer(tenant.users.VIEWER.token), {
       cursor: ownPage.body.nextCursor,
     });

@@ -9,7 +9,7 @@ import { invoke } from '../../support/events';
 import { db } from '../../support/fixtures';
 import { instrument } from '../../support/instrumented-db';
 
-/** GET /health (issue 12): what it reads, how often, and what a failure shows. */
+/** GET /health: what it reads, how often, and what a failure shows. */
 describe('GET /health', () => {
   it('answers 200 {"status":"ok"} without authentication', async () => {
     const response = await invoke(handler, { path: '/api/health' });
@@ -21,7 +21,7 @@ describe('GET /health', () => {
   it('reads one item, eventually consistent, at a key of its own: half a read unit', async () => {
     const probe = instrument(db);
     await probeTable(probe.db);
-    expect(probe.calls.map((call) => call.command)).toEqual(['GetCommand']);
+    expect(probe.calls.map((call) => call.command)).toEqual(['GetItemCommand']);
     expect(probe.calls[0]!.input).toMatchObject({ TableName: db.tableName, Key: keys.healthProbe() });
     expect(probe.calls[0]!.input.ConsistentRead).toBeUndefined();
     expect(probe.capacity()).toEqual({ read: 0.5, write: 0 });

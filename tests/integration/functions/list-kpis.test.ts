@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/list-kpis';
 import { createKpi } from '../../../lib/db/kpis';
-import { KPI_TYPES } from '../../../lib/domain';
+import { KPI_TYPES } from '../../../lib/domain/kpi';
 import { RECENT_MEASUREMENTS } from '../../../lib/kpis/activity';
 import { invoke } from '../../support/events';
 import {
@@ -36,6 +36,9 @@ describe('GET /kpis: happy path', () => {
         type: expect.any(String),
         name: expect.any(String),
         createdAt: expect.any(String),
+        direction: 'higher_is_better',
+        tolerance: 0.1,
+        qualitative: false,
       });
     }
     const otherIds = new Set(other.kpis.map((kpi) => kpi.id));
@@ -99,7 +102,7 @@ describe('GET /kpis?type=: one KPI type only', () => {
   });
 });
 
-describe('GET /kpis?include=activity: the newest measurements and the quiet flag (issue 15)', () => {
+describe('GET /kpis?include=activity: the newest measurements and the quiet flag', () => {
   let active: TestTenant;
   beforeAll(async () => {
     active = await createTestTenant({ kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT', 'THEME_KPI'] });

@@ -49,7 +49,7 @@ describe('GET /kpis/{kpiId}/measurements: happy path', () => {
       'target',
       'updatedAt',
     ]);
-    // Written without push: no provenance, shown as null (issue 15).
+    // Written without push: no provenance, shown as null.
     expect(result.body.items[0]).toMatchObject({
       kpiType: 'BSC_KPI',
       target: null,

@@ -1,32 +1,58 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/login';
+import type { LoginThrottlePolicy } from '../../../lib/auth/login-throttle';
 import { verifyPassword } from '../../../lib/auth/passwords';
-import { type LoginLockoutPolicy, login } from '../../../lib/auth/sessions';
-import { PutCommand } from '../../../lib/db/dynamo';
+import { login } from '../../../lib/auth/sessions';
 import { keys } from '../../../lib/db/keys';
-import { getLoginFailures, recordLoginFailure } from '../../../lib/db/login-failures';
+import { readAttemptCounters } from '../../../lib/db/login-attempts';
 import { normalizeEmail } from '../../../lib/db/users';
 import { invoke } from '../../support/events';
 import { createTestTenant, db, type TestUser, tokens } from '../../support/fixtures';
+import { captureOutput, metricsOf } from '../../support/output';
 
 /**
- * Issue 5: after LOGIN_MAX_FAILURES (10) failed logins for one e-mail within
- * LOGIN_LOCKOUT_WINDOW_SECONDS (900), further attempts get 429 with Retry-After until the window ends.
- * The handler runs with the configured defaults; window expiry is tested through the service with a
- * one-second window.
+ * Login's brute-force protection (lib/auth/login-throttle.ts) as an attacker meets it. Through the
+ * handler with the configured policy (10 failures per e-mail and source, 3 of them free of delay,
+ * 100 per source, a ceiling of 1000 per e-mail, 15-minute windows); the timing cases through the
+ * service with a clock the test moves, so every wait is exact however slow the machine is.
  */
-const post = (body: unknown) => invoke(handler, { method: 'POST', path: '/api/auth/login', body });
+/** A source address of its own for each caller: the per-source counters are shared by the whole file. */
+const newSource = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
-const DEFAULT_WINDOW = { windowSeconds: 900 };
-const failuresOf = (email: string, window = DEFAULT_WINDOW) =>
-  getLoginFailures(db, normalizeEmail(email), window);
+const post = (body: unknown, sourceIp: string) =>
+  invoke(handler, { method: 'POST', path: '/api/auth/login', body, sourceIp });
 
-const failTimes = async (email: string, times: number) => {
-  for (let i = 0; i < times; i++) {
-    const result = await post({ email, password: `wrong-${i}` });
-    expect(result.status, `failure ${i + 1}`).toBe(401);
-  }
+const policy = (overrides: Partial<LoginThrottlePolicy> = {}): LoginThrottlePolicy => ({
+  windowSeconds: 900,
+  maxFailures: 10,
+  maxFailuresPerSource: 100,
+  emailCeiling: 1000,
+  freeFailures: 3,
+  ...overrides,
+});
+
+/** The service with a moving clock and a password check that counts what it verifies. */
+const service = (lockout: LoginThrottlePolicy) => {
+  const clock = { now: Date.now() };
+  const verified: string[] = [];
+  const deps = {
+    db,
+    tokens,
+    lockout,
+    now: () => clock.now,
+    verifyPassword: ((password, hash) => {
+      verified.push(password);
+      return verifyPassword(password, hash);
+    }) as typeof verifyPassword,
+  };
+  const source = newSource();
+  const attempt = (email: string, password: string, sourceIp = source) =>
+    login(deps, { email, password, sourceIp }).then(
+      () => ({ code: 'OK', headers: {}, message: '' }),
+      (error: { code: string; headers: Record<string, string>; message: string }) => error,
+    );
+  return { clock, verified, attempt, source };
 };
 
 const expectLocked = (result: Awaited<ReturnType<typeof post>>, maxSeconds = 900) => {
@@ -39,157 +65,208 @@ const expectLocked = (result: Awaited<ReturnType<typeof post>>, maxSeconds = 900
   expect(retryAfter).toBeLessThanOrEqual(maxSeconds);
 };
 
+const countersOf = async (email: string, source: string) => {
+  const [fromSource, ofSource, ofEmail] = await readAttemptCounters(
+    db,
+    [
+      keys.loginAttemptsFromSource(normalizeEmail(email), source),
+      keys.loginAttemptsOfSource(source),
+      keys.loginAttemptsOfEmail(normalizeEmail(email)),
+    ],
+    { windowSeconds: 900 },
+  );
+  return { fromSource: fromSource?.count, ofSource: ofSource?.count, ofEmail: ofEmail?.count };
+};
+
 /** A fresh user per test, so no test inherits another's failures. */
 let user: TestUser;
 beforeEach(async () => {
   user = (await createTestTenant({ kpiTypes: [] })).users.EDITOR;
 });
 
-describe('POST /auth/login lockout: happy path', () => {
-  it('a success before the limit resets the count', async () => {
-    await failTimes(user.email, 9);
-    expect((await failuresOf(user.email))?.count).toBe(9);
-    expect((await post({ email: user.email, password: user.password })).status).toBe(200);
-    expect(await failuresOf(user.email)).toBeUndefined();
-    // Nine more failures are again below the limit: the earlier nine no longer count.
-    await failTimes(user.email, 9);
-    expect((await post({ email: user.email, password: user.password })).status).toBe(200);
-  });
-
-  it('admits again once the window has passed, and the next failure opens a new window', async () => {
-    const lockout: LoginLockoutPolicy = { maxFailures: 3, windowSeconds: 60 };
-    // A clock the test moves, so the window is exact however slow the machine is.
-    let time = Date.now();
-    const deps = { db, tokens, lockout, now: () => time };
-    for (let i = 0; i < 3; i++) {
-      await expect(login(deps, { email: user.email, password: 'wrong' })).rejects.toMatchObject({
-        code: 'INVALID_CREDENTIALS',
-      });
+describe('POST /auth/login lockout: the victim keeps their account', () => {
+  it("the victim's correct login succeeds while an attacker keeps failing from another source", async () => {
+    const attacker = newSource();
+    const answers = [];
+    for (let i = 0; i < 12; i++) {
+      answers.push((await post({ email: user.email, password: `wrong-${i}` }, attacker)).status);
     }
-    time += 30_000;
-    await expect(login(deps, { email: user.email, password: user.password })).rejects.toMatchObject({
-      code: 'TOO_MANY_LOGIN_ATTEMPTS',
-      headers: { 'Retry-After': '30' },
-    });
-    time += 30_000;
-
-    // DynamoDB Local never deletes the expired item: the window check alone must admit the login.
-    await expect(login(deps, { email: user.email, password: 'wrong' })).rejects.toMatchObject({
-      code: 'INVALID_CREDENTIALS',
-    });
-    expect((await getLoginFailures(db, normalizeEmail(user.email), { ...lockout, now: time }))?.count).toBe(
-      1,
-    );
-    await expect(login(deps, { email: user.email, password: user.password })).resolves.toHaveProperty(
-      'token',
-    );
+    // The attacker's source is slowed down, then locked out: every answer a 401 or a 429.
+    expect(answers.every((status) => status === 401 || status === 429)).toBe(true);
+    expect(answers).toContain(429);
+    // The victim, from their own address, is not refused because of the attacker.
+    const victim = await post({ email: user.email, password: user.password }, newSource());
+    expect(victim.status).toBe(200);
+    expect(Object.keys(victim.body).sort()).toEqual(['expiresIn', 'refreshToken', 'token']);
   });
-});
 
-describe('POST /auth/login lockout: errors', () => {
-  it('429 with Retry-After after 10 failures, for the right password too, until the window ends', async () => {
-    await failTimes(user.email, 10);
-    const right = await post({ email: user.email, password: user.password });
-    expectLocked(right);
-    expect(right.body.detail).toMatch(/Try again in \d+ seconds/);
-    expectLocked(await post({ email: user.email, password: 'wrong-again' }));
-    // Attempts while locked are refused before verification and do not extend the window.
-    expect((await failuresOf(user.email))?.count).toBe(10);
+  it('a success forgets the failures of its own source, and gives back what it counted elsewhere', async () => {
+    const { attempt, source } = service(policy());
+    for (let i = 0; i < 3; i++) expect((await attempt(user.email, 'wrong')).code).toBe('INVALID_CREDENTIALS');
+    expect(await countersOf(user.email, source)).toEqual({ fromSource: 3, ofSource: 3, ofEmail: 3 });
+    expect((await attempt(user.email, user.password)).code).toBe('OK');
+    // The source's failures for the e-mail are gone; those per source and per e-mail stay counted.
+    expect(await countersOf(user.email, source)).toEqual({
+      fromSource: undefined,
+      ofSource: 3,
+      ofEmail: 3,
+    });
   });
 
   it('counts the e-mail case-insensitively', async () => {
+    const { attempt } = service(policy({ freeFailures: 10 }));
     for (let i = 0; i < 10; i++) {
       const variant = i % 2 === 0 ? user.email.toUpperCase() : user.email;
-      expect((await post({ email: variant, password: 'wrong' })).status).toBe(401);
+      expect((await attempt(variant, 'wrong')).code).toBe('INVALID_CREDENTIALS');
     }
-    expectLocked(await post({ email: user.email, password: user.password }));
+    expect(await attempt(user.email, user.password)).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+  });
+});
+
+describe('POST /auth/login lockout: parallel guesses', () => {
+  it('of 30 parallel wrong passwords from one source at most the limit (10) are verified, the rest get 429', async () => {
+    const { verified, attempt, source } = service(policy({ freeFailures: 10 }));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attempt(user.email, `wrong-${i}`)),
+    );
+    const codes = results.map((result) => result.code);
+    expect(verified.length).toBeLessThanOrEqual(10);
+    expect(codes.filter((code) => code === 'INVALID_CREDENTIALS')).toHaveLength(verified.length);
+    expect(codes.filter((code) => code === 'TOO_MANY_LOGIN_ATTEMPTS')).toHaveLength(30 - verified.length);
+    // Refused attempts were never counted: the window holds exactly the verified ones.
+    expect((await countersOf(user.email, source)).fromSource).toBe(verified.length);
+  });
+
+  it('30 parallel wrong passwords through the handler: at most 10 are answered 401, the rest 429', async () => {
+    const attacker = newSource();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => post({ email: user.email, password: `wrong-${i}` }, attacker)),
+    );
+    const unauthorized = results.filter((r) => r.status === 401).length;
+    expect(unauthorized).toBeLessThanOrEqual(10);
+    for (const result of results.filter((r) => r.status !== 401)) expectLocked(result);
+    expectLocked(await post({ email: user.email, password: user.password }, attacker));
+  });
+});
+
+describe('POST /auth/login lockout: progressive delay and windows', () => {
+  it('three failures are free; then the source waits 1 s, 2 s, 4 s… and the attempt that waited is verified', async () => {
+    const { clock, verified, attempt } = service(policy());
+    for (let i = 0; i < 3; i++) expect((await attempt(user.email, 'wrong')).code).toBe('INVALID_CREDENTIALS');
+    // The fourth failure starts the delay.
+    expect((await attempt(user.email, 'wrong')).code).toBe('INVALID_CREDENTIALS');
+    for (const wait of [1, 2, 4]) {
+      const early = await attempt(user.email, user.password);
+      expect(early).toMatchObject({
+        code: 'TOO_MANY_LOGIN_ATTEMPTS',
+        headers: { 'Retry-After': String(wait) },
+      });
+      expect(early.message).toBe(
+        `Wait before the next login for this e-mail from this address. Try again in ${wait} seconds.`,
+      );
+      clock.now += wait * 1000;
+      expect((await attempt(user.email, 'wrong')).code).toBe('INVALID_CREDENTIALS');
+    }
+    // A refused attempt is not verified and not counted: 7 failures, 7 verifications.
+    expect(verified).toHaveLength(7);
+    clock.now += 8000;
+    expect((await attempt(user.email, user.password)).code).toBe('OK');
+  });
+
+  it('after 10 failures the source gets 429 until the window ends, then starts again', async () => {
+    const { clock, verified, attempt } = service(policy({ windowSeconds: 60, freeFailures: 10 }));
+    for (let i = 0; i < 10; i++)
+      expect((await attempt(user.email, 'wrong')).code).toBe('INVALID_CREDENTIALS');
+    clock.now += 30_000;
+    for (const password of [user.password, 'wrong']) {
+      expect(await attempt(user.email, password)).toMatchObject({
+        code: 'TOO_MANY_LOGIN_ATTEMPTS',
+        headers: { 'Retry-After': '30' },
+        message: 'Too many failed logins for this e-mail from this address. Try again in 30 seconds.',
+      });
+    }
+    // Attempts while locked are refused before verification and do not extend the window.
+    expect(verified).toHaveLength(10);
+    clock.now += 30_000;
+    // DynamoDB Local never deletes the expired items: the window check alone must admit the login.
+    expect((await attempt(user.email, user.password)).code).toBe('OK');
   });
 
   it('locks an unknown e-mail the same way, so the lockout does not reveal whether an account exists', async () => {
     const unknown = `nobody-${randomUUID()}@example.test`;
-    await failTimes(unknown, 10);
-    await failTimes(user.email, 10);
-    const [a, b] = [
-      await post({ email: unknown, password: 'x' }),
-      await post({ email: user.email, password: 'x' }),
-    ];
-    expectLocked(a);
-    expectLocked(b);
-    const shape = ({ type, title, status }: Record<string, unknown>) => ({ type, title, status });
-    expect(shape(a.body)).toEqual(shape(b.body));
-    expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
+    const { attempt } = service(policy({ freeFailures: 10 }));
+    for (let i = 0; i < 10; i++) {
+      expect((await attempt(unknown, 'x')).code).toBe('INVALID_CREDENTIALS');
+      expect((await attempt(user.email, 'x')).code).toBe('INVALID_CREDENTIALS');
+    }
+    const [a, b] = [await attempt(unknown, 'x'), await attempt(user.email, 'x')];
+    expect(a).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+    expect(b).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+    expect({ message: a.message, headers: a.headers }).toEqual({ message: b.message, headers: b.headers });
   });
 });
 
-describe('POST /auth/login lockout: security', () => {
-  it('verifies no password for a locked e-mail (the 429 is no password oracle)', async () => {
-    const verified: string[] = [];
-    const counting: typeof verifyPassword = (password, hash) => {
-      verified.push(hash);
-      return verifyPassword(password, hash);
-    };
-    const deps = { db, tokens, verifyPassword: counting, lockout: { maxFailures: 2, windowSeconds: 900 } };
-    for (let i = 0; i < 2; i++) {
-      await expect(login(deps, { email: user.email, password: 'wrong' })).rejects.toMatchObject({
-        code: 'INVALID_CREDENTIALS',
-      });
+describe('POST /auth/login lockout: one source, many e-mails', () => {
+  it('a source that fails across e-mails gets 429 for every e-mail once it reaches its limit; other sources do not', async () => {
+    const { attempt } = service(policy({ maxFailuresPerSource: 5 }));
+    for (let i = 0; i < 5; i++) {
+      expect((await attempt(`spray-${i}-${randomUUID()}@example.test`, 'Winter2026!')).code).toBe(
+        'INVALID_CREDENTIALS',
+      );
     }
-    expect(verified).toHaveLength(2);
-    for (const password of [user.password, 'wrong']) {
-      await expect(login(deps, { email: user.email, password })).rejects.toMatchObject({
-        code: 'TOO_MANY_LOGIN_ATTEMPTS',
-      });
+    expect(await attempt(user.email, user.password)).toMatchObject({
+      code: 'TOO_MANY_LOGIN_ATTEMPTS',
+      message: expect.stringMatching(
+        /^Too many failed logins from this address\. Try again in \d+ seconds\.$/,
+      ),
+    });
+    expect((await attempt(user.email, user.password, newSource())).code).toBe('OK');
+  });
+
+  it('an IPv6 source is counted by its /64: the next address of the same subscriber is the same source', async () => {
+    const { attempt } = service(policy({ maxFailuresPerSource: 2 }));
+    expect((await attempt(`a-${randomUUID()}@example.test`, 'x', '2001:db8:1:2::1')).code).toBe(
+      'INVALID_CREDENTIALS',
+    );
+    expect((await attempt(`b-${randomUUID()}@example.test`, 'x', '2001:db8:1:2:ffff::2')).code).toBe(
+      'INVALID_CREDENTIALS',
+    );
+    expect(await attempt(user.email, user.password, '2001:0db8:0001:0002::3')).toMatchObject({
+      code: 'TOO_MANY_LOGIN_ATTEMPTS',
+    });
+    expect((await attempt(user.email, user.password, '2001:db8:1:3::1')).code).toBe('OK');
+  });
+});
+
+describe('POST /auth/login lockout: a distributed attack', () => {
+  it('reaching the ceiling alerts (metric and audit line); then only sources without a failure get an attempt', async () => {
+    const { attempt } = service(policy({ emailCeiling: 4 }));
+    const outputs = [];
+    for (let i = 1; i <= 4; i++) {
+      const { result, lines } = await captureOutput(() => attempt(user.email, 'guess', `198.18.0.${i}`));
+      expect(result.code).toBe('INVALID_CREDENTIALS');
+      outputs.push(lines);
     }
-    expect(verified).toHaveLength(2);
-  });
-
-  it('counts every one of 15 concurrent failures (service with a high limit: exactly 15)', async () => {
-    const deps = { db, tokens, lockout: { maxFailures: 100, windowSeconds: 900 } };
-    const results = await Promise.allSettled(
-      Array.from({ length: 15 }, () => login(deps, { email: user.email, password: 'wrong' })),
+    const alerts = outputs.map((lines) => metricsOf(lines).filter((m) => m.name === 'LoginCeilingReached'));
+    // Once, by the failure that reached the ceiling, with no dimension but the service's.
+    expect(alerts.map((list) => list.length)).toEqual([0, 0, 0, 1]);
+    expect(alerts[3]?.[0]).toMatchObject({
+      value: 1,
+      namespace: 'StrategyService',
+      dimensions: { service: 'strategy-service' },
+    });
+    expect(outputs[3]).toContainEqual(
+      expect.objectContaining({ audit: 'login.ceiling-reached', email: user.email }),
     );
-    expect(results.every((r) => r.status === 'rejected' && r.reason.code === 'INVALID_CREDENTIALS')).toBe(
-      true,
-    );
-    expect((await failuresOf(user.email))?.count).toBe(15);
-    // Over the configured limit of 10: the handler refuses the next attempt.
-    expectLocked(await post({ email: user.email, password: user.password }));
-  });
-
-  it('15 concurrent failures through the handler: every 401 is counted and the next attempt is 429', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 15 }, (_, i) => post({ email: user.email, password: `wrong-${i}` })),
-    );
-    const rejected = results.filter((r) => r.status === 401).length;
-    // All 15 usually pass the check (they read the counter before any failure is written); any that
-    // read it after the tenth write are refused with 429 and, never verified, are not failures.
-    expect(results.every((r) => r.status === 401 || r.status === 429)).toBe(true);
-    expect(rejected).toBeGreaterThanOrEqual(10);
-    expect((await failuresOf(user.email))?.count).toBe(rejected);
-    expectLocked(await post({ email: user.email, password: user.password }));
-  });
-
-  it('records concurrent failures atomically, also when they race to restart an expired window', async () => {
-    const email = `race-${randomUUID()}@example.test`;
-    const window = { windowSeconds: 900 };
-    // No item yet: one update opens the window, the others fall through to ADD.
-    await Promise.all(Array.from({ length: 25 }, () => recordLoginFailure(db, email, window)));
-    expect((await getLoginFailures(db, email, window))?.count).toBe(25);
-
-    // An expired window (DynamoDB Local keeps such items): one restart wins, the rest are added to it.
-    await db.client.send(
-      new PutCommand({
-        TableName: db.tableName,
-        Item: { ...keys.loginFailures(email), count: 99, windowStart: Date.now() - 901_000, ttl: 1 },
-      }),
-    );
-    expect(await getLoginFailures(db, email, window)).toBeUndefined();
-    const counts = await Promise.all(
-      Array.from({ length: 20 }, () => recordLoginFailure(db, email, { ...window, windowOpen: true })),
-    );
-    expect(counts.map((c) => c.count).sort((x, y) => x - y)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i + 1),
-    );
-    expect((await getLoginFailures(db, email, window))?.count).toBe(20);
+    // A source that has failed for the e-mail gets no further attempt, not even with the right password.
+    expect(await attempt(user.email, user.password, '198.18.0.1')).toMatchObject({
+      code: 'TOO_MANY_LOGIN_ATTEMPTS',
+      message: expect.stringMatching(/^Too many failed logins for this e-mail\. Try again in \d+ seconds\.$/),
+    });
+    // A source that has not failed still gets its attempt: the victim logs in.
+    expect((await attempt(user.email, user.password, '192.0.2.200')).code).toBe('OK');
+    // And a new attacking source gets one guess, not two.
+    expect((await attempt(user.email, 'guess', '198.18.0.99')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.0.99')).code).toBe('TOO_MANY_LOGIN_ATTEMPTS');
   });
 });

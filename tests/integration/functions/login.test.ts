@@ -7,6 +7,15 @@ import { updateTenant } from '../../../lib/db/tenants';
 import { updateUser } from '../../../lib/db/users';
 import { invoke } from '../../support/events';
 import { createTestTenant, db, type TestTenant, tokens } from '../../support/fixtures';
+import { instrument } from '../../support/instrumented-db';
+
+const LOCKOUT = {
+  windowSeconds: 900,
+  maxFailures: 10,
+  maxFailuresPerSource: 100,
+  emailCeiling: 1000,
+  freeFailures: 3,
+};
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   invoke(handler, { method: 'POST', path: '/api/auth/login', body, headers });
@@ -26,12 +35,25 @@ describe('POST /auth/login: happy path', () => {
     expect(result.headers['cache-control']).toBe('no-store');
   });
 
-  it('issues an access token with exactly the spec 2.1 claims plus iss, aud, jti and token_use', async () => {
+  it('issues an access token with exactly the spec 2.1 claims plus iss, aud, jti, token_use, sid and ver', async () => {
     const user = acme.users.EDITOR;
     const { body } = await post({ email: user.email, password: user.password });
     const claims = decodeJwt(body.token);
     expect(Object.keys(claims).sort()).toEqual(
-      ['aud', 'email', 'exp', 'iat', 'iss', 'jti', 'role', 'sub', 'tenant_id', 'token_use'].sort(),
+      [
+        'aud',
+        'email',
+        'exp',
+        'iat',
+        'iss',
+        'jti',
+        'role',
+        'sid',
+        'sub',
+        'tenant_id',
+        'token_use',
+        'ver',
+      ].sort(),
     );
     expect(claims).toMatchObject({
       sub: user.id,
@@ -74,12 +96,40 @@ describe('POST /auth/login: errors', () => {
     };
     await expect(
       login(
-        { db, tokens, verifyPassword: counting, lockout: { maxFailures: 10, windowSeconds: 900 } },
+        { db, tokens, verifyPassword: counting, lockout: LOCKOUT },
         { email: 'ghost@example.test', password: 'x' },
       ),
     ).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
     expect(verified).toHaveLength(1);
     expect(verified[0]).toMatch(/^scrypt\$N=32768,r=8,p=3\$/);
+  });
+
+  it('an unknown e-mail issues the same reads as a known one before its verification, so timing reveals nothing', async () => {
+    const readsBeforeVerification = async (email: string) => {
+      const probe = instrument(db);
+      let seen: string[] = [];
+      const snapshot: typeof verifyPassword = (password, hash) => {
+        // What was read (and reserved) before the password was verified: command and number of keys.
+        seen = probe.calls
+          .map(({ command, input }) => {
+            const keys = input.RequestItems
+              ? Object.values<{ Keys: unknown[] }>(input.RequestItems)[0]!.Keys
+              : [input.Key];
+            return `${command} × ${keys.length}`;
+          })
+          .sort();
+        return verifyPassword(password, hash);
+      };
+      await login(
+        { db: probe.db, tokens, verifyPassword: snapshot, lockout: LOCKOUT },
+        { email, password: 'wrong', sourceIp: '192.0.2.9' },
+      ).catch(() => undefined);
+      return seen;
+    };
+    const known = await readsBeforeVerification(acme.users.VIEWER.email);
+    const unknown = await readsBeforeVerification(`ghost-${Date.now()}@example.test`);
+    expect(known).toContain('BatchGetItemCommand × 2');
+    expect(unknown).toEqual(known);
   });
 
   it('403 for a user of an inactive tenant (after the password matched)', async () => {

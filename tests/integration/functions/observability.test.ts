@@ -14,7 +14,7 @@ import { captureOutput, metricsOf } from '../../support/output';
 import { measurementFor } from '../../support/push';
 
 /**
- * Issue 14: what a request leaves behind for operators. Every response carries X-Request-Id, the id
+ * What a request leaves behind for operators. Every response carries X-Request-Id, the id
  * API Gateway gave the request, which is also the problem's `requestId` and every log line's
  * `correlation_id`; one access line per request; audit lines; EMF metrics; and never a secret.
  */
@@ -212,9 +212,19 @@ describe('audit lines', () => {
     expect(failed.output).not.toContain('not-the-password-1');
   });
 
-  it('records the failure that locks an e-mail once, and the refusals while locked', async () => {
+  it('records the failure that locks an e-mail for a source once, and the refusals while locked', async () => {
     const email = `lock-${Date.now()}@example.test`;
-    const deps = { db, tokens, lockout: { maxFailures: 2, windowSeconds: 900 } };
+    const deps = {
+      db,
+      tokens,
+      lockout: {
+        windowSeconds: 900,
+        maxFailures: 2,
+        maxFailuresPerSource: 100,
+        emailCeiling: 1000,
+        freeFailures: 2,
+      },
+    };
     const attempt = () => captureOutput(() => login(deps, { email, password: 'x' }).catch((e: Error) => e));
     const audits = async () => (await attempt()).lines.filter((l) => l.audit).map((l) => [l.audit, l.reason]);
     expect(await audits()).toEqual([['login.failed', 'invalid-credentials']]);
@@ -263,7 +273,7 @@ describe('audit lines', () => {
     ]);
   });
 
-  it('records a roll with both keys’ ids and prefixes and the old key’s new end, never a raw key (issue 13)', async () => {
+  it('records a roll with both keys’ ids and prefixes and the old key’s new end, never a raw key', async () => {
     const admin = tenant.users.ADMIN;
     const created = await call(createKeyHandler, {
       method: 'POST',

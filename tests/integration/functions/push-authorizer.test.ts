@@ -1,11 +1,15 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as checkHandler } from '../../../functions/check-push-key';
 import { handler as pushAuthorizer } from '../../../functions/push-authorizer';
 import { handler as singleHandler } from '../../../functions/push-measurement';
 import { generateApiKey, hashApiKey } from '../../../lib/api-keys/key-format';
-import { createApiKey, getApiKeyByHash, revokeApiKey } from '../../../lib/db/api-keys';
+import { createApiKey, revokeApiKey } from '../../../lib/api-keys/service';
+import { dayOf, usageDays } from '../../../lib/db/api-key-usage';
+import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { updateTenant } from '../../../lib/db/tenants';
 import { createGateway } from '../../support/api-gateway';
+import { invoke } from '../../support/events';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import { measurementFor } from '../../support/push';
 
@@ -70,22 +74,151 @@ describe('push authorizer: errors', () => {
     await expect(authorize({ 'x-api-key': a, 'X-Api-Key': b })).rejects.toThrow(/^Unauthorized$/);
   });
 
-  it("lets a revoked, an expired, an inactive tenant's and a push-less tenant's key through as refused", async () => {
+  it("denies a revoked, an expired and an inactive tenant's key on every push route, with no usage plan key", async () => {
     const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked' });
     await revokeApiKey(db, tenant.tenant.id, revoked.id);
     const expired = await createRawKey(tenant.tenant.id, new Date(Date.now() - 1000).toISOString());
     const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
-    const pushless = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
-    for (const key of [
-      revoked.key,
-      expired,
-      await createRawKey(inactive.tenant.id),
-      await createRawKey(pushless.tenant.id),
-    ]) {
+    await updateTenant(db, inactive.tenant.id, {
+      usageKey: { id: 'k2', value: 'usage-key-of-inactive-0001' },
+    });
+    for (const [key, type] of [
+      [revoked.key, 'api-key-revoked'],
+      [expired, 'api-key-expired'],
+      [await createRawKey(inactive.tenant.id), 'tenant-inactive'],
+    ] as const) {
       const answer = await authorize({ 'x-api-key': key });
-      expect(answer.context?.status).toBe('refused');
-      expect(answer.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+      expect(answer.context).toMatchObject({
+        status: 'refused',
+        problemType: expect.stringMatching(new RegExp(`/${type}$`)),
+      });
+      expect(answer.policyDocument.Statement).toEqual([
+        expect.objectContaining({
+          Effect: 'Deny',
+          Resource: expect.stringMatching(/\/\*\/api\/integrations\/push\/\*$/),
+        }),
+      ]);
+      expect(answer).not.toHaveProperty('usageIdentifierKey');
     }
+  });
+
+  it("lets a push-less tenant's key reach the key check only, metered by its plan", async () => {
+    const pushless = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
+    await updateTenant(db, pushless.tenant.id, { usageKey: { id: 'k3', value: 'usage-key-of-pushless-01' } });
+    const answer = await authorize({ 'x-api-key': await createRawKey(pushless.tenant.id) });
+    expect(answer.context).toMatchObject({
+      status: 'refused',
+      problemType: expect.stringMatching(/\/feature-not-enabled$/),
+    });
+    expect(answer.policyDocument.Statement.map((s) => (s as { Effect: string }).Effect)).toEqual([
+      'Allow',
+      'Deny',
+    ]);
+    expect(answer.usageIdentifierKey).toBe('usage-key-of-pushless-01');
+  });
+});
+
+describe('push authorizer: refused keys stop at the edge', () => {
+  it('the authorizer denies a revoked key: 403 with the handler’s problem, no Lambda run, nothing charged to the plan', async () => {
+    const gateway = createGateway({ cacheTtlMs: 300_000 });
+    const key = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'leaked' });
+    await revokeApiKey(db, tenant.tenant.id, key.id);
+    const request = {
+      method: 'POST',
+      path: '/api/integrations/push/measurement',
+      headers: { 'x-api-key': key.key },
+      body: measurementFor(tenant.kpis[0]!),
+    };
+    const edge = await gateway.invoke(singleHandler, request);
+    const handler = await invoke(singleHandler, request);
+    expect(edge.status).toBe(403);
+    expect(edge.headers['content-type']).toBe('application/problem+json');
+    const { requestId: _edge, ...edgeProblem } = edge.body;
+    const { requestId: _handler, ...handlerProblem } = handler.body;
+    expect(edgeProblem).toEqual(handlerProblem);
+    // Denied by the policy: the push function never ran, and no usage plan key was presented.
+    expect(gateway.state.denied).toBe(1);
+    expect(gateway.state.usageKeys).toEqual([]);
+    // Cached like an allow: the following requests are denied without running the authorizer again.
+    expect((await gateway.invoke(singleHandler, request)).status).toBe(403);
+    expect(gateway.state.authorizerRuns).toBe(1);
+    expect(gateway.state.usageKeys).toEqual([]);
+  });
+
+  it("a push-less tenant's key: the pushes are denied at the edge with feature-not-enabled, the key check answers", async () => {
+    const pushless = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
+    const key = await createRawKey(pushless.tenant.id);
+    const gateway = createGateway();
+    const push = await gateway.invoke(singleHandler, {
+      method: 'POST',
+      path: '/api/integrations/push/measurement',
+      headers: { 'x-api-key': key },
+      body: measurementFor(pushless.kpis[0]!),
+    });
+    expect(push.status).toBe(403);
+    expect(push.body).toMatchObject({
+      type: expect.stringMatching(/\/feature-not-enabled$/),
+      feature: 'kpi_push_measurement',
+    });
+    const check = await gateway.invoke(checkHandler, {
+      method: 'GET',
+      path: '/api/integrations/push/key',
+      headers: { 'x-api-key': key },
+    });
+    expect(check.status).toBe(200);
+    expect(check.body.organization.pushEnabled).toBe(false);
+  });
+});
+
+describe('push authorizer: refusals in the key’s usage', () => {
+  const refusedToday = async (rawKey: string) => {
+    const today = dayOf(Date.now());
+    const [day] = await usageDays(db, hashApiKey(rawKey), today, today);
+    return day?.refused;
+  };
+  const push = (key: string) => ({
+    method: 'POST',
+    path: '/api/integrations/push/measurement',
+    headers: { 'x-api-key': key, 'User-Agent': 'nightly-cron/2.1' },
+    body: measurementFor(tenant.kpis[0]!),
+  });
+
+  it('a revoked key is counted as an authentication refusal once per evaluation, not per cached answer', async () => {
+    const gateway = createGateway({ cacheTtlMs: 300_000 });
+    const key = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked and still called' });
+    await revokeApiKey(db, tenant.tenant.id, key.id);
+    for (let i = 0; i < 3; i++) expect((await gateway.invoke(singleHandler, push(key.key))).status).toBe(403);
+    expect(gateway.state.authorizerRuns).toBe(1);
+    expect(await refusedToday(key.key)).toEqual({
+      authentication: 1,
+      scope: 0,
+      rateLimit: 0,
+      validation: 0,
+      featureOff: 0,
+    });
+    const [day] = await usageDays(db, hashApiKey(key.key), dayOf(Date.now()), dayOf(Date.now()));
+    expect(day).toMatchObject({ requests: 0, accepted: 0, lastUserAgent: 'nightly-cron/2.1' });
+  });
+
+  it("a push-less tenant's key: a push is a feature-off refusal, the key check is not a refusal", async () => {
+    const pushless = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
+    const key = await createRawKey(pushless.tenant.id);
+    const check = await createGateway().invoke(checkHandler, {
+      method: 'GET',
+      path: '/api/integrations/push/key',
+      headers: { 'x-api-key': key },
+    });
+    expect(check.status).toBe(200);
+    expect(await refusedToday(key)).toBeUndefined();
+    expect((await createGateway().invoke(singleHandler, push(key))).status).toBe(403);
+    expect(await refusedToday(key)).toMatchObject({ featureOff: 1, authentication: 0 });
+  });
+
+  it('an unknown key writes nothing: a flood of forged keys costs no write', async () => {
+    const gateway = createGateway();
+    const forged = generateApiKey();
+    expect((await gateway.invoke(singleHandler, push(forged))).status).toBe(401);
+    expect(await refusedToday(forged)).toBeUndefined();
   });
 });
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../lib/api-keys/key-format';
-import { getApiKeyByHash, listApiKeys } from '../../../lib/db/api-keys';
-import { GetCommand } from '../../../lib/db/dynamo';
+import { listApiKeys } from '../../../lib/api-keys/service';
+import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { keys } from '../../../lib/db/keys';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as batchHandler } from '../../../functions/push-measurements-batch';
-import { KPI_TYPES } from '../../../lib/domain';
+import { KPI_TYPES } from '../../../lib/domain/kpi';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
 import { invoke } from '../../support/events';
 import { createRawKey, createTestTenant, type TestTenant } from '../../support/fixtures';
@@ -125,7 +125,7 @@ describeApiKeyAuth('POST /integrations/push/measurements/batch', (key, owner, he
   pushBatch(key, [measurementFor(owner.kpis[0]!)], headers),
 );
 
-describe('POST /integrations/push/measurements/batch: faults (issue 9)', () => {
+describe('POST /integrations/push/measurements/batch: faults', () => {
   it('with too little Lambda time left, answers 503 with Retry-After before writing anything', async () => {
     const own = await createTestTenant();
     const key = await createRawKey(own.tenant.id);

@@ -3,6 +3,8 @@ import { decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler } from '../../../functions/refresh-token';
+import { updateAccount } from '../../../lib/auth/accounts';
+import { createSession } from '../../../lib/db/sessions';
 import { updateTenant } from '../../../lib/db/tenants';
 import { updateUser } from '../../../lib/db/users';
 import { invoke } from '../../support/events';
@@ -34,17 +36,26 @@ describe('POST /auth/refresh-token: happy path', () => {
     expect(decodeJwt(result.body.token)).toMatchObject({ sub: tenant.users.VIEWER.id, token_use: 'access' });
   });
 
-  it('re-reads the user: a role change shows in the new token', async () => {
+  it('re-reads the user: a promotion (which keeps the sessions) shows in the new token', async () => {
     const other = await createTestTenant({ kpiTypes: [] });
     const { refreshToken } = await loginAs(other.users.EDITOR);
-    await updateUser(db, other.tenant.id, other.users.EDITOR.id, { role: 'ADMIN' });
+    await updateAccount(db, other.tenant.id, other.users.EDITOR.id, { role: 'ADMIN' });
     const result = await refresh({ refreshToken });
     expect(decodeJwt(result.body.token).role).toBe('ADMIN');
   });
 });
 
 describe('POST /auth/refresh-token: errors', () => {
-  it('403 once the user is disabled', async () => {
+  it('401 once the user is disabled: disabling revokes every session', async () => {
+    const other = await createTestTenant({ kpiTypes: [] });
+    const { refreshToken } = await loginAs(other.users.VIEWER);
+    await updateAccount(db, other.tenant.id, other.users.VIEWER.id, { disabled: true });
+    const result = await refresh({ refreshToken });
+    expect(result.status).toBe(401);
+    expect(result.body.detail).toBe('The token has been revoked. Sign in again.');
+  });
+
+  it('403 for a user disabled by a change of the data that left the sessions alone', async () => {
     const other = await createTestTenant({ kpiTypes: [] });
     const { refreshToken } = await loginAs(other.users.VIEWER);
     await updateUser(db, other.tenant.id, other.users.VIEWER.id, { disabled: true });
@@ -78,13 +89,31 @@ describe('POST /auth/refresh-token: errors', () => {
 
   it('401 for an expired refresh token, one of an unknown user, and one with another algorithm', async () => {
     const expired = await tokens.issueRefreshToken(
-      { userId: tenant.users.VIEWER.id, tenantId: tenant.tenant.id },
+      {
+        userId: tenant.users.VIEWER.id,
+        tenantId: tenant.tenant.id,
+        sessionId: randomUUID(),
+        tokenVersion: 0,
+      },
       Math.floor(Date.now() / 1000) - 40 * 24 * 3600,
     );
     const expiredAnswer = await refresh({ refreshToken: expired });
     expect(expiredAnswer.status).toBe(401);
     expect(expiredAnswer.body.detail).toMatch(/expired/);
-    const orphan = await tokens.issueRefreshToken({ userId: randomUUID(), tenantId: tenant.tenant.id });
+    // A live session whose user is gone.
+    const gone = {
+      userId: randomUUID(),
+      tenantId: tenant.tenant.id,
+      sessionId: randomUUID(),
+      tokenVersion: 0,
+    };
+    await createSession(db, {
+      id: gone.sessionId,
+      userId: gone.userId,
+      tenantId: gone.tenantId,
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    });
+    const orphan = await tokens.issueRefreshToken(gone);
     const orphanAnswer = await refresh({ refreshToken: orphan });
     expect(orphanAnswer.status).toBe(401);
     expect(orphanAnswer.body.detail).toMatch(/no longer exists/);

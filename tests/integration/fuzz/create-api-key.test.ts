@@ -22,7 +22,7 @@ beforeAll(async () => {
   tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
 });
 
-describe('fuzz: POST /api-keys (issue 9)', () => {
+describe('fuzz: POST /api-keys', () => {
   it(
     'any body in any event shape: never 5xx, every 4xx a problem document, a key stored only for a 201',
     async () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
   tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
 });
 
-describe('fuzz: POST /auth/login (issue 9)', () => {
+describe('fuzz: POST /auth/login', () => {
   it(
     'any body in any event shape: never 5xx, every 4xx a problem document, nothing stored',
     async () => {
@@ -31,6 +31,7 @@ describe('fuzz: POST /auth/login (issue 9)', () => {
       });
       const body = fc.oneof(credentials, nearMiss(credentials), hostileBody);
       const before = await storedData();
+      let loggedIn = 0;
       await fc.assert(
         fc.asyncProperty(
           body.chain((value) => eventAround(value)),
@@ -38,14 +39,18 @@ describe('fuzz: POST /auth/login (issue 9)', () => {
             const result = await call(loginHandler, event);
             expectSound(result);
             if (result.status === 200) {
+              loggedIn += 1;
               expect(Object.keys(result.body).sort()).toEqual(['expiresIn', 'refreshToken', 'token']);
             }
           },
         ),
         fuzzOptions(RUNS),
       );
-      // A login writes nothing but its failure counter (left out of storedData: the lockout, by design).
-      expect([...changedItems(before, await storedData())]).toEqual([]);
+      // A login writes its attempt counters (left out of storedData: the lockout, by design) and, when
+      // it succeeds, its session; nothing else.
+      const changed = [...changedItems(before, await storedData())];
+      expect(changed.every((key) => /^SESSION#[^|]+\|SESSION$/.test(key))).toBe(true);
+      expect(changed).toHaveLength(loggedIn);
     },
     fuzzTimeout(RUNS),
   );

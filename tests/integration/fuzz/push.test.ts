@@ -1,11 +1,11 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as singleHandler } from '../../../functions/push-measurement';
 import { handler as batchHandler } from '../../../functions/push-measurements-batch';
-import { GetCommand } from '../../../lib/db/dynamo';
 import { keys } from '../../../lib/db/keys';
-import type { Kpi } from '../../../lib/db/kpis';
-import { KPI_TYPES } from '../../../lib/domain';
+import type { Kpi } from '../../../lib/domain/kpi';
+import { KPI_TYPES } from '../../../lib/domain/kpi';
 import { createGateway } from '../../support/api-gateway';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import {
@@ -82,7 +82,7 @@ const expectStoredUnchanged = async (sent: Record<string, any>, answered: Record
   return `${Item!.pk}|${Item!.sk}`;
 };
 
-describe('fuzz: the push endpoints (issue 9)', () => {
+describe('fuzz: the push endpoints', () => {
   const gateway = createGateway({ cacheTtlMs: 300_000 });
   const headers = () => ({ 'x-api-key': apiKey });
 

@@ -2,15 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { handler as singleHandler } from '../../../functions/push-measurement';
 import gatewayResponses from '../../../infra/gateway-responses.json';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
+import { createApiKey, revokeApiKey } from '../../../lib/api-keys/service';
+import type { ApiKey } from '../../../lib/domain/api-key';
 import { AppError, errorCatalog, PROBLEM_TYPE_BASE } from '../../../lib/errors';
 import { problemResponse } from '../../../lib/http/middleware';
+import { authorizerResult } from '../../../lib/http/push-auth';
+import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { createGateway, renderGatewayResponse } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
-import { createTestTenant } from '../../support/fixtures';
+import { createRawKey, createTestTenant, db } from '../../support/fixtures';
 import { measurementFor } from '../../support/push';
 
 /**
- * Issue 10: "a push answered by the authorizer has the same status and problem type as one answered by
+ * "A push answered by the authorizer has the same status and problem type as one answered by
  * the handler". API Gateway renders infra/gateway-responses.json; these tests render it the same way
  * (only `$context.requestId` is substituted) and compare it with the handler's problem documents.
  */
@@ -18,12 +22,29 @@ const bySlug = new Map<string, { status: number; title: string }>(
   Object.values(errorCatalog).map((entry) => [entry.slug, entry]),
 );
 
+/** The context of the push authorizer's answer for a refused key (lib/http/push-auth.ts). */
+const deniedContext = () =>
+  authorizerResult(
+    {
+      key: { id: 'k', tenantId: 't' } as ApiKey,
+      keyHash: 'h',
+      tenant: undefined,
+      refusal: new AppError('API_KEY_REVOKED', 'API key skm_abcd… has been revoked.'),
+    },
+    'arn:aws:execute-api:eu-central-1:1:api/prod/POST/api/integrations/push/measurement',
+  ).context ?? {};
+
 describe('gateway responses: happy path', () => {
   it('each is a problem document of the catalog: type, title and status as lib/errors.ts has them', () => {
     for (const [id, resource] of Object.entries(gatewayResponses)) {
-      const rendered = renderGatewayResponse(resource.Properties.ResponseType, 'req-1');
+      const rendered = renderGatewayResponse(resource.Properties.ResponseType, 'req-1', deniedContext());
       expect(rendered.headers['content-type'], id).toBe('application/problem+json');
       expect(rendered.headers['cache-control'], id).toBe('no-store');
+      // The same browser defences as every JSON answer of the functions (lib/http/responses.ts).
+      expect(rendered.headers['strict-transport-security'], id).toBe(STRICT_TRANSPORT_SECURITY);
+      for (const [name, value] of Object.entries(JSON_SECURITY_HEADERS)) {
+        expect(rendered.headers[name.toLowerCase()], `${id} ${name}`).toBe(value);
+      }
       const slug = String(rendered.body.type).slice(PROBLEM_TYPE_BASE.length);
       const entry = bySlug.get(slug);
       expect(entry, id).toBeDefined();
@@ -44,6 +65,9 @@ describe('gateway responses: happy path', () => {
         'UNAUTHORIZED',
         'ACCESS_DENIED',
         'AUTHORIZER_FAILURE',
+        // An unknown route: API Gateway's MISSING_AUTHENTICATION_TOKEN (a 403 of its own otherwise).
+        'MISSING_AUTHENTICATION_TOKEN',
+        'RESOURCE_NOT_FOUND',
       ]),
     );
   });
@@ -86,6 +110,36 @@ describe('gateway responses: the same answers as the handler', () => {
     sameProblem(missing, await invoke(singleHandler, { ...request, headers: {} }));
   });
 
+  it('403 for a revoked, expired, inactive or push-less key: denied at the edge with the problem document the handler answers', async () => {
+    const active = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
+    const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
+    const pushless = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
+    const revoked = await createApiKey(db, { tenantId: active.tenant.id, name: 'revoked' });
+    await revokeApiKey(db, active.tenant.id, revoked.id);
+    const cases = [
+      [revoked.key, active],
+      [await createRawKey(active.tenant.id, new Date(Date.now() - 1000).toISOString()), active],
+      [await createRawKey(inactive.tenant.id), inactive],
+      [await createRawKey(pushless.tenant.id), pushless],
+    ] as const;
+    for (const [key, owner] of cases) {
+      const request = {
+        method: 'POST',
+        path: '/api/integrations/push/measurement',
+        headers: { 'x-api-key': key },
+        body: measurementFor(owner.kpis[0]!),
+      };
+      const gateway = createGateway();
+      const edge = await gateway.invoke(singleHandler, request);
+      const handler = await invoke(singleHandler, request);
+      expect(gateway.state.denied).toBe(1);
+      sameProblem(edge, handler);
+      const { requestId: _e, ...edgeBody } = edge.body;
+      const { requestId: _h, ...handlerBody } = handler.body;
+      expect(edgeBody).toEqual(handlerBody);
+    }
+  });
+
   it('429 when the usage plan throttles: the rate-limit problem with Retry-After', () => {
     const edge = renderGatewayResponse('THROTTLED');
     sameProblem(edge, handlerAnswer(new AppError('RATE_LIMIT_EXCEEDED', 'x')));
@@ -96,6 +150,12 @@ describe('gateway responses: the same answers as the handler', () => {
     const edge = renderGatewayResponse('AUTHORIZER_FAILURE');
     sameProblem(edge, handlerAnswer(new AppError('SERVICE_UNAVAILABLE', 'x')));
     expect(edge.headers['retry-after']).toBe('1');
+  });
+
+  it('404 not-found for an unknown route or method, as the handlers answer an unknown id', () => {
+    for (const type of ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND']) {
+      sameProblem(renderGatewayResponse(type), handlerAnswer(new AppError('NOT_FOUND', 'x')));
+    }
   });
 
   it('429 with its own type when the monthly quota is used up', () => {

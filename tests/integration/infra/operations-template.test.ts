@@ -1,19 +1,54 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Call, recordCalls } from '../../../bench/capacity';
+import { handler as checkKeyHandler } from '../../../functions/check-push-key';
+import { handler as createKeyHandler } from '../../../functions/create-api-key';
+import { handler as getKeyUsageHandler } from '../../../functions/get-api-key-usage';
+import { handler as getKpiHandler } from '../../../functions/get-kpi';
+import { handler as healthHandler } from '../../../functions/health';
+import { handler as listKeysHandler } from '../../../functions/list-api-keys';
+import { handler as listKpisHandler } from '../../../functions/list-kpis';
+import { handler as listMeasurementsHandler } from '../../../functions/list-measurements';
+import { handler as listCyclesHandler } from '../../../functions/list-strategic-cycles';
+import { handler as loginHandler } from '../../../functions/login';
+import { handler as logoutHandler } from '../../../functions/logout';
+import { handler as pushAuthorizerHandler } from '../../../functions/push-authorizer';
+import { handler as pushHandler } from '../../../functions/push-measurement';
+import { handler as pushBatchHandler } from '../../../functions/push-measurements-batch';
+import { handler as refreshHandler } from '../../../functions/refresh-token';
+import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
+import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
+import { handler as updateKpiHandler } from '../../../functions/update-kpi';
+import { createApiKey } from '../../../lib/api-keys/service';
+import { keys } from '../../../lib/db/keys';
+import { errorCatalog, problemType } from '../../../lib/errors';
+import { iamLike } from '../../support/api-gateway';
+import { invoke } from '../../support/events';
+import {
+  bearer,
+  createRawKey,
+  createTestCycles,
+  createTestTenant,
+  db,
+  putMeasurement,
+  type TestTenant,
+} from '../../support/fixtures';
+import { measurementFor } from '../../support/push';
 import {
   type CloudFormationResource,
   type CloudFormationTemplate,
   packageTemplate,
+  removePackages,
   resourcesOfType,
 } from '../../support/serverless-template';
 
 /**
- * Issue 14: what `serverless package` puts into the template for operating the service: tracing, the
+ * What `serverless package` puts into the template for operating the service: tracing, the
  * access log, alarms, one least-privilege role per function, the JWT key as an SSM SecureString read at
- * run time, CORS, deletion protection and the stack outputs. Runs `cfn-lint` on the template when it is
- * installed (it is a Python tool, not on every machine; README, Tests).
+ * run time, CORS, the AWS WAF web ACL, deletion protection and the stack outputs. Runs `cfn-lint` on the template when it is
+ * installed (it is a Python tool, not on every machine; docs/development.md).
  */
 const root = resolve(__dirname, '..', '..', '..');
 let prod: CloudFormationTemplate;
@@ -34,6 +69,7 @@ beforeAll(async () => {
     corsOrigins: ORIGINS.join(','),
     alarmTopicArn: 'arn:aws:sns:eu-central-1:123456789012:ops',
     manageApiGatewayAccount: 'false',
+    wafEnabled: 'false',
   });
   for (const [name, { fn }] of Object.entries(functionsOf(prod))) {
     if (!(name in handlers)) continue;
@@ -49,55 +85,124 @@ beforeAll(async () => {
     });
     bundles[name] = outputFiles[0]!.text;
   }
-}, 240_000);
+  // Two `serverless package` runs and a bundle per function: minutes on a loaded 2-core machine.
+}, 600_000);
+afterAll(removePackages);
 
 const JWT_FUNCTIONS = [
   'login',
   'refreshToken',
+  'logout',
   'listStrategicCycles',
   'listKpis',
   'getKpi',
+  'updateKpi',
   'listMeasurements',
   'createApiKey',
   'listApiKeys',
+  'getApiKeyUsage',
   'revokeApiKey',
   'rollApiKey',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
 const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage'];
-/** Issue 12: without authentication, and without the JWT key: health, the document, the reference page. */
+/** Without authentication, and without the JWT key: health, the document, the reference page. */
 const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs'];
 
-/** The DynamoDB actions each function needs, and whether it queries the index (least privilege). */
-const DYNAMODB: Record<string, { actions: string[]; index: boolean }> = {
-  login: { actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'UpdateItem'], index: false },
-  refreshToken: { actions: ['BatchGetItem'], index: false },
-  listStrategicCycles: { actions: ['Query'], index: false },
-  listKpis: { actions: ['Query'], index: true },
-  // Issue 15: the KPI and its measurements in one Query; a later page also Gets the KPI.
-  getKpi: { actions: ['GetItem', 'Query'], index: false },
-  listMeasurements: { actions: ['GetItem', 'Query'], index: false },
-  createApiKey: { actions: ['BatchGetItem', 'PutItem', 'Query'], index: true },
-  listApiKeys: { actions: ['BatchGetItem', 'Query'], index: true },
-  revokeApiKey: { actions: ['Query', 'UpdateItem'], index: true },
-  // Issue 13: the old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction.
-  rollApiKey: { actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], index: true },
-  pushMeasurement: { actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'], index: false },
+/**
+ * The DynamoDB actions each function needs, whether it queries the index, and the partition keys of the
+ * table it may touch (`dynamodb:LeadingKeys`, the patterns of lib/db/keys.ts): least privilege.
+ */
+const DYNAMODB: Record<string, { actions: string[]; index: boolean; leadingKeys: string[] }> = {
+  // The e-mail item, user and tenant, the attempt counters, the new session.
+  login: {
+    actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['EMAIL#*', 'LOGIN#*', 'LOGINSOURCE#*', 'SESSION#*', 'TENANT#*'],
+  },
+  refreshToken: { actions: ['BatchGetItem'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
+  logout: {
+    actions: ['BatchGetItem', 'DeleteItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*'],
+  },
+  // Every JWT function below also reads the caller's session, user and tenant.
+  listStrategicCycles: {
+    actions: ['BatchGetItem', 'Query'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*'],
+  },
+  listKpis: {
+    actions: ['BatchGetItem', 'Query'],
+    index: true,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The KPI and its measurements in one Query; a later page also Gets the KPI.
+  getKpi: {
+    actions: ['BatchGetItem', 'GetItem', 'Query'],
+    index: false,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  listMeasurements: {
+    actions: ['BatchGetItem', 'GetItem', 'Query'],
+    index: false,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The KPI's target rule, conditioned on its tenant.
+  updateKpi: {
+    actions: ['BatchGetItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  createApiKey: {
+    actions: ['BatchGetItem', 'PutItem', 'Query'],
+    index: true,
+    leadingKeys: ['APIKEY#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  listApiKeys: {
+    actions: ['BatchGetItem', 'Query'],
+    index: true,
+    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The key by id (index), then its days of usage.
+  getApiKeyUsage: {
+    actions: ['BatchGetItem', 'Query'],
+    index: true,
+    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+  },
+  revokeApiKey: {
+    actions: ['BatchGetItem', 'Query', 'UpdateItem'],
+    index: true,
+    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction.
+  rollApiKey: {
+    actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
+    index: true,
+    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The push functions write only the key's usage item and the measurements; they read the tenant.
+  pushMeasurement: {
+    actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['APIKEY#*', 'KPI#*', 'TENANT#*'],
+  },
   pushMeasurementsBatch: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'],
     index: false,
+    leadingKeys: ['APIKEY#*', 'KPI#*', 'TENANT#*'],
   },
-  apiKeysPage: { actions: [], index: false },
-  kpisPage: { actions: [], index: false },
-  // Issue 10's authorizer reads the key and the tenant, nothing else.
-  pushAuthorizer: { actions: ['GetItem'], index: false },
-  // Issue 12's key check reads the key, its usage item and the tenant.
-  checkPushKey: { actions: ['GetItem'], index: false },
-  // Issue 12: one read of the health probe item; the document and the reference page are static.
-  health: { actions: ['GetItem'], index: false },
-  openApiDocument: { actions: [], index: false },
-  apiDocs: { actions: [], index: false },
+  apiKeysPage: { actions: [], index: false, leadingKeys: [] },
+  kpisPage: { actions: [], index: false, leadingKeys: [] },
+  // The push authorizer reads the key and the tenant, and counts a refusal of a known key on its usage.
+  pushAuthorizer: { actions: ['GetItem', 'UpdateItem'], index: false, leadingKeys: ['APIKEY#*', 'TENANT#*'] },
+  // The key check reads the key, its usage item and the tenant.
+  checkPushKey: { actions: ['GetItem'], index: false, leadingKeys: ['APIKEY#*', 'TENANT#*'] },
+  // One read of the health probe item; the document and the reference page are static.
+  health: { actions: ['GetItem'], index: false, leadingKeys: ['HEALTH'] },
+  openApiDocument: { actions: [], index: false, leadingKeys: [] },
+  apiDocs: { actions: [], index: false, leadingKeys: [] },
 };
 
 const functionsOf = (template: CloudFormationTemplate) =>
@@ -117,11 +222,18 @@ const statementsOf = (role: CloudFormationResource): any[] =>
   role.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
 
 const actionsOf = (statements: any[], prefix: string) =>
-  statements
-    .flatMap((s) => [s.Action].flat() as string[])
-    .filter((a) => a.startsWith(prefix))
-    .map((a) => a.slice(prefix.length))
-    .sort();
+  [
+    ...new Set(
+      statements
+        .flatMap((s) => [s.Action].flat() as string[])
+        .filter((a) => a.startsWith(prefix))
+        .map((a) => a.slice(prefix.length)),
+    ),
+  ].sort();
+
+/** The partition-key patterns a statement's condition allows; undefined without a condition. */
+const leadingKeysOf = (statement: any): string[] | undefined =>
+  statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
 
 const TABLE_ARN = { 'Fn::GetAtt': ['Table', 'Arn'] };
 const INDEX_ARN = { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi1']] };
@@ -216,6 +328,23 @@ describe('alarms', () => {
     }
   });
 
+  it('alarms when an e-mail reaches its ceiling of failed logins, on the metric the login function emits', () => {
+    const { id } = functionsOf(prod).login!;
+    expect(alarms(prod)[`${id}LoginCeilingReachedAlarm`]).toMatchObject({
+      Namespace: 'StrategyService',
+      MetricName: 'LoginCeilingReached',
+      // Powertools' dimensions in Lambda: the service and the function (lib/metrics.ts).
+      Dimensions: [
+        { Name: 'service', Value: 'strategy-service' },
+        { Name: 'function', Value: { Ref: id } },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it('alarms on the API 5xx share once 20 requests came in, on this API and stage', () => {
     const alarm = alarms(prod).Api5xxRateAlarm!;
     expect(alarm.Threshold).toBe(0.01);
@@ -305,6 +434,12 @@ describe('alarms', () => {
 });
 
 describe('least privilege: one role per function', () => {
+  it('knows every function: each is a JWT, push, page or public function, with its DynamoDB calls', () => {
+    const listed = [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS].sort();
+    expect(Object.keys(functionsOf(prod)).sort()).toEqual(listed);
+    expect(Object.keys(DYNAMODB).sort()).toEqual(listed);
+  });
+
   it('gives every function a role of its own', () => {
     const roles = Object.values(functionsOf(prod)).map(({ fn }) => roleOf(prod, fn).roleId);
     expect(new Set(roles).size).toBe(roles.length);
@@ -317,8 +452,13 @@ describe('least privilege: one role per function', () => {
     for (const [name, expected] of Object.entries(DYNAMODB)) {
       const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
       expect(actionsOf(statements, 'dynamodb:'), name).toEqual(expected.actions);
-      for (const statement of statements.filter((s) => JSON.stringify(s.Action).includes('dynamodb:'))) {
-        expect(statement.Resource, name).toEqual(expected.index ? [TABLE_ARN, INDEX_ARN] : [TABLE_ARN]);
+      const dynamo = statements.filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
+      const onIndex = dynamo.filter((s) => JSON.stringify(s.Resource) === JSON.stringify([INDEX_ARN]));
+      // The index: Query only, and only where the function queries it.
+      expect(onIndex.length > 0, name).toBe(expected.index);
+      for (const statement of onIndex) expect(statement.Action, name).toEqual(['dynamodb:Query']);
+      for (const statement of dynamo.filter((s) => !onIndex.includes(s))) {
+        expect(statement.Resource, name).toEqual([TABLE_ARN]);
       }
       // Nothing but logs, X-Ray, DynamoDB and (JWT functions) the key.
       const services = new Set(
@@ -326,6 +466,48 @@ describe('least privilege: one role per function', () => {
       );
       for (const service of services)
         expect(['logs', 'xray', 'dynamodb', 'ssm', 'kms'], name).toContain(service);
+    }
+  });
+
+  it('allows every item action on the table only for the partition keys the function touches (dynamodb:LeadingKeys)', () => {
+    const functions = functionsOf(prod);
+    for (const [name, expected] of Object.entries(DYNAMODB)) {
+      const onTable = statementsOf(roleOf(prod, functions[name]!.fn).role).filter(
+        (s) => JSON.stringify(s.Resource) === JSON.stringify([TABLE_ARN]),
+      );
+      for (const statement of onTable) {
+        expect(Object.keys(statement.Condition ?? {}), `${name} ${statement.Action}`).toEqual([
+          'ForAllValues:StringLike',
+        ]);
+        expect(leadingKeysOf(statement)?.length, `${name} ${statement.Action}`).toBeGreaterThan(0);
+      }
+      const granted = [...new Set(onTable.flatMap((s) => leadingKeysOf(s) ?? []))].sort();
+      expect(granted, name).toEqual(expected.leadingKeys);
+    }
+  });
+
+  it("grants each function the partition keys its code builds (read from the function's bundle)", () => {
+    // The pattern of each key builder of lib/db/keys.ts that names a table partition: what comes
+    // before its first argument, and a wildcard; a fixed key as it is.
+    const marker = '\u0000';
+    const patternOf = (name: string) => {
+      const built = (keys as Record<string, (...args: string[]) => { pk?: string }>)[name]!(
+        marker,
+        marker,
+        marker,
+      );
+      if (built.pk === undefined) return undefined;
+      return built.pk.includes(marker) ? `${built.pk.split(marker)[0]}*` : built.pk;
+    };
+    for (const [name, { fn }] of Object.entries(functionsOf(prod))) {
+      const used = new Set<string>();
+      for (const [, builder] of bundles[name]!.matchAll(/\bkeys\d*\.(\w+)\(/g)) {
+        if (!(builder! in keys)) continue;
+        const pattern = patternOf(builder!);
+        if (pattern) used.add(pattern);
+      }
+      const granted = statementsOf(roleOf(prod, fn).role).flatMap((s) => leadingKeysOf(s) ?? []);
+      expect(granted, name).toEqual(expect.arrayContaining([...used]));
     }
   });
 
@@ -396,11 +578,11 @@ describe('the JWT key is an SSM SecureString read at run time', () => {
   it('keeps the JWT verifier and the SSM read out of the push and page bundles', () => {
     for (const name of JWT_FUNCTIONS) {
       expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
-      expect(bundles[name], name).toContain('JwtError');
+      expect(bundles[name], name).toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     }
     for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS]) {
       expect(bundles[name], name).not.toContain('@aws-sdk/client-ssm');
-      expect(bundles[name], name).not.toContain('JwtError');
+      expect(bundles[name], name).not.toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     }
   });
 });
@@ -429,10 +611,12 @@ describe('CORS', () => {
         'api-keys',
         'kpis',
         'login',
+        'logout',
         'measurements',
         'refresh-token',
         'roll',
         'strategic-cycles',
+        'usage',
         '{id}',
         '{kpiId}',
       ].sort(),
@@ -456,6 +640,110 @@ describe('CORS', () => {
     for (const { fn } of Object.values(functionsOf(withOrigins))) {
       expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe(ORIGINS.join(','));
     }
+  });
+});
+
+describe('AWS WAF in front of the API stage', () => {
+  /**
+   * Whether a resource's condition holds when the stack is deployed as `serverless deploy` does it:
+   * every stack parameter at its default, which is the stage parameter resolved at package time.
+   */
+  const created = (template: CloudFormationTemplate, resource: CloudFormationResource) => {
+    if (!resource.Condition) return true;
+    const condition = template.Conditions?.[resource.Condition] as { 'Fn::Equals': unknown[] };
+    const [left, right] = condition['Fn::Equals'].map((side: any) =>
+      typeof side === 'string' ? side : template.Parameters?.[side.Ref]?.Default,
+    );
+    expect(typeof left === 'string' && typeof right === 'string', resource.Condition).toBe(true);
+    return left === right;
+  };
+  const wafResources = (template: CloudFormationTemplate) =>
+    Object.values(template.Resources).filter((resource) => resource.Type.startsWith('AWS::WAFv2::'));
+  const webAcl = () => {
+    const acls = resourcesOfType(prod, 'AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const [[id, acl]] = acls as [[string, CloudFormationResource]];
+    return { id, acl, rules: acl.Properties.Rules as any[] };
+  };
+
+  it('creates a regional web ACL, allowing by default, with CloudWatch metrics for it and each rule', () => {
+    const { acl, rules } = webAcl();
+    expect(created(prod, acl)).toBe(true);
+    expect(acl.Properties).toMatchObject({
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true },
+    });
+    for (const rule of rules) {
+      expect(rule.VisibilityConfig, rule.Name).toMatchObject({
+        CloudWatchMetricsEnabled: true,
+        MetricName: expect.stringMatching(/^strategy-service-prod-/),
+      });
+    }
+  });
+
+  it('limits the requests per address to /api/auth/*, with and without the stage prefix, with a 429 problem', () => {
+    const { acl, rules } = webAcl();
+    const rule = rules.find((r) => r.Statement.RateBasedStatement)!;
+    expect(rule).toBeDefined();
+    const { AggregateKeyType, EvaluationWindowSec, Limit, ScopeDownStatement } =
+      rule.Statement.RateBasedStatement;
+    expect({ AggregateKeyType, EvaluationWindowSec, Limit }).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 300,
+      Limit: 100,
+    });
+    const matches = ScopeDownStatement.OrStatement.Statements.map((s: any) => s.ByteMatchStatement);
+    for (const match of matches) {
+      expect(match).toMatchObject({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'STARTS_WITH' });
+    }
+    expect(matches.map((m: any) => m.SearchString).sort()).toEqual(['/api/auth/', '/prod/api/auth/']);
+    const { ResponseCode, CustomResponseBodyKey } = rule.Action.Block.CustomResponse;
+    expect(ResponseCode).toBe(429);
+    const body = JSON.parse(acl.Properties.CustomResponseBodies[CustomResponseBodyKey].Content);
+    expect(body).toMatchObject({
+      type: problemType('RATE_LIMIT_EXCEEDED'),
+      title: errorCatalog.RATE_LIMIT_EXCEEDED.title,
+      status: 429,
+    });
+  });
+
+  it('applies the AWS managed common rule set, only counting its body size rule (a full batch passes 8 KB)', () => {
+    const { rules } = webAcl();
+    const rule = rules.find((r) => r.Statement.ManagedRuleGroupStatement)!;
+    expect(rule.OverrideAction).toEqual({ None: {} });
+    expect(rule.Statement.ManagedRuleGroupStatement).toEqual({
+      VendorName: 'AWS',
+      Name: 'AWSManagedRulesCommonRuleSet',
+      RuleActionOverrides: [{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }],
+    });
+    expect(new Set(rules.map((r) => r.Priority)).size).toBe(rules.length);
+  });
+
+  it("associates the web ACL with the API's stage, once the stage exists", () => {
+    const { id } = webAcl();
+    const associations = resourcesOfType(prod, 'AWS::WAFv2::WebACLAssociation');
+    expect(associations).toHaveLength(1);
+    const [[, association]] = associations as [[string, CloudFormationResource]];
+    expect(created(prod, association)).toBe(true);
+    expect([association.DependsOn].flat()).toContain('ApiGatewayStage');
+    expect(association.Properties).toEqual({
+      ResourceArn: {
+        'Fn::Sub': `arn:\${AWS::Partition}:apigateway:\${AWS::Region}::/restapis/\${ApiGatewayRestApi}/stages/prod`,
+      },
+      WebACLArn: { 'Fn::GetAtt': [id, 'Arn'] },
+    });
+  });
+
+  it('creates neither the web ACL nor its association on a stage with wafEnabled "false"', () => {
+    expect(prod.Parameters?.WafEnabled).toMatchObject({ Default: 'true', AllowedValues: ['true', 'false'] });
+    expect(withOrigins.Parameters?.WafEnabled?.Default).toBe('false');
+    const resources = wafResources(withOrigins);
+    expect(resources.map((r) => r.Type).sort()).toEqual([
+      'AWS::WAFv2::WebACL',
+      'AWS::WAFv2::WebACLAssociation',
+    ]);
+    for (const resource of resources) expect(created(withOrigins, resource), resource.Type).toBe(false);
   });
 });
 
@@ -518,7 +806,10 @@ describe('the template as a whole', () => {
       const { refs, conditions } = references(template.Resources);
       const outputs = references(template.Outputs);
       for (const ref of [...refs, ...outputs.refs]) {
-        expect(ref in template.Resources || PSEUDO.includes(ref), ref).toBe(true);
+        expect(
+          ref in template.Resources || ref in (template.Parameters ?? {}) || PSEUDO.includes(ref),
+          ref,
+        ).toBe(true);
       }
       for (const condition of conditions)
         expect(template.Conditions ?? {}, condition).toHaveProperty(condition);
@@ -540,4 +831,342 @@ describe('the template as a whole', () => {
       }
     }
   }, 240_000);
+});
+
+describe('least privilege: what a run of each function sends', () => {
+  /** One item access as IAM judges it: the action, the table or the index, the partition keys. */
+  interface Access {
+    action: string;
+    index: boolean;
+    leadingKeys: string[];
+  }
+
+  /** A key's partition key, as a DocumentClient command or a low-level one (BatchWriteItem) gives it. */
+  const pkOf = (key: Record<string, any>): string => (typeof key.pk === 'string' ? key.pk : key.pk?.S);
+
+  const TRANSACT_ACTIONS: Record<string, string> = {
+    Put: 'PutItem',
+    Update: 'UpdateItem',
+    Delete: 'DeleteItem',
+    ConditionCheck: 'ConditionCheckItem',
+  };
+
+  /** What IAM authorizes for one call: a transaction is one authorization per item. */
+  const accessesOf = ({ command, input }: Call<Record<string, any>>): Access[] => {
+    const action = command.replace(/Command$/, '');
+    switch (action) {
+      case 'GetItem':
+      case 'UpdateItem':
+      case 'DeleteItem':
+        return [{ action, index: false, leadingKeys: [pkOf(input.Key)] }];
+      case 'PutItem':
+        return [{ action, index: false, leadingKeys: [pkOf(input.Item)] }];
+      case 'BatchGetItem':
+        return [
+          {
+            action,
+            index: false,
+            leadingKeys: Object.values<{ Keys: Record<string, any>[] }>(input.RequestItems).flatMap((r) =>
+              r.Keys.map(pkOf),
+            ),
+          },
+        ];
+      case 'BatchWriteItem':
+        return [
+          {
+            action,
+            index: false,
+            leadingKeys: Object.values<Record<string, any>[]>(input.RequestItems)
+              .flat()
+              .map((write) => pkOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
+          },
+        ];
+      case 'Query': {
+        const placeholder = /\bpk = (:\w+)/.exec(input.KeyConditionExpression)?.[1];
+        return [
+          {
+            action,
+            index: Boolean(input.IndexName),
+            leadingKeys: input.IndexName ? [] : [input.ExpressionAttributeValues[placeholder!]],
+          },
+        ];
+      }
+      case 'TransactWriteItems':
+        return input.TransactItems.map((item: Record<string, any>) => {
+          const [part, body] = Object.entries(item)[0] as [string, Record<string, any>];
+          return {
+            action: TRANSACT_ACTIONS[part]!,
+            index: false,
+            leadingKeys: [pkOf(body.Key ?? body.Item)],
+          };
+        });
+      default:
+        throw new Error(`no IAM mapping for ${command}`);
+    }
+  };
+
+  const allowedBy = (statements: any[], access: Access) =>
+    statements.some((statement) => {
+      if (statement.Effect !== 'Allow') return false;
+      if (![statement.Action].flat().includes(`dynamodb:${access.action}`)) return false;
+      const resource = access.index ? INDEX_ARN : TABLE_ARN;
+      if (JSON.stringify(statement.Resource) !== JSON.stringify([resource])) return false;
+      const patterns = leadingKeysOf(statement);
+      return (
+        patterns === undefined ||
+        access.leadingKeys.every((key) => patterns.some((pattern) => iamLike(pattern, key)))
+      );
+    });
+
+  type Scenario = (tenant: TestTenant) => Promise<{ run: () => Promise<{ status: number }[]> }>;
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => ({
+    method: 'POST',
+    path: `/api${path}`,
+    headers,
+    body,
+  });
+  const get = (path: string, headers: Record<string, string>, query?: Record<string, string>) => ({
+    method: 'GET',
+    path: `/api${path}`,
+    headers,
+    ...(query ? { query } : {}),
+  });
+
+  /**
+   * A run of each function over what it does: for a JWT function with a session of its own (so the
+   * session check reads), for a push function with a tenant the container has not cached. `prepare`
+   * writes what the run needs; only the run is recorded.
+   */
+  const scenarios: Record<string, Scenario> = {
+    login: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          loginHandler,
+          post('/auth/login', { email: users.ADMIN.email, password: users.ADMIN.password }),
+        ),
+        // A wrong password, and an unknown e-mail: 401 each.
+        {
+          status:
+            (await invoke(loginHandler, post('/auth/login', { email: users.ADMIN.email, password: 'x' })))
+              .status - 200,
+        },
+        {
+          status:
+            (await invoke(loginHandler, post('/auth/login', { email: 'ghost@example.test', password: 'x' })))
+              .status - 200,
+        },
+      ],
+    }),
+    refreshToken: async ({ users }) => ({
+      run: async () => [
+        await invoke(refreshHandler, post('/auth/refresh-token', { refreshToken: users.ADMIN.refreshToken })),
+      ],
+    }),
+    logout: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          logoutHandler,
+          post('/auth/logout', { refreshToken: users.ADMIN.refreshToken, everywhere: true }),
+        ),
+      ],
+    }),
+    listStrategicCycles: async ({ tenant, users }) => {
+      await createTestCycles(tenant.id, ['One', 'Two']);
+      return {
+        run: async () => {
+          const first = await invoke(
+            listCyclesHandler,
+            get('/strategic-cycles', bearer(users.VIEWER.token), { limit: '1' }),
+          );
+          const second = await invoke(
+            listCyclesHandler,
+            get('/strategic-cycles', bearer(users.VIEWER.token), {
+              limit: '1',
+              cursor: first.body.nextCursor,
+            }),
+          );
+          return [first, second];
+        },
+      };
+    },
+    listKpis: async ({ users }) => ({
+      run: async () => [
+        await invoke(listKpisHandler, get('/kpis', bearer(users.VIEWER.token), { include: 'activity' })),
+      ],
+    }),
+    getKpi: async ({ kpis, users }) => {
+      const kpi = kpis[0]!;
+      await putMeasurement(kpi, '2026-01-01', '2026-01-31', 1);
+      await putMeasurement(kpi, '2026-02-01', '2026-02-28', 2);
+      const read = (query: Record<string, string>) =>
+        invoke(getKpiHandler, {
+          ...get(`/kpis/${kpi.id}`, bearer(users.VIEWER.token), query),
+          pathParameters: { kpiId: kpi.id },
+        });
+      return {
+        run: async () => {
+          const first = await read({ limit: '1' });
+          return [first, await read({ limit: '1', cursor: first.body.nextCursor })];
+        },
+      };
+    },
+    listMeasurements: async ({ kpis, users }) => {
+      const kpi = kpis[0]!;
+      await putMeasurement(kpi, '2026-01-01', '2026-01-31', 1);
+      return {
+        run: async () => [
+          await invoke(listMeasurementsHandler, {
+            ...get(`/kpis/${kpi.id}/measurements`, bearer(users.VIEWER.token)),
+            pathParameters: { kpiId: kpi.id },
+          }),
+        ],
+      };
+    },
+    updateKpi: async ({ kpis, users }) => ({
+      run: async () => [
+        await invoke(updateKpiHandler, {
+          method: 'PATCH',
+          path: `/api/kpis/${kpis[0]!.id}`,
+          pathParameters: { kpiId: kpis[0]!.id },
+          headers: bearer(users.ADMIN.token),
+          body: { direction: 'lower_is_better' },
+        }),
+      ],
+    }),
+    createApiKey: async ({ kpis, users }) => ({
+      run: async () => [
+        await invoke(
+          createKeyHandler,
+          post('/api-keys', { name: 'scoped', kpiIds: [kpis[0]!.id] }, bearer(users.ADMIN.token)),
+        ),
+      ],
+    }),
+    listApiKeys: async ({ tenant, users }) => {
+      await createApiKey(db, {
+        tenantId: tenant.id,
+        name: 'listed',
+        createdBy: { type: 'user', userId: users.ADMIN.id },
+      });
+      return {
+        run: async () => [await invoke(listKeysHandler, get('/api-keys', bearer(users.VIEWER.token)))],
+      };
+    },
+    getApiKeyUsage: async ({ tenant, users }) => {
+      const { id } = await createApiKey(db, { tenantId: tenant.id, name: 'used' });
+      return {
+        run: async () => [
+          await invoke(getKeyUsageHandler, {
+            ...get(`/api-keys/${id}/usage`, bearer(users.VIEWER.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    revokeApiKey: async ({ tenant, users }) => {
+      const { id } = await createApiKey(db, { tenantId: tenant.id, name: 'revoked' });
+      return {
+        run: async () => [
+          await invoke(revokeKeyHandler, {
+            method: 'DELETE',
+            path: `/api/api-keys/${id}`,
+            pathParameters: { id },
+            headers: bearer(users.ADMIN.token),
+          }),
+        ],
+      };
+    },
+    rollApiKey: async ({ tenant, users }) => {
+      const { id } = await createApiKey(db, { tenantId: tenant.id, name: 'rolled' });
+      return {
+        run: async () => [
+          await invoke(rollKeyHandler, {
+            ...post(`/api-keys/${id}/roll`, {}, bearer(users.ADMIN.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    pushAuthorizer: async ({ tenant }) => {
+      const key = await createRawKey(tenant.id);
+      const expired = await createRawKey(tenant.id, new Date(Date.now() - 1000).toISOString());
+      const authorize = (apiKey: string) =>
+        pushAuthorizerHandler({
+          type: 'REQUEST',
+          httpMethod: 'POST',
+          methodArn: 'arn:aws:execute-api:eu-central-1:1:api/prod/POST/api/integrations/push/measurement',
+          headers: { 'x-api-key': apiKey },
+        } as never);
+      return {
+        // An allowed key, and a refused one, which is counted on its usage (shifted into the 2xx range).
+        run: async () => [
+          { status: (await authorize(key)).context?.status === 'active' ? 200 : 403 },
+          { status: (await authorize(expired)).context?.status === 'refused' ? 200 : 500 },
+        ],
+      };
+    },
+    pushMeasurement: async ({ tenant, kpis }) => {
+      const key = await createRawKey(tenant.id);
+      return {
+        run: async () => [
+          await invoke(
+            pushHandler,
+            post('/integrations/push/measurement', measurementFor(kpis[0]!), { 'x-api-key': key }),
+          ),
+        ],
+      };
+    },
+    pushMeasurementsBatch: async ({ tenant, kpis }) => {
+      const key = await createRawKey(tenant.id);
+      const measurements = ['2026-01-01', '2026-02-01'].map((periodStart) =>
+        measurementFor(kpis[0]!, { periodStart, periodEnd: periodStart }),
+      );
+      return {
+        run: async () => [
+          await invoke(
+            pushBatchHandler,
+            post('/integrations/push/measurements/batch', { measurements }, { 'x-api-key': key }),
+          ),
+        ],
+      };
+    },
+    checkPushKey: async ({ tenant }) => {
+      const key = await createRawKey(tenant.id);
+      return {
+        run: async () => [
+          await invoke(checkKeyHandler, {
+            method: 'GET',
+            path: '/api/integrations/push/key',
+            headers: { 'x-api-key': key },
+          }),
+        ],
+      };
+    },
+    health: async () => ({ run: async () => [await invoke(healthHandler, get('/health', {}))] }),
+  };
+
+  it('allows every call a run of each function makes: its action, on the table or the index, for its partition keys', async () => {
+    const functions = functionsOf(prod);
+    const withData = Object.keys(DYNAMODB).filter((name) => DYNAMODB[name]!.actions.length > 0);
+    expect(Object.keys(scenarios).sort()).toEqual(withData.sort());
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      const tenant = await createTestTenant({ plan: 'business', kpiTypes: ['BSC_KPI'] });
+      const { run } = await scenario(tenant);
+      const calls: Call[] = [];
+      const stop = recordCalls(db.client, calls);
+      let answers: { status: number }[];
+      try {
+        answers = await run();
+      } finally {
+        stop();
+      }
+      // The run did what the function is for (the login's refusals are shifted into the 2xx range).
+      for (const { status } of answers) expect(status, name).toBeLessThan(300);
+      expect(calls.length, name).toBeGreaterThan(0);
+      const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
+      for (const access of calls.flatMap(accessesOf)) {
+        expect(allowedBy(statements, access), `${name}: ${JSON.stringify(access)}`).toBe(true);
+      }
+    }
+  }, 300_000);
 });

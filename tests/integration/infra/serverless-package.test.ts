@@ -1,10 +1,16 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tableDefinition from '../../../infra/table.json';
+import { isPageRoute } from '../../../lib/http/route';
+import { loadRouteModules } from '../../../scripts/routes';
 import { committedDocument } from '../../support/openapi';
 import {
   type CloudFormationTemplate,
   resourcesOfType as ofType,
   packageTemplate,
+  removePackages,
 } from '../../support/serverless-template';
 
 /**
@@ -18,8 +24,38 @@ const resourcesOfType = (type: string) => ofType(template, type);
 beforeAll(async () => {
   template = await packageTemplate('prod');
 }, 120_000);
+afterAll(removePackages);
 
 describe('serverless package (CloudFormation template)', () => {
+  it("answers an unknown route or method with a 404 problem document (API Gateway's own answers)", () => {
+    const byType = Object.fromEntries(
+      resourcesOfType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [
+        r.Properties.ResponseType,
+        r.Properties,
+      ]),
+    );
+    for (const type of ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND']) {
+      expect(byType[type], type).toMatchObject({ StatusCode: '404' });
+      expect(byType[type].ResponseParameters['gatewayresponse.header.Content-Type']).toBe(
+        "'application/problem+json'",
+      );
+      expect(JSON.parse(byType[type].ResponseTemplates['application/json'])).toMatchObject({
+        type: 'https://strategy-service.example.com/problems/not-found',
+        status: 404,
+      });
+    }
+  });
+
+  it('leaves nothing in the system temp folder: the per-function folders of its zips go to a folder of its own', () => {
+    // serverless-esbuild names them <function>-<pid>-<time>-<random> and never deletes them.
+    const ofThisPackage = new RegExp(`^[A-Za-z]+-${template.packagePid}-\\d+-[0-9a-f]{8}$`);
+    const own = readdirSync(join(dirname(template.packageDir!), 'tmp')).filter((name) =>
+      ofThisPackage.test(name),
+    );
+    expect(own.length).toBeGreaterThanOrEqual(resourcesOfType('AWS::Lambda::Function').length);
+    expect(readdirSync(tmpdir()).filter((name) => ofThisPackage.test(name))).toEqual([]);
+  });
+
   it('has one Lambda per function file, on nodejs22.x, with the JWT key parameter name (never the key)', () => {
     const functions = resourcesOfType('AWS::Lambda::Function');
     const handlers = functions.map(([, fn]) => fn.Properties.Handler).sort();
@@ -52,7 +88,7 @@ describe('serverless package (CloudFormation template)', () => {
     expect(resourcesOfType('AWS::ApiGateway::RestApi')).toHaveLength(1);
   });
 
-  it('routes exactly the operations of openapi.json under /api, besides the pages (issue 12)', () => {
+  it('routes exactly the operations of openapi.json under /api, besides the pages', () => {
     const resources = Object.fromEntries(resourcesOfType('AWS::ApiGateway::Resource'));
     const pathOf = (id: { Ref?: string }): string => {
       const resource = id.Ref ? resources[id.Ref] : undefined;
@@ -71,7 +107,46 @@ describe('serverless package (CloudFormation template)', () => {
     expect(routed).toEqual(expect.arrayContaining(pages));
   });
 
-  it('packages every function on its own, so no artifact carries another function’s code (issue 12)', () => {
+  it('routes each route module to its own function, with its method, path and authorizer, and nothing else', async () => {
+    const resources = Object.fromEntries(resourcesOfType('AWS::ApiGateway::Resource'));
+    const pathOf = (id: { Ref?: string }): string => {
+      const resource = id.Ref ? resources[id.Ref] : undefined;
+      return resource ? `${pathOf(resource.Properties.ParentId)}/${resource.Properties.PathPart}` : '';
+    };
+    const functions = Object.fromEntries(resourcesOfType('AWS::Lambda::Function'));
+    const handlerOf = (uri: unknown): string => {
+      const logicalId = JSON.stringify(uri).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]/)?.[1] ?? '';
+      return functions[logicalId]?.Properties.Handler;
+    };
+    const routed = resourcesOfType('AWS::ApiGateway::Method')
+      .filter(([, method]) => method.Properties.HttpMethod !== 'OPTIONS')
+      .map(
+        ([, method]) =>
+          `${method.Properties.HttpMethod} ${pathOf(method.Properties.ResourceId)} → ${handlerOf(method.Properties.Integration.Uri)} (${method.Properties.AuthorizationType})`,
+      );
+    const modules = await loadRouteModules();
+    const declared = modules.flatMap(({ name, route }) => {
+      if (!route) return [];
+      const handler = `functions/${name}.handler`;
+      if (isPageRoute(route)) return route.paths.map((path) => `GET ${path} → ${handler} (NONE)`);
+      const authorization = route.auth === 'apiKey' ? 'CUSTOM' : 'NONE';
+      return [`${route.method.toUpperCase()} /api${route.path} → ${handler} (${authorization})`];
+    });
+    expect(routed.sort()).toEqual(declared.sort());
+    // A function without a route is the push routes' authorizer, and every push route uses it.
+    const authorizers = resourcesOfType('AWS::ApiGateway::Authorizer').map(([, a]) =>
+      handlerOf(a.Properties.AuthorizerUri),
+    );
+    const routeless = modules.filter(({ route }) => !route).map(({ name }) => `functions/${name}.handler`);
+    expect(routeless).toEqual(authorizers);
+    expect(
+      Object.values(functions)
+        .map((fn) => fn.Properties.Handler)
+        .sort(),
+    ).toEqual(modules.map(({ name }) => `functions/${name}.handler`).sort());
+  });
+
+  it('packages every function on its own, so no artifact carries another function’s code', () => {
     const artifacts = resourcesOfType('AWS::Lambda::Function').map(
       ([, fn]) => fn.Properties.Code.S3Key as string,
     );
@@ -89,7 +164,7 @@ describe('serverless package (CloudFormation template)', () => {
   });
 
   it('grants DynamoDB item actions on this table and its index only (no Scan, no wildcard)', () => {
-    // Per function: tests/integration/infra/operations-template.test.ts (issue 14).
+    // Per function: tests/integration/infra/operations-template.test.ts.
     const statements = resourcesOfType('AWS::IAM::Role').flatMap(([, role]) =>
       (role.Properties.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument.Statement),
     );
@@ -110,7 +185,7 @@ describe('serverless package (CloudFormation template)', () => {
     }
   });
 
-  it("gives the operator CLI this table and this API's tenant keys and plans only (issue 10)", () => {
+  it("gives the operator CLI this table and this API's tenant keys and plans only", () => {
     const [, policy] = resourcesOfType('AWS::IAM::ManagedPolicy').find(([id]) => id === 'OperatorPolicy')!;
     const statements: any[] = policy.Properties.PolicyDocument.Statement;
     const text = JSON.stringify(statements);

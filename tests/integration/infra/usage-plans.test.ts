@@ -1,15 +1,16 @@
 import { createRequire } from 'node:module';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../lib/config';
 import {
   type CloudFormationResource,
   type CloudFormationTemplate,
   packageTemplate,
+  removePackages,
   resourcesOfType,
 } from '../../support/serverless-template';
 
 /**
- * Edge throttling (issues 5 and 10): one API Gateway usage plan per tier, applied per tenant through the
+ * Edge throttling: one API Gateway usage plan per tier, applied per tenant through the
  * push authorizer's usage identifier, and a stage-wide default method throttle, read back from the
  * template `serverless package --stage prod` produces.
  */
@@ -17,8 +18,9 @@ let template: CloudFormationTemplate;
 beforeAll(async () => {
   template = await packageTemplate('prod');
 }, 120_000);
+afterAll(removePackages);
 
-/** The service's exact per-minute limits per API key (issue 5), as lib/config.ts defaults them. */
+/** The service's exact per-minute limits per API key, as lib/config.ts defaults them. */
 const serviceLimits = (() => {
   const config = parseConfig({ TABLE_NAME: 'unused', JWT_SECRET: 'x'.repeat(32) });
   return {
@@ -160,7 +162,7 @@ describe('usage plans and stage throttle: security', () => {
     }
   });
 
-  it('takes the usage plan key from the authorizer, never from a header of the caller (issue 10)', () => {
+  it('takes the usage plan key from the authorizer, never from a header of the caller', () => {
     const [, api] = resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]!;
     expect(api.Properties.ApiKeySourceType).toBe('AUTHORIZER');
     // The tenants' API Gateway keys are made by the operator CLI, never in the template.

@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as loginHandler } from '../../../functions/login';
-import { ScanCommand } from '../../../lib/db/dynamo';
+import { handler as refreshHandler } from '../../../functions/refresh-token';
 import { getTenant } from '../../../lib/db/tenants';
 import { invoke } from '../../support/events';
-import { db } from '../../support/fixtures';
+import { createTestTenant, db } from '../../support/fixtures';
 
 const root = resolve(__dirname, '..', '..', '..');
 const run = (args: string[], env: Record<string, string | undefined> = {}) =>
@@ -74,6 +75,29 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
 
     const kpi = await admin('create-kpi', '--tenant', tenant.id, '--type', 'BSC_KPI', '--name', 'Revenue');
     expect(kpi).toMatchObject({ tenantId: tenant.id, type: 'BSC_KPI', name: 'Revenue' });
+    const rule = await admin(
+      'update-kpi',
+      '--tenant',
+      tenant.id,
+      '--id',
+      kpi.id,
+      '--direction',
+      'lower_is_better',
+      '--tolerance',
+      '0.05',
+    );
+    expect(rule).toMatchObject({
+      id: kpi.id,
+      direction: 'lower_is_better',
+      tolerance: 0.05,
+      qualitative: false,
+    });
+    expect(
+      (await failure('update-kpi', '--tenant', tenant.id, '--id', kpi.id, '--tolerance', '1.5')).code,
+    ).toBe(1);
+    expect(
+      (await failure('update-kpi', '--tenant', 'other', '--id', kpi.id, '--qualitative', 'true')).code,
+    ).toBe(1);
 
     const key = await admin('create-api-key', '--tenant', tenant.id, '--name', 'cron');
     expect(key.key).toMatch(/^skm_/);
@@ -86,6 +110,27 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
     expect(await getTenant(db, tenant.id)).toMatchObject({ plan: 'enterprise', active: false });
   });
 
+  it('revoke-sessions ends every session of a user; update-user ends them when it demotes or disables', async () => {
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    const refreshOf = (refreshToken: string) =>
+      invoke(refreshHandler, { method: 'POST', path: '/api/auth/refresh-token', body: { refreshToken } });
+    const viewer = users.VIEWER;
+    expect(await admin('revoke-sessions', '--tenant', viewer.tenantId, '--user', viewer.id)).toEqual({
+      id: viewer.id,
+      tokenVersion: 1,
+      sessions: 'revoked',
+    });
+    expect((await refreshOf(viewer.refreshToken)).status).toBe(401);
+    // A promotion keeps the sessions; a demotion ends them.
+    const editor = users.EDITOR;
+    await admin('update-user', '--tenant', editor.tenantId, '--user', editor.id, '--role', 'ADMIN');
+    expect((await refreshOf(editor.refreshToken)).status).toBe(200);
+    await admin('update-user', '--tenant', editor.tenantId, '--user', editor.id, '--role', 'VIEWER');
+    expect((await refreshOf(editor.refreshToken)).status).toBe(401);
+    const unknown = await failure('revoke-sessions', '--tenant', viewer.tenantId, '--user', 'nobody');
+    expect(unknown.error).toBe('User nobody not found.');
+  });
+
   it('exits non-zero with a JSON error naming the bad option', async () => {
     const refused = await failure('create-tenant', '--name', 'X', '--plan', 'platinum');
     expect(refused.code).toBe(1);
@@ -93,7 +138,7 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
   });
 });
 
-describe('operator CLI for newcomers (issue 13)', CLI_TIMEOUT, () => {
+describe('operator CLI for newcomers', CLI_TIMEOUT, () => {
   it('--help lists the commands; each command has its own --help with its options and an example', async () => {
     const overview = (await run(['--help'])).stdout;
     const names = [...overview.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((match) => match[1]!);

@@ -4,13 +4,13 @@ import { promisify } from 'node:util';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as pushAuthorizer } from '../../../functions/push-authorizer';
-import { createApiKey } from '../../../lib/db/api-keys';
+import { createApiKey } from '../../../lib/api-keys/service';
 import { getTenant } from '../../../lib/db/tenants';
 import { startControlPlane } from '../../support/api-gateway-control-plane';
 import { db } from '../../support/fixtures';
 
 /**
- * Issue 10: each tenant's API Gateway key is made with the tenant and moved when its plan changes, by the
+ * Each tenant's API Gateway key is made with the tenant and moved when its plan changes, by the
  * operator CLI through the AWS SDK, here against a stand-in of API Gateway's control plane.
  */
 const root = resolve(__dirname, '..', '..', '..');
@@ -40,7 +40,7 @@ const admin = async (...args: string[]) => {
   return JSON.parse(stdout);
 };
 
-describe('operator CLI: usage plan keys (issue 10)', () => {
+describe('operator CLI: usage plan keys', () => {
   it("create-tenant makes the tenant's key on its tier's plan; the authorizer returns it; nobody is shown it", async () => {
     const output = await admin(
       'create-tenant',

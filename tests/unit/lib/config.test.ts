@@ -21,7 +21,10 @@ describe('configuration (read once at cold start)', () => {
       RATE_LIMIT_FREE: 60,
       RATE_LIMIT_BUSINESS: 300,
       RATE_LIMIT_ENTERPRISE: 3000,
+      SESSION_CACHE_TTL_SECONDS: 30,
       LOGIN_MAX_FAILURES: 10,
+      LOGIN_MAX_FAILURES_PER_SOURCE: 100,
+      LOGIN_FAILURE_CEILING_PER_EMAIL: 1000,
       LOGIN_LOCKOUT_WINDOW_SECONDS: 900,
     });
   });
@@ -38,12 +41,40 @@ describe('configuration (read once at cold start)', () => {
     expect(() => parseConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(ConfigError);
     expect(() => parseConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET must be at least 32/);
     expect(() => parseConfig({ ...valid, AWS_REGION: '' })).toThrow(/AWS_REGION is required/);
+    // One message per variable: an empty name is missing, not also too short.
+    expect(() => parseConfig({ ...valid, TABLE_NAME: '' })).toThrow(
+      new ConfigError('Invalid configuration: TABLE_NAME is required'),
+    );
   });
 
   it('names every bad variable at once', () => {
     expect(() => parseConfig({ ...valid, RATE_LIMIT_FREE: '0', LOGIN_MAX_FAILURES: '2.5' })).toThrow(
       /RATE_LIMIT_FREE must be a whole number from 1; LOGIN_MAX_FAILURES must be a whole number from 1/,
     );
+    expect(() => parseConfig({ TABLE_NAME: '', JWT_ISSUER: '', RATE_LIMIT_FREE: '-1.5' })).toThrow(
+      new ConfigError(
+        'Invalid configuration: TABLE_NAME is required; JWT_ISSUER is required; ' +
+          'RATE_LIMIT_FREE must be a whole number from 1',
+      ),
+    );
+  });
+
+  it('fails as a ConfigError', () => {
+    let thrown: unknown;
+    try {
+      parseConfig({});
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect(thrown).toBeInstanceOf(Error);
+    expect((thrown as Error).name).toBe('ConfigError');
+  });
+
+  it('keeps only its own variables, whatever else the environment holds', () => {
+    const config = parseConfig({ ...valid, PATH: '/usr/bin', AWS_SECRET_ACCESS_KEY: 'secret' });
+    expect(Object.keys(config).sort()).toEqual(Object.keys(parseConfig(valid)).sort());
+    expect(config).not.toHaveProperty('AWS_SECRET_ACCESS_KEY');
   });
 
   it('refuses numbers that are not whole, not positive, not numbers, or out of range', () => {
@@ -54,6 +85,10 @@ describe('configuration (read once at cold start)', () => {
     }
     expect(() => parseConfig({ ...valid, TENANT_CACHE_TTL_SECONDS: '31' })).toThrow(/from 0 to 30/);
     expect(() => parseConfig({ ...valid, TENANT_CACHE_TTL_SECONDS: '-1' })).toThrow(/from 0 to 30/);
+    expect(() => parseConfig({ ...valid, REFRESH_TOKEN_TTL_SECONDS: '9007199254740993' })).toThrow(
+      /REFRESH_TOKEN_TTL_SECONDS must be a whole number from 1$/,
+    );
+    expect(parseConfig({ ...valid, TENANT_CACHE_TTL_SECONDS: '30' }).TENANT_CACHE_TTL_SECONDS).toBe(30);
   });
 
   it('treats an empty DYNAMODB_ENDPOINT as unset (the deployed stage passes ""), and checks a set one', () => {
@@ -71,7 +106,12 @@ describe('configuration (read once at cold start)', () => {
     expect(
       parseConfig({ ...withoutSecret, JWT_SECRET_PARAMETER: '/strategy/prod/jwt' }).JWT_SECRET_PARAMETER,
     ).toBe('/strategy/prod/jwt');
-    expect(() => parseConfig(withoutSecret)).toThrow(/exactly one of JWT_SECRET/);
+    expect(() => parseConfig(withoutSecret)).toThrow(
+      new ConfigError(
+        'Invalid configuration: set exactly one of JWT_SECRET (local stack, tests) and JWT_SECRET_PARAMETER (AWS).',
+      ),
+    );
+    expect(() => parseConfig({ ...withoutSecret, JWT_SECRET: '' })).toThrow(/exactly one of JWT_SECRET/);
     expect(() => parseConfig({ ...valid, JWT_SECRET_PARAMETER: '/a/b' })).toThrow(
       /exactly one of JWT_SECRET/,
     );

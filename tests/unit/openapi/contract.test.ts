@@ -147,6 +147,9 @@ describe('contract check', () => {
       type: 'BSC_KPI',
       name: 'Revenue',
       createdAt: measurement.createdAt,
+      direction: 'higher_is_better',
+      tolerance: 0.1,
+      qualitative: false,
       activity: {
         latest: null,
         recent: [],
@@ -190,7 +193,7 @@ describe('contract check', () => {
     );
   });
 
-  it('rejects a function’s answer without X-Request-Id (issue 14), but not API Gateway’s own 401', () => {
+  it('rejects a function’s answer without X-Request-Id, but not API Gateway’s own 401', () => {
     const bare = observed({ json: measurement });
     bare.headers.delete('X-Request-Id');
     expect(contractViolations(bare)).toEqual([

@@ -4,11 +4,10 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import { errorCatalog, PROBLEM_TYPE_BASE } from '../../../lib/errors';
-import { requestSchemas } from '../../../lib/openapi/components';
 import { buildOpenApiDocument, OPENAPI_VERSION } from '../../../lib/openapi/document';
 import { OPENAPI_FILE, serializeOpenApi } from '../../../lib/openapi/file';
-import { routes } from '../../../lib/openapi/routes';
 import {
+  apiRoutes,
   committedDocument,
   deref,
   describeErrors,
@@ -16,7 +15,17 @@ import {
   schemaValidator,
 } from '../../support/openapi';
 
-const generated = buildOpenApiDocument() as Record<string, any>;
+const routes = await apiRoutes();
+const generated = buildOpenApiDocument(routes) as Record<string, any>;
+
+/** The request bodies' schemas, by the component name they declare. */
+const requestSchemas = Object.fromEntries(
+  routes.flatMap((route) =>
+    route.body
+      ? [[z.globalRegistry.get(route.body.schema as z.core.$ZodType)?.id as string, route.body.schema]]
+      : [],
+  ),
+) as Record<string, z.core.$ZodType>;
 
 /** Every operation with its JSON Pointer. */
 const operations = () =>
@@ -30,6 +39,11 @@ const operations = () =>
   );
 
 describe('openapi.json', () => {
+  it('names one server, relative to the host that serves it: no fixed address such as localhost:3000', () => {
+    expect(generated.servers).toEqual([{ url: '/api', description: expect.any(String) }]);
+    expect(JSON.stringify(generated)).not.toMatch(/localhost|127\.0\.0\.1/);
+  });
+
   it('is current: the committed file is what `npm run openapi` generates from the code', () => {
     const committed = readFileSync(resolve(__dirname, '..', '..', '..', OPENAPI_FILE), 'utf8');
     // On failure: run `npm run openapi` and commit openapi.json.
@@ -75,14 +89,17 @@ describe('openapi.json', () => {
 
   it('uses the JSON Schema 2020-12 renderings of the handlers’ own zod schemas', () => {
     // Generated, not hand-written: the component is what zod renders for the schema the handler uses.
-    const rendered = z.toJSONSchema(requestSchemas.MeasurementInput, {
+    const rendered = z.toJSONSchema(requestSchemas.MeasurementInput!, {
       target: 'draft-2020-12',
       io: 'input',
     });
     expect(rendered.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    // A named schema renders as a reference to its definition, which the document's component is.
+    expect(rendered.$ref).toBe('#/$defs/MeasurementInput');
+    const own = rendered.$defs?.MeasurementInput as { properties?: object; required?: string[] };
     const component = generated.components.schemas.MeasurementInput;
-    expect(Object.keys(component.properties)).toEqual(Object.keys(rendered.properties ?? {}));
-    expect(component.required).toEqual(rendered.required);
+    expect(Object.keys(component.properties)).toEqual(Object.keys(own.properties ?? {}));
+    expect(component.required).toEqual(own.required);
     expect(component.additionalProperties).toBe(false);
     // Input side: the period defaults are applied by the service, so clients may omit both.
     expect(component.required).toEqual(['kpiId', 'kpiType', 'actual']);
@@ -110,7 +127,7 @@ describe('openapi.json', () => {
           vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-09-01T12:00:00Z') });
           try {
             expect(
-              z.safeParse(route.body!.schema, example.value).success,
+              z.safeParse(route.body!.schema as z.core.$ZodType, example.value).success,
               `${operation.operationId} ${name}`,
             ).toBe(true);
           } finally {
@@ -325,9 +342,11 @@ describe('openapi.json', () => {
     }
     const push = generated.paths['/integrations/push/measurement'].post;
     const login = generated.paths['/auth/login'].post;
-    // The authorizer, the usage plan and the stage throttle answer without it (issue 10).
-    for (const status of ['401', '429', '500', '503']) expect(requestId(push, status).required).toBe(false);
-    for (const status of ['400', '403', '404']) expect(requestId(push, status).required).toBe(true);
+    // The authorizer (an unknown key; a key that may not push, denied at the edge), the usage plan and
+    // the stage throttle answer without it.
+    for (const status of ['401', '403', '429', '500', '503'])
+      expect(requestId(push, status).required).toBe(false);
+    for (const status of ['400', '404']) expect(requestId(push, status).required).toBe(true);
     expect(requestId(login, '401').required).toBe(true);
     expect(requestId(login, '500').required).toBe(true);
     expect(requestId(login, '429').required).toBe(false);

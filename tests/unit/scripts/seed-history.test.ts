@@ -63,4 +63,12 @@ describe('demo history (scripts/seed-history.ts)', () => {
       plain.every((h) => h.measurement.target === undefined && h.measurement.forecast === undefined),
     ).toBe(true);
   });
+
+  it('a target ratio puts the target below the trend (the KPI beats it) or far above (it falls behind)', () => {
+    const plan = { cadence: 'monthly', periods: 2, start: 100, growth: 0, withTarget: true } as const;
+    const targets = (targetRatio: number) =>
+      historyMeasurements(kpi, { ...plan, targetRatio }, NOW).map((h) => h.measurement.target);
+    expect(targets(0.95)).toEqual([95, 95]);
+    expect(targets(1.25)).toEqual([125, 125]);
+  });
 });

@@ -9,12 +9,18 @@ import { createTestTenant, db, tokens } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput, metricsOf } from '../../../support/output';
 
-/** lib/auth/sessions.ts: what login writes, logs and answers besides the tokens (issues 5 and 14). */
-const lockout = { maxFailures: 3, windowSeconds: 900 };
+/** lib/auth/sessions.ts: what login writes, logs and answers besides the tokens. */
+const lockout = {
+  windowSeconds: 900,
+  maxFailures: 3,
+  maxFailuresPerSource: 100,
+  emailCeiling: 1000,
+  freeFailures: 3,
+};
 
 const attempt = async (deps: SessionDeps & { lockout: typeof lockout }, email: string, password: string) => {
   const { result, lines } = await captureOutput(() =>
-    login(deps, { email, password }).then(
+    login(deps, { email, password, sourceIp: '192.0.2.1' }).then(
       () => 'ok',
       (error: AppError) => error,
     ),
@@ -23,33 +29,54 @@ const attempt = async (deps: SessionDeps & { lockout: typeof lockout }, email: s
   return { result, lines, audits: lines.filter((line) => line.audit) };
 };
 
-describe('login: round trips of the failure counter', () => {
+describe('login: round trips of the attempt counters', () => {
   const writes = (probe: ReturnType<typeof instrument>) =>
-    probe.calls.filter((call) => call.command !== 'GetCommand' && call.command !== 'BatchGetCommand');
+    probe.calls.filter((call) => call.command !== 'GetItemCommand' && call.command !== 'BatchGetItemCommand');
+  const counterOf = (call: { input: Record<string, any> }) =>
+    `${call.input.Key.pk.split('#')[0]} ${call.input.Key.sk.split('#')[0]}`;
 
-  it('a first failure starts the window, later ones add to it: one write each', async () => {
+  it('each attempt reserves on its three counters, a first one opening their windows: one write each', async () => {
     const probe = instrument(db);
     const deps = { db: probe.db, tokens, lockout };
     const email = `nobody-${randomUUID()}@example.test`;
     for (let i = 0; i < 2; i++) {
       probe.reset();
       await attempt(deps, email, 'wrong');
-      expect(writes(probe).map((call) => call.input.UpdateExpression)).toEqual([
-        i === 0 ? 'SET #count = :one, #windowStart = :now, #ttl = :ttl, #type = :type' : 'ADD #count :one',
+      const updates = writes(probe);
+      expect(updates.map(counterOf).sort()).toEqual([
+        'LOGIN FAILURES',
+        'LOGIN SOURCE',
+        'LOGINSOURCE FAILURES',
       ]);
+      for (const update of updates) {
+        expect(update.input.UpdateExpression).toMatch(i === 0 ? /^SET #count = :one/ : /^ADD #count :one$/);
+      }
     }
   });
 
-  it('a success clears the counter only when there were failures', async () => {
+  it('a success forgets its source’s failures and gives back what it counted elsewhere, in one round trip', async () => {
     const { users } = await createTestTenant({ kpiTypes: [] });
     const probe = instrument(db);
     const deps = { db: probe.db, tokens, lockout };
     expect((await attempt(deps, users.ADMIN.email, users.ADMIN.password)).result).toBe('ok');
-    expect(writes(probe)).toEqual([]);
-    await attempt(deps, users.ADMIN.email, 'wrong');
+    const released = writes(probe).filter(
+      (call) => call.command === 'DeleteItemCommand' || /:minusOne/.test(call.input.UpdateExpression ?? ''),
+    );
+    expect(released.map((call) => `${call.command} ${counterOf(call)}`).sort()).toEqual([
+      'DeleteItemCommand LOGIN SOURCE',
+      'UpdateItemCommand LOGIN FAILURES',
+      'UpdateItemCommand LOGINSOURCE FAILURES',
+    ]);
+  });
+
+  it('a refused attempt writes nothing', async () => {
+    const probe = instrument(db);
+    const deps = { db: probe.db, tokens, lockout };
+    const email = `nobody-${randomUUID()}@example.test`;
+    for (let i = 0; i < 3; i++) await attempt(deps, email, 'wrong');
     probe.reset();
-    expect((await attempt(deps, users.ADMIN.email, users.ADMIN.password)).result).toBe('ok');
-    expect(writes(probe).map((call) => call.command)).toEqual(['DeleteCommand']);
+    expect((await attempt(deps, email, 'wrong')).result).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+    expect(writes(probe)).toEqual([]);
   });
 });
 

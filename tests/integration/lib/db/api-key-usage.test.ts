@@ -1,46 +1,83 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { countRequest, lastUsedOf, recordUse, requestsInWindow } from '../../../../lib/db/api-key-usage';
-import { GetCommand, PutCommand } from '../../../../lib/db/dynamo';
+import {
+  countRefusal,
+  countRequest,
+  recentUsageOf,
+  recordUse,
+  requestsInWindow,
+  USAGE_RETENTION_DAYS,
+  usageDays,
+} from '../../../../lib/db/api-key-usage';
 import { keys } from '../../../../lib/db/keys';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
 
 /**
- * The usage item of a key (spec 5.2.5, issue 10): the rate-limit counters, one per window, and
- * `lastUsedAt`, kept to a handful of attributes however long the key lives.
+ * A key's usage, one item per UTC day (spec 5.2.5): the rate-limit counters, one per window, the day's
+ * counts by outcome and `lastUsedAt`, kept to a handful of attributes.
  */
 const WINDOW = 60;
+/** 2030-01-01T00:00:00Z in epoch seconds: windows on one known day. */
+const DAY_START = Date.parse('2030-01-01T00:00:00Z') / 1000;
+const DAY = '2030-01-01';
 const hash = () => randomUUID().replaceAll('-', '');
-const usageItem = async (keyHash: string) =>
+const usageItem = async (keyHash: string, day = DAY) =>
   (
     await db.client.send(
-      new GetCommand({ TableName: db.tableName, Key: keys.apiKeyUsage(keyHash), ConsistentRead: true }),
+      new GetCommand({
+        TableName: db.tableName,
+        Key: keys.apiKeyUsageDay(keyHash, day),
+        ConsistentRead: true,
+      }),
     )
   ).Item;
-const inWindow = (windowStart: number) => ({ windowStart, windowSeconds: WINDOW });
+const inWindow = (offset: number) => ({ windowStart: DAY_START + offset, windowSeconds: WINDOW });
+const at = (offset: number) => new Date((DAY_START + offset) * 1000).toISOString();
+const source = (offset: number) => ({ at: at(offset) });
+const use = (offset: number, measurements = 1, staleWindows: string[] = []) => ({
+  day: DAY,
+  at: at(offset),
+  measurements,
+  staleWindows,
+});
 
-describe('rate-limit counters', () => {
+describe('rate-limit counters, on the item of the window’s day', () => {
   it('count 1, 2, 3 in a window; the next window starts at 1 and drops the one before', async () => {
     const key = hash();
     const counts = [];
-    for (let i = 0; i < 3; i++) counts.push((await countRequest(db, key, inWindow(6000))).count);
+    for (let i = 0; i < 3; i++) counts.push((await countRequest(db, key, inWindow(0), source(0))).count);
     expect(counts).toEqual([1, 2, 3]);
-    expect(await countRequest(db, key, inWindow(6060))).toEqual({ count: 1, staleWindows: [] });
+    expect(await countRequest(db, key, inWindow(60), source(60))).toEqual({
+      count: 1,
+      day: DAY,
+      staleWindows: [],
+    });
     const item = await usageItem(key);
-    expect(item).toMatchObject({ w6060: 1 });
-    expect(item).not.toHaveProperty('w6000');
+    expect(item).toMatchObject({ [`w${DAY_START + 60}`]: 1, requests: 4 });
+    expect(item).not.toHaveProperty(`w${DAY_START}`);
+  });
+
+  it('a window that starts before midnight counts on its day, also after midnight', async () => {
+    const key = hash();
+    const lastWindow = { windowStart: DAY_START - 30, windowSeconds: WINDOW };
+    expect((await countRequest(db, key, lastWindow, source(10))).day).toBe('2029-12-31');
+    expect((await countRequest(db, key, lastWindow, source(20))).count).toBe(2);
+    expect(await usageItem(key, '2029-12-31')).toMatchObject({ requests: 2 });
+    expect(await usageItem(key)).toBeUndefined();
   });
 
   it('reports counters older than the previous window as stale, for the next write to remove', async () => {
     const key = hash();
-    await countRequest(db, key, inWindow(6000));
-    const later = await countRequest(db, key, inWindow(6180));
-    expect(later).toEqual({ count: 1, staleWindows: ['w6000'] });
-    await recordUse(db, key, '2030-01-01T00:00:00.000Z', later.staleWindows);
+    await countRequest(db, key, inWindow(0), source(0));
+    const later = await countRequest(db, key, inWindow(180), source(180));
+    expect(later).toEqual({ count: 1, day: DAY, staleWindows: [`w${DAY_START}`] });
+    await recordUse(db, key, use(180, 1, later.staleWindows));
     const item = await usageItem(key);
-    expect(Object.keys(item ?? {}).filter((name) => /^w\d+$/.test(name))).toEqual(['w6180']);
-    expect(item?.lastUsedAt).toBe('2030-01-01T00:00:00.000Z');
+    expect(Object.keys(item ?? {}).filter((name) => /^w\d+$/.test(name))).toEqual([`w${DAY_START + 180}`]);
+    expect(item?.lastUsedAt).toBe(at(180));
   });
 
   it('removes every stale counter it is given in one write, and only those', async () => {
@@ -48,34 +85,96 @@ describe('rate-limit counters', () => {
     await db.client.send(
       new PutCommand({
         TableName: db.tableName,
-        Item: { ...keys.apiKeyUsage(key), w6000: 1, w6060: 2, w6120: 3 },
+        Item: { ...keys.apiKeyUsageDay(key, DAY), w6000: 1, w6060: 2, w6120: 3 },
       }),
     );
-    await recordUse(db, key, '2030-01-01T00:00:00.000Z', ['w6000', 'w6060']);
-    expect(await usageItem(key)).toMatchObject({ w6120: 3, lastUsedAt: '2030-01-01T00:00:00.000Z' });
+    await recordUse(db, key, use(0, 1, ['w6000', 'w6060']));
+    expect(await usageItem(key)).toMatchObject({ w6120: 3, lastUsedAt: at(0) });
     expect(await usageItem(key)).not.toHaveProperty('w6000');
     expect(await usageItem(key)).not.toHaveProperty('w6060');
   });
 
   it('reads the count of a window without counting', async () => {
     const key = hash();
-    expect(await requestsInWindow(db, key, 6000)).toBe(0);
-    await countRequest(db, key, inWindow(6000));
-    await countRequest(db, key, inWindow(6000));
-    expect(await requestsInWindow(db, key, 6000)).toBe(2);
-    expect(await requestsInWindow(db, key, 6000)).toBe(2);
-    expect(await requestsInWindow(db, key, 6060)).toBe(0);
+    expect(await requestsInWindow(db, key, DAY_START)).toBe(0);
+    await countRequest(db, key, inWindow(0), source(0));
+    await countRequest(db, key, inWindow(0), source(1));
+    expect(await requestsInWindow(db, key, DAY_START)).toBe(2);
+    expect(await requestsInWindow(db, key, DAY_START)).toBe(2);
+    expect(await requestsInWindow(db, key, DAY_START + 60)).toBe(0);
+  });
+});
+
+describe('a day of usage', () => {
+  it('counts requests, accepted pushes and their measurements, and refusals by reason', async () => {
+    const key = hash();
+    await countRequest(db, key, inWindow(0), { at: at(1), sourceIp: '203.0.113.7', userAgent: 'cron/1' });
+    await recordUse(db, key, use(1, 5));
+    await countRequest(db, key, inWindow(0), { at: at(2), sourceIp: '2001:db8::1', userAgent: 'curl/8' });
+    await countRefusal(db, key, DAY, 'validation', {
+      at: at(2),
+      sourceIp: '2001:db8::1',
+      userAgent: 'curl/8',
+    });
+    await countRefusal(db, key, DAY, 'authentication', { at: at(3) });
+    const [day] = await usageDays(db, key, DAY, DAY);
+    expect(day).toEqual({
+      date: DAY,
+      requests: 2,
+      accepted: 1,
+      measurements: 5,
+      refused: { authentication: 1, scope: 0, rateLimit: 0, validation: 1, featureOff: 0 },
+      firstRequestAt: at(1),
+      lastRequestAt: at(3),
+      lastUsedAt: at(1),
+      // A refusal without a source keeps the last one known.
+      lastSourceIp: '2001:db8::1',
+      lastUserAgent: 'curl/8',
+    });
+  });
+
+  it(`expires ${USAGE_RETENTION_DAYS} days after its day (ttl), and a range reads only its days`, async () => {
+    const key = hash();
+    await countRequest(db, key, inWindow(0), source(0));
+    await countRequest(
+      db,
+      key,
+      { windowStart: DAY_START + 86_400, windowSeconds: WINDOW },
+      { at: at(86_400) },
+    );
+    expect((await usageItem(key))?.ttl).toBe(DAY_START + (USAGE_RETENTION_DAYS + 1) * 86_400);
+    expect((await usageDays(db, key, DAY, DAY)).map((day) => day.date)).toEqual([DAY]);
+    expect((await usageDays(db, key, DAY, '2030-01-02')).map((day) => day.date)).toEqual([DAY, '2030-01-02']);
+  });
+
+  it('stays one write unit, with the longest source it keeps and every counter set', async () => {
+    const key = hash();
+    const probe = instrument(db);
+    const longest = { sourceIp: 'f'.repeat(45), userAgent: 'u'.repeat(200) };
+    await countRequest(probe.db, key, inWindow(0), { at: at(0), ...longest });
+    for (const reason of ['authentication', 'scope', 'rateLimit', 'validation', 'featureOff'] as const) {
+      await countRefusal(probe.db, key, DAY, reason, { at: at(1), ...longest });
+    }
+    await countRequest(probe.db, key, inWindow(60), { at: at(60), ...longest });
+    await recordUse(probe.db, key, use(60, 50));
+    expect(probe.calls.map((call) => call.units)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 });
 
 describe('lastUsedAt', () => {
-  it('never moves backwards: of two pushes the later time stays', async () => {
+  it('never moves backwards, and a later push that lost that race is still counted', async () => {
     const key = hash();
-    await recordUse(db, key, '2030-01-01T00:00:02.000Z', []);
-    await recordUse(db, key, '2030-01-01T00:00:01.000Z', []);
-    expect((await usageItem(key))?.lastUsedAt).toBe('2030-01-01T00:00:02.000Z');
-    await recordUse(db, key, '2030-01-01T00:00:03.000Z', []);
-    expect((await usageItem(key))?.lastUsedAt).toBe('2030-01-01T00:00:03.000Z');
+    await recordUse(db, key, use(2));
+    await recordUse(db, key, use(1));
+    expect(await usageItem(key)).toMatchObject({ lastUsedAt: at(2), accepted: 2, measurements: 2 });
+    await recordUse(db, key, use(3));
+    expect(await usageItem(key)).toMatchObject({ lastUsedAt: at(3), accepted: 3 });
+  });
+
+  it('100 concurrent pushes are each counted once', async () => {
+    const key = hash();
+    await Promise.all(Array.from({ length: 100 }, (_, i) => recordUse(db, key, use(i % 7, 2))));
+    expect(await usageItem(key)).toMatchObject({ accepted: 100, measurements: 200, lastUsedAt: at(6) });
   });
 
   it('a failure other than the later-time condition reaches the caller', async () => {
@@ -86,19 +185,37 @@ describe('lastUsedAt', () => {
         : undefined,
     );
     try {
-      await expect(recordUse(db, key, '2030-01-01T00:00:00.000Z', [])).rejects.toMatchObject({
-        name: 'ValidationException',
-      });
+      await expect(recordUse(db, key, use(0))).rejects.toMatchObject({ name: 'ValidationException' });
     } finally {
       remove();
     }
   });
 
-  it('is read for many keys in one batch, only for keys that were used', async () => {
-    const [used, unused] = [hash(), hash()];
-    await recordUse(db, used, '2030-01-01T00:00:00.000Z', []);
-    await countRequest(db, unused, inWindow(6000)); // counted, but never recorded as used
-    const found = await lastUsedOf(db, [keys.apiKey(used), keys.apiKey(unused), keys.apiKey(hash())]);
-    expect([...found.entries()]).toEqual([[keys.apiKey(used).pk, '2030-01-01T00:00:00.000Z']]);
+  it('a key’s stored days within the retention, newest first, one Query per key', async () => {
+    const [used, unused, never] = [hash(), hash(), hash()];
+    const now = Date.parse('2030-01-20T12:00:00Z');
+    await recordUse(db, used, use(0));
+    // A newer day with requests but no success comes first; it has no lastUsedAt.
+    await countRequest(
+      db,
+      used,
+      { windowStart: DAY_START + 5 * 86_400, windowSeconds: WINDOW },
+      { at: at(5 * 86_400) },
+    );
+    await countRequest(db, unused, inWindow(0), source(0));
+    const probe = instrument(db);
+    const found = await recentUsageOf(probe.db, [used, unused, never], now);
+    expect(found.get(used)?.map((day) => [day.date, day.lastUsedAt])).toEqual([
+      ['2030-01-06', null],
+      [DAY, at(0)],
+    ]);
+    expect(found.get(unused)?.map((day) => day.requests)).toEqual([1]);
+    expect(found.get(never)).toEqual([]);
+    expect(probe.calls.map((call) => call.command)).toEqual(Array(3).fill('QueryCommand'));
+    // Beyond the retention, a day is no longer read.
+    const later = DAY_START * 1000 + (USAGE_RETENTION_DAYS + 1) * 86_400_000;
+    expect((await recentUsageOf(db, [used], later)).get(used)?.map((day) => day.date)).toEqual([
+      '2030-01-06',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createApiKey } from '../../../../lib/db/api-keys';
-import { DeleteCommand, GetCommand, PutCommand } from '../../../../lib/db/dynamo';
+import { createApiKey } from '../../../../lib/api-keys/service';
 import { keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
 import { createStrategicCycle } from '../../../../lib/db/strategic-cycles';

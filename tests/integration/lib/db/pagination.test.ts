@@ -110,4 +110,35 @@ describe('pages of a key prefix', () => {
       1, 2,
     ]);
   });
+
+  it('refuses a cursor of the right partition whose shape DynamoDB would refuse, as a 400 and never a ValidationException', async () => {
+    const { pk } = await partition(3);
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const index = { gsi1pk: `${pk}#INDEX`, gsi1skPrefix: 'ITEM#' };
+    const tableCursors = [
+      { pk, sk: 'ITEM#000', extra: 'x' }, // an attribute that is not a key
+      { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // an index cursor on the table
+      { pk, sk: '' }, // an empty key value
+      { pk, sk: `ITEM#${'x'.repeat(1100)}` }, // a sort key over 1024 bytes
+      { pk, sk: 'ITEM#\ud800' }, // a lone surrogate
+      { pk, sk: 'OTHER#000' }, // outside the key condition's prefix
+    ];
+    for (const cursor of tableCursors) {
+      await expect(
+        queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 1, cursor: encode(cursor) }, n),
+        JSON.stringify(cursor).slice(0, 80),
+      ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    const indexCursors = [
+      { gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // without the table's key
+      { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'OTHER#000' },
+      { pk: 'x'.repeat(2100), sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' },
+    ];
+    for (const cursor of indexCursors) {
+      await expect(
+        queryPrefix(db, index, { limit: 1, cursor: encode(cursor) }, n),
+        JSON.stringify(cursor).slice(0, 80),
+      ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../../../lib/db/api-keys';
-import { listMeasurements, type Measurement } from '../../../../lib/db/measurements';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../../../lib/api-keys/service';
+import { listMeasurements } from '../../../../lib/db/measurements';
 import { getTenant } from '../../../../lib/db/tenants';
+import type { Measurement } from '../../../../lib/domain/measurement';
 import { AppError } from '../../../../lib/errors';
 import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
 import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
@@ -9,7 +10,7 @@ import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 
 /**
- * Issue 9: 200 pushes at once across 5 keys and 2 tenants, in-process against DynamoDB Local. Every
+ * 200 pushes at once across 5 keys and 2 tenants, in-process against DynamoDB Local. Every
  * 2xx is stored exactly once, every rejection stores nothing, and the counts add up. The clock is fixed,
  * so all requests fall into one rate-limit window.
  */
@@ -53,7 +54,7 @@ interface Attempt {
   invalid?: boolean;
 }
 
-describe('200 concurrent pushes across 5 keys and 2 tenants (issue 9)', () => {
+describe('200 concurrent pushes across 5 keys and 2 tenants', () => {
   it('stores every 2xx exactly once, nothing of a rejection, and the counts add up', async () => {
     const keys = await Promise.all([
       createApiKey(db, { tenantId: a.tenant.id, name: 'flood' }),
@@ -161,8 +162,8 @@ describe('200 concurrent pushes across 5 keys and 2 tenants (issue 9)', () => {
 
     // lastUsedAt for every key that pushed, none for the revoked one.
     const listed = [
-      ...(await listApiKeys(db, a.tenant.id, { limit: 100 })).items,
-      ...(await listApiKeys(db, b.tenant.id, { limit: 100 })).items,
+      ...(await listApiKeys(db, a.tenant.id, { limit: 100 }, NOW)).items,
+      ...(await listApiKeys(db, b.tenant.id, { limit: 100 }, NOW)).items,
     ];
     const lastUsed = (id: string) => listed.find((k) => k.id === id)?.lastUsedAt;
     for (const key of [flood, mixed, batches, samePeriod])

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
-import { createApiKey, getApiKeyByHash, revokeApiKey } from '../../../../lib/db/api-keys';
-import { DeleteCommand, GetCommand, ScanCommand } from '../../../../lib/db/dynamo';
+import { createApiKey, revokeApiKey } from '../../../../lib/api-keys/service';
+import { getApiKeyByHash } from '../../../../lib/db/api-keys';
 import { keys } from '../../../../lib/db/keys';
 import { listMeasurements } from '../../../../lib/db/measurements';
 import { getTenant } from '../../../../lib/db/tenants';
@@ -60,7 +61,7 @@ const viaAuthorizer = (key: string, id: string, body: MeasurementInput[]): PushR
   readMeasurements: async () => body,
 });
 
-describe('push cost at the write floor (issue 10 budgets, ConsumedCapacity from DynamoDB Local)', () => {
+describe('push cost at the write floor (budgets, ConsumedCapacity from DynamoDB Local)', () => {
   it('single push, tenant cached: 2 sequential round trips, ≤ 3 write units in all and ≤ 2 read units', async () => {
     const { probe, deps } = setup();
     await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2010))); // warms the tenant
@@ -73,7 +74,7 @@ describe('push cost at the write floor (issue 10 budgets, ConsumedCapacity from 
     expect(write).toBeLessThanOrEqual(3);
     expect(read).toBeLessThanOrEqual(2);
     expect(probe.calls.map((c) => c.command).sort()).toEqual(
-      ['BatchGetCommand', 'UpdateCommand', 'UpdateCommand', 'UpdateCommand'].sort(),
+      ['BatchGetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand'].sort(),
     );
   });
 
@@ -95,7 +96,7 @@ describe('push cost at the write floor (issue 10 budgets, ConsumedCapacity from 
     expect(result.items).toHaveLength(50);
     expect(probe.rounds()).toBe(2);
     expect(probe.capacity().write).toBeLessThanOrEqual(52);
-    expect(probe.calls.filter((c) => c.command === 'BatchWriteCommand')).toHaveLength(2);
+    expect(probe.calls.filter((c) => c.command === 'BatchWriteItemCommand')).toHaveLength(2);
   });
 
   it('without the authorizer (a direct invocation) the request is counted after the key was read: 3 round trips', async () => {
@@ -106,20 +107,35 @@ describe('push cost at the write floor (issue 10 budgets, ConsumedCapacity from 
     expect(probe.rounds()).toBe(3);
   });
 
-  it('the usage item takes the counter and lastUsedAt at one write unit each: no index is written', async () => {
+  it('the day’s usage item takes the counter and the accepted push at one write unit each: no index is written', async () => {
     const { probe, deps } = setup();
-    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2017)));
-    const usageUpdates = probe.calls.filter((c) => c.input.Key?.sk === keys.apiKeyUsage('x').sk);
-    expect(usageUpdates.map((c) => c.units)).toEqual([1, 1]); // the counter, then lastUsedAt
-    const { Item } = await db.client.send(
-      new GetCommand({ TableName: db.tableName, Key: keys.apiKeyUsage(hashApiKey(apiKey)) }),
-    );
-    expect(Item).toBeDefined();
-    expect(Item?.gsi1pk).toBeUndefined();
+    const today = keys.apiKeyUsageDay(hashApiKey(apiKey), new Date().toISOString().slice(0, 10));
+    const usage = async () =>
+      (await db.client.send(new GetCommand({ TableName: db.tableName, Key: today }))).Item ?? {};
+    const before = await usage();
+    await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 3, 2017)));
+    const usageUpdates = probe.calls.filter((c) => c.input.Key?.sk === today.sk);
+    expect(usageUpdates.map((c) => c.units)).toEqual([1, 1]); // the counter, then the accepted push
+    const after = await usage();
+    expect(Number(after.requests) - Number(before.requests ?? 0)).toBe(1);
+    expect(Number(after.accepted) - Number(before.accepted ?? 0)).toBe(1);
+    expect(Number(after.measurements) - Number(before.measurements ?? 0)).toBe(3);
+    expect(after.gsi1pk).toBeUndefined();
   });
 });
 
-describe('a rejected push writes nothing (issues 9 and 10)', () => {
+/** A key's refusals by reason on today's usage item, as stored. */
+const refusalsOf = async (key: string) => {
+  const { Item = {} } = await db.client.send(
+    new GetCommand({
+      TableName: db.tableName,
+      Key: keys.apiKeyUsageDay(hashApiKey(key), new Date().toISOString().slice(0, 10)),
+    }),
+  );
+  return Object.fromEntries(Object.entries(Item).filter(([name]) => name.startsWith('refused_')));
+};
+
+describe('a rejected push writes no measurement; only a known key’s usage counts it', () => {
   const attempt = (deps: PushDeps, request: PushRequest) =>
     pushMeasurements(deps, request).then(
       () => 200,
@@ -148,7 +164,7 @@ describe('a rejected push writes nothing (issues 9 and 10)', () => {
     expect(await itemCount()).toBe(before);
   });
 
-  it('a key that fails its checksum, or none at all, is refused before any database call (README "Cost")', async () => {
+  it('a key that fails its checksum, or none at all, is refused before any database call (docs/performance.md)', async () => {
     const { probe, deps } = setup();
     const badChecksum = `${apiKey.slice(0, -1)}${apiKey.endsWith('a') ? 'b' : 'a'}`;
     for (const key of [badChecksum, apiKey.slice(0, -2), 'sk_live_x', undefined]) {
@@ -170,10 +186,11 @@ describe('a rejected push writes nothing (issues 9 and 10)', () => {
     await expect(
       pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(orphan, 1, 2020) }),
     ).rejects.toMatchObject({ code: 'TENANT_INACTIVE' });
-    expect(probe.capacity().write).toBe(0);
+    expect(probe.capacity().write).toBe(1); // the refusal, on the key's day
+    expect(await refusalsOf(key)).toEqual({ refused_authentication: 1 });
   });
 
-  it('a revoked key, an expired key and a key of an inactive tenant: 403, 0 items, 0 write units', async () => {
+  it('a revoked key, an expired key and a key of an inactive tenant: 403, no measurement, each refusal counted once on its key', async () => {
     const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
     const revoked = await createRawKey(tenant.tenant.id);
     await revokeApiKey(db, tenant.tenant.id, (await getApiKeyByHash(db, hashApiKey(revoked)))!.id);
@@ -192,11 +209,13 @@ describe('a rejected push writes nothing (issues 9 and 10)', () => {
         ).toBe(403);
       }
     }
-    expect(probe.capacity().write).toBe(0);
-    expect(await itemCount()).toBe(before);
+    // One write unit per refusal, on the usage item of its key's day (one new item per key).
+    expect(probe.capacity().write).toBe(60);
+    expect(await itemCount()).toBe(before + cases.length);
+    for (const [key] of cases) expect(await refusalsOf(key)).toEqual({ refused_authentication: 20 });
   });
 
-  it('400, 404 and 429 of an authenticated key write only its rate counter, and create no item', async () => {
+  it('400, 404 and 429 of an authenticated key write its rate counter and its refusal by reason, and create no item', async () => {
     const owner = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'] });
     const key = await createRawKey(owner.tenant.id);
     const id = (await getApiKeyByHash(db, hashApiKey(key)))!.id;
@@ -218,13 +237,15 @@ describe('a rejected push writes nothing (issues 9 and 10)', () => {
     expect(await attempt(limited, invalid)).toBe(400);
     expect(await attempt(limited, foreign)).toBe(404);
     expect(await attempt(limited, viaAuthorizer(key, id, [valid!]))).toBe(429);
-    expect(probe.capacity().write).toBe(3); // one counter write per request
-    expect(probe.calls.filter((c) => c.command !== 'BatchGetCommand').map((c) => c.command)).toEqual([
-      'UpdateCommand',
-      'UpdateCommand',
-      'UpdateCommand',
-    ]);
+    expect(probe.capacity().write).toBe(6); // the counter and the refusal of each request
+    const writes = probe.calls.filter((c) => c.command !== 'BatchGetItemCommand');
+    expect(writes.map((c) => c.command)).toEqual(Array(6).fill('UpdateItemCommand'));
+    expect(new Set(writes.map((c) => c.input.Key?.sk))).toEqual(
+      new Set([`USAGE#${new Date().toISOString().slice(0, 10)}`]),
+    );
     expect(await itemCount()).toBe(before);
+    // A KPI that is not the organization's answers 404 and counts as a validation refusal.
+    expect(await refusalsOf(key)).toEqual({ refused_validation: 2, refused_rateLimit: 1 });
     expect(
       (await listMeasurements(db, valid!.kpiId, { limit: 10 })).items.map((m) => m.periodStart),
     ).not.toContain(valid!.periodStart);
@@ -238,7 +259,7 @@ describe('push pipeline: a database failure midway through a batch', () => {
     const batch = measurements(owner, 50, 2015);
     // The second BatchWriteItem call (items 25..49) fails as DynamoDB throttling would.
     const failing = instrument(db, (command, nth) => {
-      if (command.constructor.name === 'BatchWriteCommand' && nth === 1) {
+      if (command.name === 'BatchWriteItemCommand' && nth === 1) {
         throw Object.assign(new Error('Throughput exceeds the current capacity'), {
           name: 'ThrottlingException',
         });
@@ -344,7 +365,7 @@ describe('what a refused push says, and that it wrote nothing', () => {
     expect(Number(error.headers['Retry-After'])).toBeGreaterThan(0);
   });
 
-  it('with less than 2 s of the invocation left, nothing is written: 503 with Retry-After (issue 9)', async () => {
+  it('with less than 2 s of the invocation left, nothing is written: 503 with Retry-After', async () => {
     const { probe, deps } = setup();
     await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2037))); // warms the tenant
     probe.reset();
@@ -360,10 +381,12 @@ describe('what a refused push says, and that it wrote nothing', () => {
         headers: { 'Retry-After': '1' },
       });
       const written = probe.calls.filter((call) =>
-        ['UpdateCommand', 'BatchWriteCommand', 'PutCommand'].includes(call.command),
+        ['UpdateItemCommand', 'BatchWriteItemCommand', 'PutItemCommand'].includes(call.command),
       );
-      // Only the rate counter (an UpdateItem on the usage item) was written.
-      expect(written.map((call) => call.input.Key?.sk)).toEqual(['USAGE']);
+      // Only the rate counter (an UpdateItem on the day's usage item) was written: no refusal counted.
+      expect(written.map((call) => call.input.Key?.sk)).toEqual([
+        `USAGE#${new Date().toISOString().slice(0, 10)}`,
+      ]);
       probe.reset();
     }
     const result = await pushMeasurements(deps, {
@@ -427,7 +450,7 @@ describe('what the key checks say (spec 5.2 steps 1-3)', () => {
   });
 });
 
-describe('what a push logs and counts (issue 14)', () => {
+describe('what a push logs and counts', () => {
   it('a push logs how many measurements it wrote and counts them; a dry run counts nothing', async () => {
     const { deps } = setup();
     const real = await captureOutput(() =>
@@ -460,7 +483,7 @@ describe('what a push logs and counts (issue 14)', () => {
   });
 });
 
-describe('what a failed push counts (issue 14)', () => {
+describe('what a failed push counts', () => {
   it('a server failure is not a rejected push: no PushRejected metric; a refusal is one, by reason', async () => {
     const { deps } = setup();
     for (const failure of [

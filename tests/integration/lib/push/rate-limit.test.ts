@@ -60,7 +60,7 @@ beforeAll(async () => {
   tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
 });
 
-describe('push rate limit per API key (issue 5)', () => {
+describe('push rate limit per API key', () => {
   it('admits the budget, refuses the next with 429 + Retry-After, admits again in a new window', async () => {
     const time = clock(Date.UTC(2030, 0, 1, 0, 0, 10));
     const deps = depsWith(time.now);

@@ -10,7 +10,7 @@ import {
   KEY_PREFIX,
   RANDOM_BYTES,
 } from '../../../../lib/api-keys/key-format';
-import { apiKeyStatus } from '../../../../lib/db/api-keys';
+import { apiKeyStatus } from '../../../../lib/api-keys/rules';
 
 describe('API key format', () => {
   it('is skm_ + base62, fixed length, and passes its own checksum', () => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeScope, encodeScope, MAX_SCOPE_KPIS, outsideScope } from '../../../../lib/api-keys/scope';
+import { outsideScope } from '../../../../lib/api-keys/rules';
+import { decodeScope, encodeScope } from '../../../../lib/db/key-scope';
+import { MAX_SCOPE_KPIS } from '../../../../lib/domain/api-key';
 
-describe('KPI scope of a key (issue 13)', () => {
+describe('KPI scope of a key', () => {
   it('holds 1 to 100 KPI ids, 16 bytes each, and reads back the same ids', () => {
     const ids = Array.from({ length: MAX_SCOPE_KPIS }, () => randomUUID());
     const stored = encodeScope(ids);

@@ -1,26 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { decodeJwt } from 'jose';
-import { describe, expect, it } from 'vitest';
-import { hmacKey, type JwtPayload, signJwt } from '../../../../lib/auth/jwt';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_TTL_SECONDS, createTokenService } from '../../../../lib/auth/tokens';
-
-const settings = {
-  secret: randomBytes(32).toString('base64url'),
-  issuer: 'strategy-service',
-  audience: 'strategy-service-api',
-  refreshTtlSeconds: 3600,
-};
-const service = createTokenService(settings);
-const principal = { userId: 'u1', tenantId: 't1', role: 'EDITOR' as const, email: 'e@example.test' };
-
-/** The refusal of a verification, and why lib/auth/jwt.ts refused (the error's cause). */
-const refusal = async (verifying: Promise<unknown>) => {
-  const error = (await verifying.then(
-    () => expect.fail('verified'),
-    (e: unknown) => e,
-  )) as { code: string; message: string; cause?: { failure?: string } };
-  return { code: error.code, message: error.message, failure: error.cause?.failure };
-};
+import {
+  accessClaims,
+  forge,
+  freezeClock,
+  NOW,
+  principal,
+  REFRESH_HEADER,
+  refreshClaims,
+  refreshSubject,
+  refusal,
+  service,
+  settings,
+  without,
+} from './forge';
 
 describe('token service', () => {
   it('access tokens expire 86400 s after issue (spec 2.1, 8)', async () => {
@@ -29,6 +23,23 @@ describe('token service', () => {
     expect(claims.iat).toBe(1_800_000_000);
     expect(claims.exp).toBe(1_800_000_000 + ACCESS_TOKEN_TTL_SECONDS);
     expect(ACCESS_TOKEN_TTL_SECONDS).toBe(86400);
+  });
+
+  it('issues exactly the claims of spec 2.1 and RFC 9068, under an HS256 header of its kind', async () => {
+    const access = await service.issueAccessToken(principal, NOW);
+    expect(decodeProtectedHeader(access)).toEqual({ alg: 'HS256', typ: 'at+jwt' });
+    expect(decodeJwt(access)).toEqual({
+      ...accessClaims,
+      exp: NOW + ACCESS_TOKEN_TTL_SECONDS,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    const refresh = await service.issueRefreshToken(principal, NOW);
+    expect(decodeProtectedHeader(refresh)).toEqual({ alg: 'HS256', typ: 'rt+jwt' });
+    expect(decodeJwt(refresh)).toEqual({
+      ...refreshClaims,
+      exp: NOW + settings.refreshTtlSeconds,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
   });
 
   it('round-trips an access token to the principal', async () => {
@@ -48,27 +59,30 @@ describe('token service', () => {
     const refresh = await service.issueRefreshToken(principal);
     await expect(service.verifyAccessToken(refresh)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(service.verifyRefreshToken(access)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    expect(await service.verifyRefreshToken(refresh)).toEqual({ userId: 'u1', tenantId: 't1' });
+    expect(await service.verifyRefreshToken(refresh)).toEqual(refreshSubject);
   });
 
   it('refuses tokens of another issuer or audience', async () => {
     const foreign = createTokenService({ ...settings, issuer: 'other' });
     const otherAudience = createTokenService({ ...settings, audience: 'other' });
-    for (const token of [
-      await foreign.issueAccessToken(principal),
-      await otherAudience.issueAccessToken(principal),
-    ]) {
+    for (const [claim, token] of [
+      ['iss', await foreign.issueAccessToken(principal)],
+      ['aud', await otherAudience.issueAccessToken(principal)],
+    ] as const) {
       expect(await refusal(service.verifyAccessToken(token))).toEqual({
         code: 'UNAUTHENTICATED',
         message: 'The token is invalid.',
-        failure: 'claims',
+        jose: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+        claim,
       });
     }
   });
 
   it('refuses an expired token with an "expired" detail', async () => {
     const old = await service.issueAccessToken(principal, Math.floor(Date.now() / 1000) - 2 * 86400);
-    await expect(service.verifyAccessToken(old)).rejects.toThrow(/expired/);
+    const refreshed = await service.issueRefreshToken(principal, Math.floor(Date.now() / 1000) - 7200);
+    await expect(service.verifyAccessToken(old)).rejects.toThrow('The token has expired.');
+    await expect(service.verifyRefreshToken(refreshed)).rejects.toThrow('The token has expired.');
   });
 
   it('issues at the current time in seconds by default, so tokens do expire (RFC 7519 §2 NumericDate)', async () => {
@@ -94,53 +108,37 @@ describe('token service', () => {
   });
 
   describe('claims, checked after a valid signature', () => {
-    const key = hmacKey(settings.secret);
-    const now = Math.floor(Date.now() / 1000);
-    const accessClaims = {
-      sub: 'u1',
-      iss: settings.issuer,
-      aud: settings.audience,
-      iat: now,
-      exp: now + 600,
-      jti: 'j1',
-      tenant_id: 't1',
-      role: 'EDITOR',
-      email: 'e@example.test',
-      token_use: 'access',
-    };
-    const refreshClaims = {
-      sub: 'u1',
-      iss: settings.issuer,
-      aud: settings.audience,
-      iat: now,
-      exp: now + 600,
-      jti: 'j2',
-      tenant_id: 't1',
-      token_use: 'refresh',
-    };
-    const without = (claims: JwtPayload, name: string) => {
-      const copy = { ...claims };
-      delete copy[name];
-      return copy;
-    };
+    freezeClock();
 
     it('a token made by hand the way the service makes them verifies (the cases below differ only in their claim)', async () => {
-      expect(await service.verifyAccessToken(signJwt(accessClaims, key, 'at+jwt'))).toEqual(principal);
-      expect(await service.verifyRefreshToken(signJwt(refreshClaims, key, 'rt+jwt'))).toEqual({
-        userId: 'u1',
-        tenantId: 't1',
-      });
+      expect(await service.verifyAccessToken(await forge(accessClaims))).toEqual(principal);
+      expect(await service.verifyRefreshToken(await forge(refreshClaims, REFRESH_HEADER))).toEqual(
+        refreshSubject,
+      );
+    });
+
+    it('returns only the principal, whatever else the token carries', async () => {
+      const extra = { ...accessClaims, role: 'ADMIN', admin: true, tenant: 'other' };
+      expect(await service.verifyAccessToken(await forge(extra))).toEqual({ ...principal, role: 'ADMIN' });
     });
 
     it.each(['sub', 'iat', 'exp', 'jti'])(
       'an access or refresh token without %s is refused',
       async (claim) => {
         await expect(
-          service.verifyAccessToken(signJwt(without(accessClaims, claim), key, 'at+jwt')),
-        ).rejects.toMatchObject({ code: 'UNAUTHENTICATED', cause: { failure: 'claims' } });
+          service.verifyAccessToken(await forge(without(accessClaims, claim))),
+        ).rejects.toMatchObject({
+          code: 'UNAUTHENTICATED',
+          message: 'The token is invalid.',
+          cause: { code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim },
+        });
         await expect(
-          service.verifyRefreshToken(signJwt(without(refreshClaims, claim), key, 'rt+jwt')),
-        ).rejects.toMatchObject({ code: 'UNAUTHENTICATED', cause: { failure: 'claims' } });
+          service.verifyRefreshToken(await forge(without(refreshClaims, claim), REFRESH_HEADER)),
+        ).rejects.toMatchObject({
+          code: 'UNAUTHENTICATED',
+          message: 'The token is invalid.',
+          cause: { code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim },
+        });
       },
     );
 
@@ -148,18 +146,28 @@ describe('token service', () => {
       ['token_use', 'refresh'],
       ['token_use', undefined],
       ['role', 'OWNER'],
+      ['role', 'admin'],
       ['role', undefined],
       ['sub', ''],
+      ['sub', 7],
       ['tenant_id', ''],
       ['tenant_id', undefined],
       ['tenant_id', 7],
       ['email', ''],
       ['email', undefined],
+      ['sid', ''],
+      ['sid', undefined],
+      ['sid', 7],
+      ['ver', undefined],
+      ['ver', -1],
+      ['ver', 1.5],
+      ['ver', '3'],
     ])('an access token whose %s is %j is not an access token', async (claim, value) => {
       const claims = value === undefined ? without(accessClaims, claim) : { ...accessClaims, [claim]: value };
-      await expect(service.verifyAccessToken(signJwt(claims, key, 'at+jwt'))).rejects.toMatchObject({
+      await expect(service.verifyAccessToken(await forge(claims))).rejects.toMatchObject({
         code: 'UNAUTHENTICATED',
         message: 'The token is not an access token.',
+        headers: { 'WWW-Authenticate': 'Bearer realm="strategy-service", error="invalid_token"' },
       });
     });
 
@@ -169,26 +177,53 @@ describe('token service', () => {
       ['sub', ''],
       ['tenant_id', ''],
       ['tenant_id', undefined],
+      ['tenant_id', 7],
+      ['sid', ''],
+      ['sid', undefined],
+      ['ver', undefined],
+      ['ver', -1],
+      ['ver', '3'],
     ])('a refresh token whose %s is %j is not a refresh token', async (claim, value) => {
       const claims =
         value === undefined ? without(refreshClaims, claim) : { ...refreshClaims, [claim]: value };
-      await expect(service.verifyRefreshToken(signJwt(claims, key, 'rt+jwt'))).rejects.toMatchObject({
+      await expect(service.verifyRefreshToken(await forge(claims, REFRESH_HEADER))).rejects.toMatchObject({
         code: 'UNAUTHENTICATED',
         message: 'The token is not a refresh token.',
+        headers: { 'WWW-Authenticate': 'Bearer realm="strategy-service", error="invalid_token"' },
       });
     });
   });
 
   describe('keys', () => {
-    it('refuses to sign with a key shorter than 32 characters (RFC 7518 §3.2) or with none', async () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('refuses to sign with a key shorter than 32 characters (RFC 7518 §3.2) or with none, never naming it', async () => {
       for (const secret of ['x'.repeat(31), '', '\n  \n', `${'k'.repeat(32)}\nshort`]) {
-        await expect(createTokenService({ ...settings, secret }).issueAccessToken(principal)).rejects.toThrow(
-          /at least 32 characters/,
+        const signing = createTokenService({ ...settings, secret }).issueAccessToken(principal);
+        await expect(signing).rejects.toThrow(
+          new Error('Every JWT key must be at least 32 characters (RFC 7518 §3.2).'),
         );
       }
       await expect(
         createTokenService({ ...settings, secret: 'k'.repeat(32) }).issueAccessToken(principal),
       ).resolves.toBeTypeOf('string');
+    });
+
+    it('a key that cannot be read fails the request as the service’s fault, not as a bad token (no 401)', async () => {
+      const failure = new Error('SSM is unreachable');
+      const unreadable = createTokenService({
+        ...settings,
+        secret: () => Promise.reject(failure),
+      });
+      await expect(unreadable.verifyAccessToken(await service.issueAccessToken(principal))).rejects.toBe(
+        failure,
+      );
+      const short = createTokenService({ ...settings, secret: 'short' });
+      await expect(short.verifyRefreshToken(await service.issueRefreshToken(principal))).rejects.toThrow(
+        /at least 32 characters/,
+      );
     });
 
     it('signs with the first line of the key text and verifies with every line; re-reads a key source', async () => {
@@ -202,12 +237,53 @@ describe('token service', () => {
       const onlySecond = createTokenService({ ...settings, secret: second });
       const signedBySecond = await onlySecond.issueAccessToken(principal);
       expect(await rotating.verifyAccessToken(signedBySecond)).toEqual(principal);
+      expect(await rotating.verifyRefreshToken(await onlySecond.issueRefreshToken(principal))).toEqual(
+        refreshSubject,
+      );
+
+      // Expired under either key is "expired": only a failed signature makes the next key try.
+      const twoDaysAgo = Math.floor(Date.now() / 1000) - 2 * 86400;
+      for (const issuer of [onlyFirst, onlySecond]) {
+        const expired = await issuer.issueAccessToken(principal, twoDaysAgo);
+        expect(await refusal(rotating.verifyAccessToken(expired))).toMatchObject({
+          message: 'The token has expired.',
+          jose: 'ERR_JWT_EXPIRED',
+        });
+      }
 
       text = first;
-      expect(await refusal(rotating.verifyAccessToken(signedBySecond))).toMatchObject({
+      expect(await refusal(rotating.verifyAccessToken(signedBySecond))).toEqual({
         code: 'UNAUTHENTICATED',
-        failure: 'signature',
+        message: 'The token is invalid.',
+        jose: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
       });
+    });
+
+    it('imports each key once per key text, not per token', async () => {
+      const importKey = vi.spyOn(crypto.subtle, 'importKey');
+      let text = `${'a'.repeat(32)}\n${'b'.repeat(32)}`;
+      const rotating = createTokenService({ ...settings, secret: async () => text });
+      for (let i = 0; i < 3; i++) {
+        await rotating.verifyAccessToken(await rotating.issueAccessToken(principal));
+      }
+      expect(importKey).toHaveBeenCalledTimes(2);
+      text = 'c'.repeat(32);
+      await rotating.verifyAccessToken(await rotating.issueAccessToken(principal));
+      await rotating.verifyAccessToken(await rotating.issueAccessToken(principal));
+      expect(importKey).toHaveBeenCalledTimes(3);
+    });
+
+    it('imports a key as HMAC-SHA-256 of the line’s UTF-8 bytes, for signing and verifying only', async () => {
+      const importKey = vi.spyOn(crypto.subtle, 'importKey');
+      const secret = `é${'k'.repeat(31)}`;
+      await createTokenService({ ...settings, secret }).issueAccessToken(principal);
+      expect(importKey).toHaveBeenCalledWith(
+        'raw',
+        new TextEncoder().encode(secret),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign', 'verify'],
+      );
     });
   });
 });

@@ -12,8 +12,8 @@ const item = (extra: Record<string, unknown>) =>
     ...extra,
   });
 
-describe('a stored key item read back (issue 13: audit trail)', () => {
-  it('reads a user actor, an operator actor, and the bare user id of keys made before issue 13', () => {
+describe('a stored key item read back (audit trail)', () => {
+  it('reads a user actor, an operator actor, and the bare user id of keys made before actors had types', () => {
     expect(item({ createdBy: { type: 'user', userId: 'u1' } }).createdBy).toEqual({
       type: 'user',
       userId: 'u1',

@@ -224,17 +224,24 @@ describe('httpErrorHandler', () => {
   });
 
   it.each([
-    'ProvisionedThroughputExceededException',
-    'ThrottlingException',
-    'RequestLimitExceeded',
-    'InternalServerError',
-    'ServiceUnavailable',
-    'TransactionConflictException',
-    'TimeoutError',
-  ])('a database error named %s means "retry shortly": 503 with Retry-After', (name) => {
-    const error = toAppError(Object.assign(new Error('x'), { name }));
+    ['ProvisionedThroughputExceededException', 400],
+    ['ThrottlingException', 400],
+    ['RequestLimitExceeded', 400],
+    ['InternalServerError', 500],
+    ['ServiceUnavailable', 503],
+    ['TransactionConflictException', 400],
+    ['TimeoutError', undefined],
+  ])('a database error named %s (HTTP %s) means "retry shortly": 503 with Retry-After', (name, status) => {
+    // As the SDK throws them: the exception's name and the answer's status in $metadata.
+    const failure = Object.assign(new Error('x'), { name, $metadata: { httpStatusCode: status } });
+    const error = toAppError(failure);
     expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
     expect(error.cause).toMatchObject({ name });
+  });
+
+  it('an exception the SDK models as retryable ($retryable) is 503 too', () => {
+    const failure = Object.assign(new Error('x'), { name: 'SomeFutureException', $retryable: {} });
+    expect(toAppError(failure).code).toBe('SERVICE_UNAVAILABLE');
   });
 
   it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'])(
@@ -252,7 +259,8 @@ describe('httpErrorHandler', () => {
     ['ConditionalCheckFailedException', undefined],
     ['Error', 'ENOENT'],
   ])('any other error (%s %s) is a 500, and an AppError stays itself', (name, code) => {
-    expect(toAppError(Object.assign(new Error('x'), { name, code })).code).toBe('INTERNAL');
+    const failure = Object.assign(new Error('x'), { name, code, $metadata: { httpStatusCode: 400 } });
+    expect(toAppError(failure).code).toBe('INTERNAL');
     expect(toAppError('a string').code).toBe('INTERNAL');
     expect(toAppError(null).code).toBe('INTERNAL');
     expect(toAppError(undefined).code).toBe('INTERNAL');

@@ -21,7 +21,7 @@ const fails = async (): Promise<APIGatewayProxyResult> => {
   throw new AppError('CONFLICT', 'Taken.');
 };
 
-describe('request id (README, Operations: finding a request)', () => {
+describe('request id (docs/operations.md: finding a request)', () => {
   it("is API Gateway's requestId, or Lambda's request id for a direct invoke", () => {
     expect(
       requestIdOf({
@@ -119,7 +119,7 @@ describe('request id (README, Operations: finding a request)', () => {
   });
 });
 
-describe('CORS on the JWT endpoints (issue 14)', () => {
+describe('CORS on the JWT endpoints', () => {
   const origins = ['https://app.example.test'];
 
   it('echoes an allowed Origin, whatever the case of the header name, with Vary and the exposed headers', async () => {

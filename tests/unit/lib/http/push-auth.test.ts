@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKey } from '../../../../lib/db/api-keys';
 import type { Tenant } from '../../../../lib/db/tenants';
-import { AppError } from '../../../../lib/errors';
-import { pushRequestOf } from '../../../../lib/http/push';
+import type { ApiKey } from '../../../../lib/domain/api-key';
+import { AppError, errorCatalog, problemType } from '../../../../lib/errors';
 import { apiKeyHeader, authorizerResult, authorizerVerdict } from '../../../../lib/http/push-auth';
 import { refusalOf } from '../../../support/refusal';
 
@@ -22,7 +21,7 @@ describe('the x-api-key header', () => {
   });
 });
 
-describe("the authorizer's verdict as the handler reads it (issue 10)", () => {
+describe("the authorizer's verdict as the handler reads it", () => {
   it('is active only when the authorizer said so, and refused for any other status', () => {
     expect(authorizerVerdict(withAuthorizer({ keyId: 'k1', status: 'active' }))).toEqual({
       keyId: 'k1',
@@ -47,50 +46,76 @@ describe("the authorizer's verdict as the handler reads it (issue 10)", () => {
 
 describe("the authorizer's answer", () => {
   const key = { id: 'key-1', tenantId: 'tenant-1' } as ApiKey;
+  const tenant = { id: 'tenant-1', usageKey: { id: 'gw-id', value: 'gw-value' } } as Tenant;
+  const ARN = 'arn:aws:execute-api:eu-west-1:1:api/prod/POST/api/integrations/push/measurement';
+  const PUSH_ROUTES = 'arn:aws:execute-api:eu-west-1:1:api/prod/*/api/integrations/push/*';
 
-  it('names no usage plan key when the tenant record is missing, and refuses the key in its context', () => {
-    const refusal = new AppError('TENANT_INACTIVE', 'gone');
-    const answer = authorizerResult(
-      { key, keyHash: 'h', tenant: undefined, refusal },
-      'arn:aws:execute-api:eu-west-1:1:api/prod/POST/api/integrations/push/measurement',
-    );
-    expect(answer).not.toHaveProperty('usageIdentifierKey');
-    expect(answer.context).toEqual({ keyId: 'key-1', tenantId: 'tenant-1', status: 'refused' });
-  });
-
-  it("passes the tenant's API Gateway key, so its usage plan applies", () => {
-    const tenant = { id: 'tenant-1', usageKey: { id: 'gw-id', value: 'gw-value' } } as Tenant;
-    const answer = authorizerResult(
-      { key, keyHash: 'h', tenant, refusal: undefined },
-      'arn:aws:execute-api:eu-west-1:1:api/prod/POST/api/integrations/push/measurement',
-    );
-    expect(answer.usageIdentifierKey).toBe('gw-value');
-    expect(answer.context?.status).toBe('active');
-  });
-});
-
-describe('a push request as the pipeline sees it', () => {
-  const context = { getRemainingTimeInMillis: () => 1234 };
-  const read = async () => [];
-  const eventWith = (queryStringParameters: Record<string, string> | null) =>
-    ({ headers: { 'x-api-key': 'k' }, queryStringParameters, requestContext: {} }) as never;
-
-  it('is a dry run only for ?dryRun=true', async () => {
-    expect(pushRequestOf(eventWith({ dryRun: 'true' }), context, read).dryRun).toBe(true);
-    expect(pushRequestOf(eventWith({ dryRun: 'false' }), context, read).dryRun).toBe(false);
-    const plain = pushRequestOf(eventWith(null), context, read);
-    expect(plain).toMatchObject({ apiKey: 'k', dryRun: false, authorizer: undefined });
-    expect(plain.readMeasurements).toBe(read);
-    expect(plain.remainingTimeMs?.()).toBe(1234);
-  });
-
-  it('with a bad query string is a real push whose body reading fails with the query string problem', async () => {
-    const request = pushRequestOf(eventWith({ dryRun: 'yes' }), context, read);
-    expect(request.dryRun).toBe(false);
-    await expect(request.readMeasurements()).rejects.toMatchObject({
-      code: 'VALIDATION_FAILED',
-      message: 'The query string has 1 invalid field(s).',
-      errors: [{ path: 'dryRun', message: 'dryRun must be true or false' }],
+  it("allows a usable key on every push route with the tenant's API Gateway key, so its usage plan applies", () => {
+    const answer = authorizerResult({ key, keyHash: 'h', tenant, refusal: undefined }, ARN);
+    expect(answer).toEqual({
+      principalId: 'key-1',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PUSH_ROUTES }],
+      },
+      context: { keyId: 'key-1', tenantId: 'tenant-1', status: 'active' },
+      usageIdentifierKey: 'gw-value',
     });
+  });
+
+  it('denies a refused key on every push route, charges no usage plan, and carries the problem the handler would answer', () => {
+    for (const code of ['API_KEY_REVOKED', 'API_KEY_EXPIRED', 'TENANT_INACTIVE'] as const) {
+      const refusal = new AppError(code, 'API key skm_abcd… says "no" \\ here.');
+      const answer = authorizerResult({ key, keyHash: 'h', tenant, refusal }, ARN);
+      expect(answer).not.toHaveProperty('usageIdentifierKey');
+      expect(answer.policyDocument.Statement).toEqual([
+        { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: PUSH_ROUTES },
+      ]);
+      expect(answer.context).toEqual({
+        keyId: 'key-1',
+        tenantId: 'tenant-1',
+        status: 'refused',
+        problemType: problemType(code),
+        problemTitle: errorCatalog[code].title,
+        // Escaped for the JSON string of the gateway response it is put into.
+        problemDetail: 'API key skm_abcd… says \\"no\\" \\\\ here.',
+        problemExtensions: '',
+      });
+    }
+  });
+
+  it('lets a key whose plan lacks push check itself, metered by its plan, and denies it every push', () => {
+    const refusal = new AppError('FEATURE_NOT_ENABLED', 'No push.', {
+      extensions: { feature: 'kpi_push_measurement' },
+    });
+    const answer = authorizerResult({ key, keyHash: 'h', tenant, refusal }, ARN);
+    expect(answer.usageIdentifierKey).toBe('gw-value');
+    expect(answer.policyDocument.Statement).toEqual([
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Allow',
+        Resource: 'arn:aws:execute-api:eu-west-1:1:api/prod/GET/api/integrations/push/key',
+      },
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Deny',
+        Resource: 'arn:aws:execute-api:eu-west-1:1:api/prod/POST/api/integrations/push/*',
+      },
+    ]);
+    expect(answer.context).toMatchObject({
+      status: 'refused',
+      problemType: problemType('FEATURE_NOT_ENABLED'),
+      problemExtensions: ',"feature":"kpi_push_measurement"',
+    });
+  });
+
+  it('names no usage plan key when the tenant has none (the local stack) or its record is missing', () => {
+    expect(
+      authorizerResult({ key, keyHash: 'h', tenant: { id: 'tenant-1' } as Tenant, refusal: undefined }, ARN),
+    ).not.toHaveProperty('usageIdentifierKey');
+    const refusal = new AppError('TENANT_INACTIVE', 'gone');
+    expect(authorizerResult({ key, keyHash: 'h', tenant: undefined, refusal }, ARN)).not.toHaveProperty(
+      'usageIdentifierKey',
+    );
   });
 });

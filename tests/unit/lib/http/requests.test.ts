@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { route as listKpis } from '../../../../functions/list-kpis';
 import { header, json, noContent } from '../../../../lib/http/responses';
-import { parseKpiId, parseKpiListQuery, parsePageQuery, pushQuerySchema } from '../../../../lib/http/schemas';
+import { kpiIdParams, pageQuerySchema } from '../../../../lib/http/schemas';
 import { parseInput } from '../../../../lib/http/validation';
+import { pushQuerySchema } from '../../../../lib/push/measurement-schema';
 import { refusalOf } from '../../../support/refusal';
 
 describe('headers of a request (RFC 9110 §5.3)', () => {
@@ -43,10 +45,16 @@ describe('headers of a request (RFC 9110 §5.3)', () => {
 });
 
 describe('responses', () => {
-  it('JSON is never stored by a shared cache; headers add to the defaults', () => {
+  it('JSON is never stored by a shared cache nor sniffed or rendered; headers add to the defaults', () => {
     expect(json(201, { a: 1 }, { Location: '/x' })).toEqual({
       statusCode: 201,
-      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Location: '/x' },
+      headers: {
+        'Content-Type': 'application/json',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "default-src 'none'",
+        Location: '/x',
+      },
       body: '{"a":1}',
     });
     expect(noContent({ 'X-Request-Id': 'r' })).toEqual({
@@ -56,6 +64,21 @@ describe('responses', () => {
     });
   });
 });
+
+const query = (
+  schema: Parameters<typeof parseInput>[0],
+  queryStringParameters: Record<string, string> | null,
+) => parseInput(schema, queryStringParameters ?? {}, { what: 'query string' });
+const parsePageQuery = ({
+  queryStringParameters,
+}: {
+  queryStringParameters: Record<string, string> | null;
+}) => query(pageQuerySchema, queryStringParameters);
+const parseKpiListQuery = ({
+  queryStringParameters,
+}: {
+  queryStringParameters: Record<string, string> | null;
+}) => query(listKpis.query!, queryStringParameters);
 
 describe('query strings and path parameters', () => {
   it('?limit= defaults to 100, is 1 to 1000, and a cursor is passed on', () => {
@@ -87,16 +110,21 @@ describe('query strings and path parameters', () => {
     expect(parseKpiListQuery({ queryStringParameters: null })).toEqual({ limit: 100 });
   });
 
-  it('a KPI id that is not a UUID is a 404 without a read, naming at most 100 characters of it', () => {
+  it('a path id that is not a UUID is a 400 naming the parameter, before any read', () => {
     const id = randomUUID();
-    expect(parseKpiId({ pathParameters: { kpiId: id } })).toBe(id);
-    expect(refusalOf(() => parseKpiId({ pathParameters: { kpiId: 'x'.repeat(150) } }))).toMatchObject({
-      code: 'NOT_FOUND',
-      message: `KPI ${'x'.repeat(100)} not found.`,
-    });
-    expect(refusalOf(() => parseKpiId({ pathParameters: null }))).toMatchObject({
-      code: 'NOT_FOUND',
-      message: 'KPI  not found.',
+    const path = (pathParameters: Record<string, string>) =>
+      parseInput(kpiIdParams, pathParameters, { what: 'path' });
+    expect(path({ kpiId: id })).toEqual({ kpiId: id });
+    for (const kpiId of ['x'.repeat(3000), 'not-a-uuid', '']) {
+      expect(refusalOf(() => path({ kpiId }))).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        message: 'The path has 1 invalid field(s).',
+        errors: [{ path: 'kpiId', message: expect.any(String) }],
+      });
+    }
+    expect(refusalOf(() => path({}))).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'kpiId' }],
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MeasurementRecord } from '../../../../lib/db/measurements';
+import type { Measurement } from '../../../../lib/domain/measurement';
 import { kpiActivity, usualIntervalDays } from '../../../../lib/kpis/activity';
 
 const DAY_MS = 86_400_000;
@@ -11,7 +11,7 @@ const record = (
   periodEnd: string,
   receivedDaysAgo: number | null,
   actual = 1,
-): MeasurementRecord => ({
+): Measurement => ({
   id: `${periodStart}-${periodEnd}`,
   kpiId: 'k',
   kpiType: 'BSC_KPI',
@@ -63,7 +63,7 @@ describe('usualIntervalDays: the median gap between consecutive period starts', 
   });
 });
 
-describe('kpiActivity: quiet after more than twice the usual interval, or without data (issue 15)', () => {
+describe('kpiActivity: quiet after more than twice the usual interval, or without data', () => {
   it('a KPI without measurements is quiet', () => {
     expect(kpiActivity([], NOW)).toEqual({
       latest: null,

@@ -5,22 +5,22 @@ import {
   batchSchema,
   MAX_MEASUREMENT_VALUE,
   MIN_MEASUREMENT_MAGNITUDE,
-  measurementSchema,
+  measurementInputSchema,
 } from '../../../../lib/push/measurement-schema';
 import { refusalOf } from '../../../support/refusal';
 
 const kpiId = randomUUID();
 const base = { kpiId, kpiType: 'BSC_KPI', actual: 1, periodStart: '2026-01-01', periodEnd: '2026-01-31' };
 
-const parse = (input: unknown) => parseInput(measurementSchema, input);
+const parse = (input: unknown) => parseInput(measurementInputSchema, input);
 
 /** The field errors of an input the schema refuses. */
-const errorsOf = (schema: typeof measurementSchema | typeof batchSchema, input: unknown) =>
+const errorsOf = (schema: typeof measurementInputSchema | typeof batchSchema, input: unknown) =>
   refusalOf(() => parseInput(schema, input)).errors;
 
 const RANGE = 'must be 0 or a number whose magnitude is between 1e-130 and 9007199254740991';
 
-describe('measurement values (issue 9: what the store can hold)', () => {
+describe('measurement values (what the store can hold)', () => {
   it('accepts 0 and magnitudes from 1e-130 to 2^53 − 1, positive and negative, and stores -0 as 0', () => {
     const values = [
       0,
@@ -47,7 +47,7 @@ describe('measurement values (issue 9: what the store can hold)', () => {
     const values = [9.99e-131, -9.99e-131, MAX_MEASUREMENT_VALUE + 2, -(MAX_MEASUREMENT_VALUE + 2), 1e300];
     for (const value of values) {
       for (const field of ['actual', 'target', 'forecast']) {
-        expect(errorsOf(measurementSchema, { ...base, [field]: value })).toEqual([
+        expect(errorsOf(measurementInputSchema, { ...base, [field]: value })).toEqual([
           { path: field, message: RANGE },
         ]);
       }
@@ -62,10 +62,10 @@ describe('measurement values (issue 9: what the store can hold)', () => {
     const { target, forecast } = parse(base);
     expect([target, forecast]).toEqual([undefined, undefined]);
     expect(parse({ ...base, target: 5, forecast: 7 })).toMatchObject({ target: 5, forecast: 7 });
-    expect(errorsOf(measurementSchema, { ...base, actual: null })).toEqual([
+    expect(errorsOf(measurementInputSchema, { ...base, actual: null })).toEqual([
       { path: 'actual', message: 'must be a finite number' },
     ]);
-    expect(errorsOf(measurementSchema, { ...base, forecast: '7' })).toEqual([
+    expect(errorsOf(measurementInputSchema, { ...base, forecast: '7' })).toEqual([
       { path: 'forecast', message: 'must be a finite number or null' },
     ]);
   });
@@ -98,7 +98,7 @@ describe('measurement period (spec 2.5)', () => {
 
   it('a start after the end is refused on periodStart; the same day is a period', () => {
     expect(
-      errorsOf(measurementSchema, { ...base, periodStart: '2026-02-02', periodEnd: '2026-02-01' }),
+      errorsOf(measurementInputSchema, { ...base, periodStart: '2026-02-02', periodEnd: '2026-02-01' }),
     ).toEqual([{ path: 'periodStart', message: 'must not be after periodEnd' }]);
     expect(period({ periodStart: '2026-02-02', periodEnd: '2026-02-02' })).toEqual([
       '2026-02-02',

@@ -1,0 +1,144 @@
+import * as z from 'zod/mini';
+import { emptyDay as day, keyUsage, MAX_USAGE_DAYS } from '../lib/api-keys/usage';
+import { USAGE_REFUSALS } from '../lib/db/api-key-usage';
+import { calendarDate, timestamp } from '../lib/domain/values';
+import { defineRoute, reply } from '../lib/http/route';
+import { apiKeyIdParams } from '../lib/http/schemas';
+import { KEY_ID } from '../lib/openapi/examples';
+import { db, jwtEndpoint } from '../lib/runtime';
+
+const DAY_MS = 86_400_000;
+const daysBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
+
+/** `?from=&to=`, both optional: the last 30 days by default, at most 90, checked after the defaults. */
+const usageQuerySchema = z
+  .pipe(
+    z.strictObject({
+      from: z.optional(
+        z.iso
+          .date({ message: 'from must be a calendar date YYYY-MM-DD' })
+          .check(z.describe('First day, `YYYY-MM-DD` (UTC). Default: 29 days before `to`.')),
+      ),
+      to: z.optional(
+        z.iso
+          .date({ message: 'to must be a calendar date YYYY-MM-DD' })
+          .check(z.describe('Last day, `YYYY-MM-DD` (UTC). Default: today.')),
+      ),
+    }),
+    z.transform(({ from, to }) => {
+      const last = to ?? new Date().toISOString().slice(0, 10);
+      return { from: from ?? new Date(Date.parse(last) - 29 * DAY_MS).toISOString().slice(0, 10), to: last };
+    }),
+  )
+  .check(
+    z.refine((query) => query.from <= query.to, { message: 'from must not be after to', path: ['from'] }),
+    z.refine((query) => daysBetween(query.from, query.to) <= MAX_USAGE_DAYS, {
+      message: `at most ${MAX_USAGE_DAYS} days per request`,
+      path: ['from'],
+    }),
+  );
+
+const refusedSchema = z
+  .object(
+    Object.fromEntries(USAGE_REFUSALS.map((reason) => [reason, z.int()])) as Record<
+      (typeof USAGE_REFUSALS)[number],
+      z.ZodMiniInt
+    >,
+  )
+  .check(
+    z.describe(
+      'Refused requests of the key by reason: `authentication` (revoked or expired key, inactive organization), `scope` (a KPI outside the key’s scope), `rateLimit`, `validation` (an invalid body or query, or a KPI that is not the organization’s), `featureOff` (a plan without push).',
+    ),
+  );
+
+const usageDaySchema = z
+  .object({
+    date: calendarDate,
+    requests: z.int().check(z.describe('Requests with the key counted against its rate limit.')),
+    accepted: z.int().check(z.describe('Successful pushes (dry runs excluded).')),
+    measurements: z.int().check(z.describe('Measurements stored by those pushes.')),
+    refused: refusedSchema,
+    firstRequestAt: z.nullable(timestamp),
+    lastRequestAt: z.nullable(timestamp),
+    lastUsedAt: z.nullable(timestamp).check(z.describe('The day’s last successful request.')),
+    lastSourceIp: z
+      .nullable(z.string())
+      .check(z.describe('Where the day’s last request came from, as API Gateway saw it.')),
+    lastUserAgent: z.nullable(z.string()).check(z.describe('Its User-Agent, at most 200 characters.')),
+  })
+  .check(
+    z.meta({
+      id: 'ApiKeyUsageDay',
+      description: 'One UTC day of a key’s use; a day without requests is all zero.',
+    }),
+  );
+
+const keyUsageSchema = z
+  .object({
+    keyId: z.string(),
+    from: calendarDate,
+    to: calendarDate,
+    days: z.array(usageDaySchema).check(z.describe('Every day from `from` to `to`, oldest first.')),
+    totals: z.object({
+      requests: z.int(),
+      accepted: z.int(),
+      measurements: z.int(),
+      refused: refusedSchema,
+      lastRequestAt: z.nullable(timestamp),
+      lastSourceIp: z.nullable(z.string()),
+      lastUserAgent: z.nullable(z.string()),
+    }),
+  })
+  .check(z.meta({ id: 'ApiKeyUsage', description: 'How a key was used, day by day, and in total.' }));
+
+/** GET /api-keys/{id}/usage (every role): what a key did, day by day. Another tenant's key is 404. */
+export const route = defineRoute({
+  operationId: 'getApiKeyUsage',
+  method: 'get',
+  path: '/api-keys/{id}/usage',
+  tag: 'API keys',
+  summary: 'Show how a key is used',
+  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and where the last one came from; and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
+  auth: 'jwt',
+  pathParams: apiKeyIdParams,
+  query: usageQuerySchema,
+  responses: {
+    200: {
+      description: 'The key’s usage.',
+      schema: keyUsageSchema,
+      example: {
+        keyId: KEY_ID,
+        from: '2026-11-24',
+        to: '2026-11-25',
+        days: [
+          day('2026-11-24'),
+          {
+            ...day('2026-11-25'),
+            requests: 26,
+            accepted: 24,
+            measurements: 120,
+            refused: { authentication: 0, scope: 0, rateLimit: 0, validation: 2, featureOff: 0 },
+            firstRequestAt: '2026-11-25T02:00:00.118Z',
+            lastRequestAt: '2026-11-25T09:10:04.552Z',
+            lastUsedAt: '2026-11-25T09:10:04.552Z',
+            lastSourceIp: '203.0.113.7',
+            lastUserAgent: 'kpi-push/0.2.0',
+          },
+        ],
+        totals: {
+          requests: 26,
+          accepted: 24,
+          measurements: 120,
+          refused: { authentication: 0, scope: 0, rateLimit: 0, validation: 2, featureOff: 0 },
+          lastRequestAt: '2026-11-25T09:10:04.552Z',
+          lastSourceIp: '203.0.113.7',
+          lastUserAgent: 'kpi-push/0.2.0',
+        },
+      },
+    },
+  },
+  errors: ['NOT_FOUND'],
+  core: async ({ params: { id }, query, user }) => reply(200, await keyUsage(db, user.tenantId, id, query)),
+});
+
+export const handler = jwtEndpoint(route);

@@ -1,0 +1,88 @@
+import * as z from 'zod/mini';
+import { updateKpi } from '../lib/db/kpis';
+import { kpiSchema } from '../lib/domain/kpi';
+import { AppError } from '../lib/errors';
+import { defineRoute, reply } from '../lib/http/route';
+import { kpiIdParams } from '../lib/http/schemas';
+import { kpiView, kpiViewSchema } from '../lib/kpis/views';
+import { audit } from '../lib/logger';
+import { KPI_ID } from '../lib/openapi/examples';
+import { db, jwtEndpoint } from '../lib/runtime';
+
+/** What an ADMIN may change of a KPI: how its status is measured. At least one field. */
+const updateKpiRequestSchema = z
+  .strictObject({
+    direction: z.optional(kpiSchema.shape.direction),
+    tolerance: z.optional(
+      z
+        .number('tolerance must be a number')
+        .check(
+          z.gte(0, 'tolerance must be at least 0'),
+          z.lte(1, 'tolerance must be at most 1 (100 % of the target)'),
+          z.describe('The share of the target within which a miss is at risk, 0 to 1.'),
+        ),
+    ),
+    qualitative: z.optional(kpiSchema.shape.qualitative),
+  })
+  .check(
+    z.refine((body) => Object.values(body).some((value) => value !== undefined), {
+      message: 'send at least one of direction, tolerance, qualitative',
+    }),
+    z.meta({
+      id: 'UpdateKpiRequest',
+      description: 'How the KPI’s status is measured; fields not sent stay as they are.',
+    }),
+  );
+
+/** PATCH /kpis/{kpiId} (ADMIN): a KPI's direction, tolerance and whether it is qualitative. */
+export const route = defineRoute({
+  operationId: 'updateKpi',
+  method: 'patch',
+  path: '/kpis/{kpiId}',
+  tag: 'KPIs',
+  summary: 'Set how a KPI’s status is measured',
+  description:
+    'ADMIN. `direction` (`higher_is_better` or `lower_is_better`), `tolerance` (the share of the target within which a miss is `at_risk` rather than `off_track`, 0 to 1) and `qualitative` (no status at all). Another tenant’s KPI is 404.',
+  auth: 'jwt',
+  roles: ['ADMIN'],
+  pathParams: kpiIdParams,
+  body: {
+    schema: updateKpiRequestSchema,
+    examples: {
+      lower: {
+        summary: 'Lower is better, 5 % tolerance',
+        value: { direction: 'lower_is_better', tolerance: 0.05 },
+      },
+      qualitative: { summary: 'A qualitative KPI', value: { qualitative: true } },
+    },
+  },
+  responses: {
+    200: {
+      description: 'The KPI as it is now.',
+      schema: kpiViewSchema.check(z.meta({ id: 'Kpi', description: 'A KPI of the caller’s tenant.' })),
+      example: {
+        id: KPI_ID,
+        type: 'BSC_KPI',
+        name: 'Churned customers',
+        createdAt: '2026-01-05T08:00:00.000Z',
+        direction: 'lower_is_better',
+        tolerance: 0.05,
+        qualitative: false,
+      },
+    },
+  },
+  errors: ['NOT_FOUND'],
+  core: async ({ params: { kpiId }, body, user }) => {
+    const kpi = await updateKpi(db, user.tenantId, kpiId, body);
+    if (!kpi) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
+    audit('kpi.updated', {
+      kpiId,
+      direction: kpi.direction,
+      tolerance: kpi.tolerance,
+      qualitative: kpi.qualitative,
+    });
+    return reply(200, kpiView(kpi));
+  },
+});
+
+export const handler = jwtEndpoint(route);

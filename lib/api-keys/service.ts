@@ -1,0 +1,412 @@
+import { recentUsageOf } from '../db/api-key-usage';
+import {
+  allApiKeysOf,
+  apiKeyPage,
+  apiKeysByHash,
+  findApiKey,
+  getApiKeyByHash,
+  putApiKey,
+  putGraceEnd,
+  putRevocation,
+  putRolledApiKey,
+  readKeyContext,
+  type SlotList,
+  type StoredApiKey,
+} from '../db/api-keys';
+import { batchGet } from '../db/batch';
+import type { Database } from '../db/client';
+import { WriteConflict } from '../db/errors';
+import { encodeScope } from '../db/key-scope';
+import { keys } from '../db/keys';
+import type { PageRequest } from '../db/pagination';
+import { toTenant } from '../db/tenants';
+import type { Actor, ApiKey, KeyRef } from '../domain/api-key';
+import type { Feature, Plan } from '../domain/plan';
+import type { Tenant } from '../domain/tenant';
+import { AppError } from '../errors';
+import { uuidv7 } from '../ids';
+import { generateApiKey, hashApiKey, identificationPrefix } from './key-format';
+import {
+  API_KEY_LIMITS,
+  assertGracePeriod,
+  assertRollable,
+  assertSlotFree,
+  holdsSlot,
+  instant,
+  ROLL_GRACE_HOURS,
+  rollExpiries,
+} from './rules';
+import { type RecentUsage, recentUsage } from './usage';
+
+/**
+ * The use cases of API keys: create, roll, revoke and list. Each reads what it needs (lib/db), decides
+ * by the rules (./rules.ts), and writes with conditions on what it read; a write that lost a race to a
+ * concurrent change (a WriteConflict) is decided again from a fresh read.
+ *
+ * Plan maximums: a tenant on a plan with a maximum has a slot list (lib/db/api-keys.ts) of the keys
+ * that hold a slot. Creating and rolling write it in one transaction with the key items, so concurrent
+ * creates cannot both take the last slot. Revoking and expiring do not touch it; instead, when the
+ * list is full, a create reads the holders' key items (at most a plan's maximum, 5) and frees the
+ * slots of keys that are revoked or expired by now. A tenant on the unlimited plan keeps no slot list:
+ * creating a key is one PutItem, whatever the number of keys.
+ */
+
+/** A new key with its raw key: returned once, at creation, and never stored. */
+export interface CreatedApiKey extends ApiKey {
+  key: string;
+}
+
+const MAX_WRITE_ATTEMPTS = 25;
+
+const backoff = (attempt: number) =>
+  // Stryker disable next-line ArithmeticOperator: a backoff constant; only the wait between tries changes
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+
+const tooManyConcurrentChanges = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'Too many concurrent key changes; retry.', {
+    headers: { 'Retry-After': '1' },
+  });
+
+const keyNotFound = (keyId: string) => new AppError('NOT_FOUND', `API key ${keyId} not found.`);
+const tenantNotFound = (tenantId: string) => new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`);
+
+/** A new key of `tenantId`: its raw key, its hash (the item's address) and the key as stored. */
+const newKey = (
+  input: Omit<
+    ApiKey,
+    | 'id'
+    | 'prefix'
+    | 'createdAt'
+    | 'lastUsedAt'
+    | 'revokedAt'
+    | 'revokedBy'
+    | 'rolledAt'
+    | 'rolledBy'
+    | 'replacedBy'
+  >,
+  now: number,
+) => {
+  const raw = generateApiKey();
+  const key: ApiKey = {
+    ...input,
+    id: uuidv7(now),
+    prefix: identificationPrefix(raw),
+    createdAt: new Date(now).toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+    revokedBy: null,
+    rolledAt: null,
+    rolledBy: null,
+    replacedBy: null,
+  };
+  return { raw, stored: { key, keyHash: hashApiKey(raw) } satisfies StoredApiKey };
+};
+
+/**
+ * The slot holders after `leaving` gives up its slot, when one more key is to take one; the plan's
+ * problem when the plan is full. Only for a plan with a maximum.
+ */
+const holdersWithRoom = async (
+  db: Database,
+  tenant: Tenant,
+  slots: SlotList,
+  now: number,
+  leaving: string | undefined,
+) => {
+  const limit = API_KEY_LIMITS[tenant.plan] as number;
+  let holders = slots.exists
+    ? { ...slots.holders }
+    : Object.fromEntries(
+        (await allApiKeysOf(db, tenant.id))
+          .filter(({ key }) => holdsSlot(key, now))
+          .map(({ key, keyHash }) => [key.id, keyHash]),
+      );
+  // Stryker disable next-line ConditionalExpression: deleting an undefined member deletes nothing
+  if (leaving) delete holders[leaving];
+  if (Object.keys(holders).length >= limit) {
+    const current = await apiKeysByHash(db, Object.values(holders));
+    holders = Object.fromEntries(
+      Object.entries(holders).filter(([, hash]) => holdsSlot(current.get(hash), now)),
+    );
+  }
+  assertSlotFree(tenant.plan, Object.keys(holders).length);
+  return holders;
+};
+
+/**
+ * Each KPI of a scope must be a KPI of the tenant; checked against the items read in the create's
+ * first round trip. Another tenant's KPI looks like a missing one.
+ */
+const assertScopeOfTenant = (
+  kpiIds: string[],
+  tenantId: string,
+  items: (Record<string, unknown> | undefined)[],
+) => {
+  const errors = kpiIds.flatMap((id, index) =>
+    items[index]?.tenantId === tenantId
+      ? []
+      : [{ path: `kpiIds[${index}]`, message: `No KPI of this organization has the id ${id}.` }],
+  );
+  if (errors.length > 0) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${errors.length} of the kpiIds are not KPIs of this organization.`,
+      { errors },
+    );
+  }
+};
+
+/** Spec 2.7, 3, 8: a new active key, if the tenant's plan has room for it. */
+export const createApiKey = async (
+  db: Database,
+  input: {
+    tenantId: string;
+    name: string;
+    expiresAt?: string | null | undefined;
+    /** 1 to 100 KPIs of the tenant; null or absent for every KPI. */
+    kpiIds?: string[] | null | undefined;
+    createdBy?: Actor | undefined;
+  },
+): Promise<CreatedApiKey> => {
+  const kpiIds = input.kpiIds ?? null;
+  if (kpiIds) encodeScope(kpiIds); // a scope that cannot be stored fails before any read
+  for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+    const now = Date.now();
+    const { tenantItem, slots, others } = await readKeyContext(
+      db,
+      input.tenantId,
+      (kpiIds ?? []).map((id) => keys.kpi(id)),
+    );
+    if (!tenantItem) throw tenantNotFound(input.tenantId);
+    const tenant = toTenant(tenantItem);
+    if (kpiIds) assertScopeOfTenant(kpiIds, tenant.id, others);
+    const { raw, stored } = newKey(
+      {
+        tenantId: tenant.id,
+        name: input.name,
+        expiresAt: instant(input.expiresAt),
+        kpiIds,
+        createdBy: input.createdBy ?? null,
+        replaces: null,
+      },
+      now,
+    );
+    try {
+      if (API_KEY_LIMITS[tenant.plan] === null) await putApiKey(db, stored);
+      else {
+        const holders = await holdersWithRoom(db, tenant, slots, now, undefined);
+        await putApiKey(db, stored, {
+          list: slots,
+          holders: { ...holders, [stored.key.id]: stored.keyHash },
+        });
+      }
+      return { ...stored.key, key: raw };
+    } catch (error) {
+      if (!(error instanceof WriteConflict)) throw error;
+      await backoff(attempt);
+    }
+  }
+  throw tooManyConcurrentChanges();
+};
+
+export interface RolledApiKey {
+  /** The new key, with the raw key (shown once). */
+  created: CreatedApiKey;
+  /** The old key as it is now: `replacedBy` the new key, expiring at the end of the grace period. */
+  previous: ApiKey;
+}
+
+/**
+ * Roll a key: a new key with the old key's name and scope, and the old key set to expire at the end
+ * of the grace period (./rules.ts `rollExpiries`). The old key's slot passes to the new one in the same
+ * transaction, so rolling works at the plan maximum, and two concurrent rolls of one key make one new
+ * key: the other gets API_KEY_ALREADY_ROLLED.
+ */
+export const rollApiKey = async (
+  db: Database,
+  input: {
+    tenantId: string;
+    keyId: string;
+    gracePeriodHours?: number | undefined;
+    expiresAt?: string | null | undefined;
+    by?: Actor | undefined;
+  },
+): Promise<RolledApiKey> => {
+  const graceHours = input.gracePeriodHours ?? ROLL_GRACE_HOURS.default;
+  assertGracePeriod(graceHours);
+  for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+    const [old, { tenantItem, slots }] = await Promise.all([
+      findApiKey(db, input.tenantId, input.keyId),
+      readKeyContext(db, input.tenantId),
+    ]);
+    if (!old) throw keyNotFound(input.keyId);
+    const now = Date.now();
+    assertRollable(old.key, now);
+    if (!tenantItem) throw tenantNotFound(input.tenantId);
+    const tenant = toTenant(tenantItem);
+    const { oldExpiresAt, newExpiresAt } = rollExpiries(old.key, now, graceHours, input.expiresAt);
+    const replaces: KeyRef = { id: old.key.id, prefix: old.key.prefix };
+    const { raw, stored } = newKey(
+      {
+        tenantId: tenant.id,
+        name: old.key.name,
+        expiresAt: newExpiresAt,
+        kpiIds: old.key.kpiIds,
+        createdBy: input.by ?? null,
+        replaces,
+      },
+      now,
+    );
+    const rolledAt = new Date(now).toISOString();
+    const replacedBy: KeyRef = { id: stored.key.id, prefix: stored.key.prefix };
+    try {
+      const holders =
+        API_KEY_LIMITS[tenant.plan] === null
+          ? undefined
+          : await holdersWithRoom(db, tenant, slots, now, old.key.id);
+      await putRolledApiKey(db, {
+        old,
+        expiresAt: oldExpiresAt,
+        replacedBy,
+        rolledAt,
+        rolledBy: input.by,
+        created: stored,
+        ...(holders
+          ? { slots: { list: slots, holders: { ...holders, [stored.key.id]: stored.keyHash } } }
+          : {}),
+      });
+      const previous = {
+        ...old.key,
+        expiresAt: oldExpiresAt,
+        replacedBy,
+        rolledAt,
+        rolledBy: input.by ?? null,
+      };
+      // The answer names who made the old key as the list does, with the e-mail.
+      const { emails } = await readActors(db, tenant.id, [previous]);
+      return { created: { ...stored.key, key: raw }, previous: withEmails(previous, emails) };
+    } catch (error) {
+      if (!(error instanceof WriteConflict)) throw error;
+      if (error.on === 'key') {
+        // The index read may lag behind a concurrent roll, revocation or deletion: the key item says which.
+        const fresh = await getApiKeyByHash(db, old.keyHash);
+        if (!fresh) throw keyNotFound(input.keyId);
+        assertRollable(fresh, Date.now());
+      }
+      await backoff(attempt);
+    }
+  }
+  throw tooManyConcurrentChanges();
+};
+
+/**
+ * Revokes a key of the tenant (spec 3: revoked keys are never reactivated); its slot is freed by the
+ * next create that needs it. Another tenant's key id is NOT_FOUND. Revoking a revoked key changes
+ * nothing: the first revocation's time and actor stay.
+ *
+ * Revoking a key made by a roll also ends the grace period of the key it replaced, if that one still
+ * works: whoever revokes the replacement (leaked, or rolled by mistake) would otherwise leave the old
+ * key working without a replacement, "active, replaced by" a revoked key. Repeating the revocation
+ * repeats this step, so a revocation interrupted between the two writes is finished by the next one.
+ * Returns the key whose grace period ended, if one did.
+ */
+export const revokeApiKey = async (
+  db: Database,
+  tenantId: string,
+  keyId: string,
+  by?: Actor,
+): Promise<{ graceEnded: KeyRef | undefined }> => {
+  const found = await findApiKey(db, tenantId, keyId);
+  if (!found) throw keyNotFound(keyId);
+  const at = new Date().toISOString();
+  if (!found.key.revokedAt) await putRevocation(db, found, at, by);
+  const replaced = found.key.replaces ? await findApiKey(db, tenantId, found.key.replaces.id) : undefined;
+  const ended = replaced ? await putGraceEnd(db, replaced, found.key.id, at) : false;
+  return { graceEnded: ended ? (found.key.replaces ?? undefined) : undefined };
+};
+
+/** What the key list says about the tenant's plan, so a client can tell "2 of 3 keys used". */
+export interface KeyPlan {
+  name: Plan;
+  /** Active keys the plan allows; null: unlimited. */
+  apiKeyLimit: number | null;
+  features: Feature[];
+}
+
+export interface ApiKeyList {
+  items: (ApiKey & { usage: RecentUsage })[];
+  nextCursor?: string;
+  /** The tenant's plan; null only if the tenant record is missing. */
+  plan: KeyPlan | null;
+}
+
+/**
+ * The tenant's keys, oldest first, each with its last 30 days of use and `lastUsedAt` from its days of
+ * usage, the e-mails of the users named in their audit trail, and the tenant's plan: one query of the
+ * index, then a batch read and one Query per key in parallel, so the push path's writes never touch
+ * the index.
+ */
+export const listApiKeys = async (
+  db: Database,
+  tenantId: string,
+  page: PageRequest,
+  now = Date.now(),
+): Promise<ApiKeyList> => {
+  const found = await apiKeyPage(db, tenantId, page);
+  const [stored, { emails, tenantItem }] = await Promise.all([
+    recentUsageOf(
+      db,
+      found.items.map(({ keyHash }) => keyHash),
+      now,
+    ),
+    readActors(
+      db,
+      tenantId,
+      found.items.map(({ key }) => key),
+    ),
+  ]);
+  const items = found.items.map(({ key, keyHash }) => ({
+    ...withEmails(key, emails),
+    ...recentUsage(stored.get(keyHash) ?? [], now),
+  }));
+  const tenant = tenantItem ? toTenant(tenantItem) : undefined;
+  const plan = tenant
+    ? { name: tenant.plan, apiKeyLimit: API_KEY_LIMITS[tenant.plan], features: tenant.features }
+    : null;
+  return found.nextCursor ? { items, nextCursor: found.nextCursor, plan } : { items, plan };
+};
+
+/**
+ * The e-mails of the users named in the keys' audit trail (one batch read, with the tenant's item):
+ * a key stores who changed it by user id, since an e-mail can change.
+ */
+const readActors = async (db: Database, tenantId: string, apiKeys: ApiKey[]) => {
+  const userIds = [
+    ...new Set(
+      apiKeys.flatMap((key) =>
+        [key.createdBy, key.revokedBy, key.rolledBy].flatMap((actor) =>
+          actor?.type === 'user' ? [actor.userId] : [],
+        ),
+      ),
+    ),
+  ];
+  const tenantKey = keys.tenant(tenantId);
+  const items = await batchGet(db, [tenantKey, ...userIds.map((userId) => keys.user(tenantId, userId))]);
+  const emails = new Map(
+    // Stryker disable next-line MethodExpression,ConditionalExpression: the only other item read is the tenant's, whose id is no user's
+    items.filter((item) => item.type === 'USER').map((item) => [item.id as string, item.email as string]),
+  );
+  return { emails, tenantItem: items.find((item) => item.sk === tenantKey.sk) };
+};
+
+/** A key with the e-mail of each user in its audit trail (null for a user who is gone). */
+const withEmails = (key: ApiKey, emails: Map<string, string>): ApiKey => {
+  const withEmail = (actor: Actor | null): Actor | null =>
+    actor?.type === 'user' ? { ...actor, email: emails.get(actor.userId) ?? null } : actor;
+  return {
+    ...key,
+    createdBy: withEmail(key.createdBy),
+    revokedBy: withEmail(key.revokedBy),
+    rolledBy: withEmail(key.rolledBy),
+  };
+};

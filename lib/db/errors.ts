@@ -1,0 +1,59 @@
+import { isRetryableByTrait, isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+
+/** True when a conditional write was refused; repositories turn this into a domain error. */
+export const isConditionalCheckFailed = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * A conditional write whose refusal is an answer, not a failure (the state it was conditioned on has
+ * moved on): true when it was written, false when its condition did not hold.
+ */
+export const writtenUnlessConditionFails = async (write: Promise<unknown>): Promise<boolean> => {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    return false;
+  }
+};
+
+/** The per-item reasons of a cancelled transaction, e.g. `['None', 'ConditionalCheckFailed']`. */
+export const cancellationReasons = (error: unknown): string[] | undefined =>
+  error instanceof Error && error.name === 'TransactionCanceledException'
+    ? ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
+        (reason) => reason.Code ?? 'None',
+      )
+    : undefined;
+
+/**
+ * Whether a DynamoDB failure means "try again shortly" rather than "this request is wrong": what the
+ * SDK's own retry strategy retries (throttling, transient network and timeout errors, 5xx answers,
+ * errors modelled as retryable), plus a write that met an ongoing transaction on its item, which
+ * DynamoDB's documentation says to retry. It reaches the service only after the SDK's retries ran out.
+ */
+export const isTransientDbFailure = (error: unknown): boolean => {
+  if (typeof error !== 'object' || error === null) return false;
+  const failure = error as Parameters<typeof isTransientError>[0];
+  return (
+    isRetryableByTrait(failure) ||
+    isThrottlingError(failure) ||
+    isTransientError(failure) ||
+    isServerError(failure) ||
+    failure.name === 'TransactionConflictException'
+  );
+};
+
+/**
+ * A conditional write lost to a concurrent change of what it was conditioned on: the caller reads
+ * again and decides again. `on` names the item that changed: the key itself, or the tenant's slot list.
+ */
+export class WriteConflict extends Error {
+  override name = 'WriteConflict';
+  constructor(
+    readonly on: 'key' | 'slots' | 'user',
+    options?: { cause?: unknown },
+  ) {
+    super(`A concurrent change of the ${on === 'slots' ? 'slot list' : on} won.`, options);
+  }
+}

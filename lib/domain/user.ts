@@ -1,0 +1,32 @@
+import * as z from 'zod/mini';
+import { id, timestamp } from './values';
+
+/** User roles (spec 5.1 leaves the list open): these three. */
+export const Role = { ADMIN: 'ADMIN', EDITOR: 'EDITOR', VIEWER: 'VIEWER' } as const;
+export type Role = (typeof Role)[keyof typeof Role];
+export const ROLES = Object.values(Role) as [Role, ...Role[]];
+
+export const userSchema = z.object({
+  id,
+  tenantId: id,
+  /** Normalized (trimmed, lower case): an e-mail identifies one user across all tenants. */
+  email: z.string(),
+  role: z.enum(ROLES),
+  disabled: z.boolean(),
+  /** scrypt hash with its parameters; never leaves the service except for verification. */
+  passwordHash: z.string(),
+  /**
+   * In every token of the user; raised when the user is disabled, demoted or signs out everywhere, so
+   * that every token issued before stops working (lib/auth/accounts.ts, lib/auth/session-guard.ts).
+   */
+  tokenVersion: z.int().check(z.gte(0)),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export type User = z.output<typeof userSchema>;
+
+/** From most to least privileged: a change to a later role is a demotion. */
+const ROLE_RANK: Record<Role, number> = { ADMIN: 3, EDITOR: 2, VIEWER: 1 };
+
+/** Whether moving from `from` to `to` takes rights away. */
+export const isDemotion = (from: Role, to: Role): boolean => ROLE_RANK[to] < ROLE_RANK[from];

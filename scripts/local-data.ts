@@ -1,0 +1,175 @@
+/**
+ * What `npm start` keeps between runs, in LOCAL_DATA_DIR (default `.local/` of the checkout,
+ * git-ignored):
+ * - `dynamodb/`: DynamoDB Local's database file, so tenants, users, keys, KPIs and measurements
+ *   survive a restart with the same ids;
+ * - `seed.json`: the demo logins, raw keys and ids (SEED_FILE overrides the path); the raw keys are
+ *   stored nowhere else, as on AWS;
+ * - `jwt-secret`: the local signing key, made together with the data, so no token outlives its data;
+ * - `npm-start.pid`: the process using the folder, so a second `npm start` or `npm run reset` does not
+ *   open the same database file.
+ * With DYNAMODB_IN_MEMORY=true (the tests) the database lives in memory, the signing key only in the
+ * process, and nothing but the seed record is written.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Database } from '../lib/db/client';
+import { createTable } from '../lib/db/table';
+import { logger } from '../lib/logger';
+import { type SeedFile, seedDemoData } from './seed';
+
+export interface LocalData {
+  dir: string;
+  /** DynamoDB Local's folder; undefined when the database lives in memory. */
+  dynamoDir: string | undefined;
+  seedFile: string;
+  secretFile: string;
+  pidFile: string;
+}
+
+export const localData = (root: string, env: NodeJS.ProcessEnv): LocalData => {
+  const dir = resolve(env.LOCAL_DATA_DIR || join(root, '.local'));
+  const inMemory = env.DYNAMODB_IN_MEMORY === 'true';
+  return {
+    dir,
+    dynamoDir: inMemory ? undefined : join(dir, 'dynamodb'),
+    // An in-memory run must not overwrite the record of the data on disk.
+    seedFile: resolve(env.SEED_FILE || join(dir, inMemory ? 'seed-in-memory.json' : 'seed.json')),
+    secretFile: join(dir, 'jwt-secret'),
+    pidFile: join(dir, 'npm-start.pid'),
+  };
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The pid of another live process that uses the folder, if any. */
+export const holderOf = (data: LocalData): number | undefined => {
+  if (!existsSync(data.pidFile)) return undefined;
+  const pid = Number(readFileSync(data.pidFile, 'utf8').trim());
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : undefined;
+};
+
+/** Marks the folder as used by this process; the returned function gives it up. */
+export const claim = (data: LocalData): (() => void) => {
+  mkdirSync(data.dir, { recursive: true });
+  writeFileSync(data.pidFile, `${process.pid}\n`);
+  return () => {
+    try {
+      if (readFileSync(data.pidFile, 'utf8').trim() === String(process.pid)) rmSync(data.pidFile);
+    } catch {
+      // Already gone.
+    }
+  };
+};
+
+/** Deletes the database, the seed record and the signing key; keeps the folder. */
+export const wipe = (data: LocalData): void => {
+  if (data.dynamoDir) rmSync(data.dynamoDir, { recursive: true, force: true });
+  rmSync(data.seedFile, { force: true });
+  rmSync(data.secretFile, { force: true });
+};
+
+export const readSeedFile = (file: string): SeedFile | undefined => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
+  } catch {
+    return undefined;
+  }
+};
+
+const writeSeedFile = (file: string, seed: SeedFile) => {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(seed, null, 2)}\n`);
+};
+
+const newSecret = () => randomBytes(48).toString('base64url');
+
+/** Whether the table is missing, empty, or holds data. */
+export const tableState = async (db: Database): Promise<'missing' | 'empty' | 'filled'> => {
+  const names: string[] = [];
+  let start: string | undefined;
+  do {
+    const page = await db.client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+    names.push(...(page.TableNames ?? []));
+    start = page.LastEvaluatedTableName;
+  } while (start);
+  if (!names.includes(db.tableName)) return 'missing';
+  const { Items } = await db.client.send(new ScanCommand({ TableName: db.tableName, Limit: 1 }));
+  return Items && Items.length > 0 ? 'filled' : 'empty';
+};
+
+/**
+ * The seed pushes months of history through the push library, which logs every push and emits a
+ * metric for it: not news here, so both are quiet while it runs.
+ */
+const quietly = async <T>(work: () => Promise<T>): Promise<T> => {
+  const level = logger.getLevelName();
+  const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
+  logger.setLogLevel('WARN');
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  try {
+    return await work();
+  } finally {
+    logger.setLogLevel(level);
+    if (metricsDisabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+    else process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
+  }
+};
+
+export interface PreparedData {
+  /** The demo record; undefined when the table holds data but the record is gone. */
+  seed: SeedFile | undefined;
+  /** Whether the demo data was written by this run (the table was missing or empty). */
+  seeded: boolean;
+  jwtSecret: string;
+}
+
+/**
+ * Creates the table if it is missing and seeds the demo data into an empty one; a table that holds
+ * data is left as it is, and its seed record gets the current base URL. JWT_SECRET, when set, is the
+ * signing key; otherwise a new database gets a new key: a token signed before names users and tenants
+ * that are gone, and is refused (401, sign in again) instead of answered with empty lists.
+ */
+export const prepareLocalData = async (
+  db: Database,
+  data: LocalData,
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PreparedData> => {
+  const state = await tableState(db);
+  if (state === 'missing') await createTable(db);
+  if (state !== 'filled') {
+    const seed = await quietly(() => seedDemoData(db, baseUrl));
+    writeSeedFile(data.seedFile, seed);
+    let jwtSecret = env.JWT_SECRET;
+    if (!jwtSecret) {
+      jwtSecret = newSecret();
+      if (data.dynamoDir) {
+        mkdirSync(data.dir, { recursive: true });
+        writeFileSync(data.secretFile, jwtSecret, { mode: 0o600 });
+      }
+    }
+    return { seed, seeded: true, jwtSecret };
+  }
+  const stored = readSeedFile(data.seedFile);
+  const seed = stored && { ...stored, baseUrl };
+  if (seed && stored.baseUrl !== baseUrl) writeSeedFile(data.seedFile, seed);
+  let jwtSecret =
+    env.JWT_SECRET || (existsSync(data.secretFile) ? readFileSync(data.secretFile, 'utf8').trim() : '');
+  if (!jwtSecret) {
+    jwtSecret = newSecret();
+    if (data.dynamoDir) writeFileSync(data.secretFile, jwtSecret, { mode: 0o600 });
+  }
+  return { seed, seeded: false, jwtSecret };
+};

@@ -1,0 +1,202 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { listApiKeys } from '../../../lib/api-keys/service';
+import { createTokenService } from '../../../lib/auth/tokens';
+import { createDatabase, type Database } from '../../../lib/db/client';
+import { listKpis } from '../../../lib/db/kpis';
+import { listStrategicCycles } from '../../../lib/db/strategic-cycles';
+import { createTable } from '../../../lib/db/table';
+import { getTenant, listTenants } from '../../../lib/db/tenants';
+import { listUsers } from '../../../lib/db/users';
+import { claim, holderOf, localData, prepareLocalData, tableState, wipe } from '../../../scripts/local-data';
+import { type SeedFile, seedDemoData } from '../../../scripts/seed';
+
+const root = resolve(__dirname, '..', '..', '..');
+const DAY_MS = 86_400_000;
+const page = { limit: 1000 };
+
+/** A database of its own in the run's DynamoDB Local: a new table name is a new, missing table. */
+const newDatabase = (): Database =>
+  createDatabase({
+    tableName: `local-data-${randomBytes(6).toString('hex')}`,
+    region: 'eu-central-1',
+    endpoint: inject('dynamodbEndpoint'),
+  });
+
+const dirs: string[] = [];
+const newDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'local-data-test-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the demo data (scripts/seed.ts) reads as real organizations', () => {
+  let db: Database;
+  let seed: SeedFile;
+  let now: number;
+  beforeAll(async () => {
+    db = newDatabase();
+    await createTable(db);
+    now = Date.now();
+    seed = await seedDemoData(db, 'http://localhost:3000/api');
+  }, 300_000);
+
+  it('timestamps in order: sign-up, then users, KPIs and cycles, then each key before its first use', async () => {
+    for (const seeded of seed.tenants) {
+      const tenant = await getTenant(db, seeded.id);
+      const signedUp = Date.parse(tenant!.createdAt);
+      expect(signedUp, seeded.name).toBeLessThan(now - 30 * DAY_MS);
+      const later = [
+        ...(await listUsers(db, seeded.id, page)).items,
+        ...(await listKpis(db, seeded.id, page)).items,
+        ...(await listStrategicCycles(db, seeded.id, page)).items,
+      ];
+      for (const item of later) {
+        expect(Date.parse(item.createdAt), seeded.name).toBeGreaterThan(signedUp);
+        expect(Date.parse(item.createdAt), seeded.name).toBeLessThan(now);
+      }
+      const apiKeys = (await listApiKeys(db, seeded.id, page)).items;
+      expect(apiKeys.length).toBeGreaterThan(0);
+      for (const key of apiKeys) {
+        const created = Date.parse(key.createdAt);
+        expect(created, key.name).toBeGreaterThan(signedUp);
+        expect(created, key.name).toBeLessThanOrEqual(Date.now());
+        for (const later of [key.lastUsedAt, key.revokedAt, key.rolledAt, key.expiresAt]) {
+          if (later !== null) expect(Date.parse(later), key.name).toBeGreaterThanOrEqual(created);
+        }
+        for (const past of [key.lastUsedAt, key.revokedAt]) {
+          if (past !== null) expect(Date.parse(past), key.name).toBeLessThanOrEqual(Date.now());
+        }
+      }
+      // Listed oldest first (by id), and the dates say the same.
+      const created = apiKeys.map((key) => key.createdAt);
+      expect(created).toEqual([...created].sort());
+    }
+    // The key that pushed the history was made well before its first push, and used since.
+    const pusher = (await listApiKeys(db, seed.tenants[0]!.id, page)).items[0]!;
+    expect(pusher.name).toBe('CI pipeline');
+    expect(Date.parse(pusher.lastUsedAt!) - Date.parse(pusher.createdAt)).toBeGreaterThan(300 * DAY_MS);
+  });
+
+  it('KPIs are named as a company names them, not after their type, and carry units', async () => {
+    const typeWords = /\b(swot|pestle|theme|kpi|definition|bsc|asis|okr|key result|scorecard)\b/i;
+    for (const seeded of seed.tenants) {
+      const kpis = (await listKpis(db, seeded.id, page)).items;
+      for (const kpi of kpis) {
+        expect(kpi.name, kpi.name).not.toMatch(typeWords);
+        expect(kpi.name.startsWith(seeded.name.split(' ')[0]!), kpi.name).toBe(false);
+        expect(kpi.unit, kpi.name).toEqual(expect.any(String));
+      }
+      expect(new Set(kpis.map((kpi) => kpi.name)).size).toBe(kpis.length);
+    }
+  });
+});
+
+describe("npm start's data between runs (scripts/local-data.ts)", () => {
+  it('seeds a new table once; a restart keeps the data, its ids and the signing key, with the new base URL', async () => {
+    const data = localData(root, { LOCAL_DATA_DIR: newDir() });
+    const db = newDatabase();
+    expect(await tableState(db)).toBe('missing');
+
+    const first = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
+    expect(first.seeded).toBe(true);
+    expect(JSON.parse(readFileSync(data.seedFile, 'utf8'))).toEqual(first.seed);
+    expect(readFileSync(data.secretFile, 'utf8')).toBe(first.jwtSecret);
+    expect(statSync(data.secretFile).mode & 0o777).toBe(0o600);
+    const tenants = (await listTenants(db, page)).items.map((tenant) => tenant.id).sort();
+
+    const second = await prepareLocalData(db, data, 'http://localhost:3100/api', {});
+    expect(second.seeded).toBe(false);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.seed).toEqual({ ...first.seed, baseUrl: 'http://localhost:3100/api' });
+    expect(JSON.parse(readFileSync(data.seedFile, 'utf8'))).toEqual(second.seed);
+    // Nothing was seeded again: the same tenants, no more.
+    expect((await listTenants(db, page)).items.map((tenant) => tenant.id).sort()).toEqual(tenants);
+  }, 300_000);
+
+  it('an empty table is seeded too; a table with data but no record is kept, and says so (no demo logins)', async () => {
+    const data = localData(root, { LOCAL_DATA_DIR: newDir() });
+    const db = newDatabase();
+    await createTable(db);
+    expect(await tableState(db)).toBe('empty');
+    expect((await prepareLocalData(db, data, 'http://localhost:3000/api', {})).seeded).toBe(true);
+    expect(await tableState(db)).toBe('filled');
+    rmSync(data.seedFile);
+    const kept = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
+    expect(kept).toMatchObject({ seeded: false, seed: undefined });
+  }, 300_000);
+
+  it('a new database gets a new signing key: a token of the data before is refused (401)', async () => {
+    const data = localData(root, { LOCAL_DATA_DIR: newDir() });
+    const before = await prepareLocalData(newDatabase(), data, 'http://localhost:3000/api', {});
+    const settings = { issuer: 'strategy-service', audience: 'strategy-service-api', refreshTtlSeconds: 60 };
+    const admin = before.seed!.tenants[0]!.users[0]!;
+    const token = await createTokenService({ ...settings, secret: before.jwtSecret }).issueAccessToken({
+      userId: admin.id,
+      tenantId: before.seed!.tenants[0]!.id,
+      role: admin.role,
+      email: admin.email,
+      sessionId: 'a-session-of-the-data-before',
+      tokenVersion: 0,
+    });
+
+    // As after `npm run reset` (or a deleted database folder): the data is new, the old key file remains.
+    const after = await prepareLocalData(newDatabase(), data, 'http://localhost:3000/api', {});
+    expect(after.seeded).toBe(true);
+    expect(after.jwtSecret).not.toBe(before.jwtSecret);
+    expect(readFileSync(data.secretFile, 'utf8')).toBe(after.jwtSecret);
+    await expect(
+      createTokenService({ ...settings, secret: after.jwtSecret }).verifyAccessToken(token),
+    ).rejects.toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
+  }, 300_000);
+
+  it('JWT_SECRET is used as given; a database in memory writes no key file and its own seed record', async () => {
+    const dir = newDir();
+    const given = await prepareLocalData(
+      newDatabase(),
+      localData(root, { LOCAL_DATA_DIR: dir }),
+      'http://x/api',
+      {
+        JWT_SECRET: 'given-secret-given-secret-given-secret',
+      },
+    );
+    expect(given.jwtSecret).toBe('given-secret-given-secret-given-secret');
+    expect(existsSync(join(dir, 'jwt-secret'))).toBe(false);
+
+    const inMemory = localData(root, { LOCAL_DATA_DIR: dir, DYNAMODB_IN_MEMORY: 'true' });
+    expect(inMemory.dynamoDir).toBeUndefined();
+    expect(inMemory.seedFile).toBe(join(dir, 'seed-in-memory.json'));
+    const prepared = await prepareLocalData(newDatabase(), inMemory, 'http://x/api', {});
+    expect(prepared.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(existsSync(join(dir, 'jwt-secret'))).toBe(false);
+    expect(existsSync(join(dir, 'seed.json'))).toBe(true); // the record of the data on disk is untouched
+  }, 300_000);
+
+  it('a folder in use by a live process is refused to others; a dead one is not; wipe keeps only the folder', () => {
+    const data = localData(root, { LOCAL_DATA_DIR: newDir() });
+    const release = claim(data);
+    expect(holderOf(data)).toBeUndefined(); // this process holds it
+    writeFileSync(data.pidFile, `${process.ppid}\n`);
+    expect(holderOf(data)).toBe(process.ppid);
+    const finished = spawnSync(process.execPath, ['-e', '0']);
+    writeFileSync(data.pidFile, `${finished.pid}\n`);
+    expect(holderOf(data)).toBeUndefined();
+    release(); // not this process's claim any more: left alone
+    expect(existsSync(data.pidFile)).toBe(true);
+
+    mkdirSync(data.dynamoDir!, { recursive: true });
+    writeFileSync(join(data.dynamoDir!, 'shared-local-instance.db'), '');
+    writeFileSync(data.seedFile, '{}');
+    writeFileSync(data.secretFile, 'x');
+    wipe(data);
+    expect([data.dynamoDir!, data.seedFile, data.secretFile].filter((path) => existsSync(path))).toEqual([]);
+    expect(existsSync(data.dir)).toBe(true);
+  });
+});

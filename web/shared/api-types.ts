@@ -1,0 +1,31 @@
+/**
+ * The API's response types, as the routes declare them (their zod response schemas, functions/). Type-
+ * only: esbuild erases these imports, so no schema code and no route module reaches the browser. The
+ * pages import API types from here only.
+ */
+import type * as z from 'zod/mini';
+import type { route as getApiKeyUsage } from '../../functions/get-api-key-usage';
+import type { route as getKpi } from '../../functions/get-kpi';
+import type { route as listApiKeys } from '../../functions/list-api-keys';
+import type { route as listKpis } from '../../functions/list-kpis';
+import type { route as login } from '../../functions/login';
+import type { route as refreshToken } from '../../functions/refresh-token';
+import type { ApiKeyView, CreatedApiKeyView, RolledApiKeyView } from '../../lib/api-keys/views';
+import type { problemSchema } from '../../lib/http/middleware';
+import type { ResponseBody } from '../../lib/http/route';
+
+export type ApiKeyPage = ResponseBody<typeof listApiKeys, 200>;
+export type ApiKeyResponse = ApiKeyView;
+/** A key as listed: the view and its last 30 days of use. */
+export type ApiKeyListItem = ApiKeyPage['items'][number];
+export type ApiKeyRecentUsage = ApiKeyListItem['usage'];
+export type ApiKeyUsageResponse = ResponseBody<typeof getApiKeyUsage, 200>;
+export type CreatedApiKeyResponse = CreatedApiKeyView;
+export type RolledApiKeyResponse = RolledApiKeyView;
+export type KpiDetailResponse = ResponseBody<typeof getKpi, 200>;
+export type KpiPage = ResponseBody<typeof listKpis, 200>;
+/** Where a KPI stands against its target; null for a qualitative KPI. */
+export type KpiStatusResponse = KpiDetailResponse['status'];
+export type LoginResponse = ResponseBody<typeof login, 200>;
+export type RefreshResponse = ResponseBody<typeof refreshToken, 200>;
+export type ProblemResponse = z.output<typeof problemSchema>;
