@@ -65,7 +65,7 @@ export const route = defineRoute({
       tenantId: user.tenantId,
       createdBy: { type: 'user', userId: user.userId, email: user.email },
     });
-    audit('api-key.created', {
+    audit('api_key.created', {
       keyId: created.id,
       keyPrefix: created.prefix,
       expiresAt: created.expiresAt,

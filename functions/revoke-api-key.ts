@@ -21,7 +21,7 @@ export const route = defineRoute({
   core: async ({ params: { id }, user }) => {
     const { graceEnded } = await revokeApiKey(db, user.tenantId, id, { type: 'user', userId: user.userId });
     // Revoking is idempotent, and so is its audit line: one per successful request.
-    audit('api-key.revoked', { keyId: id, graceEndedOf: graceEnded?.id ?? null });
+    audit('api_key.revoked', { keyId: id, graceEndedOf: graceEnded?.id ?? null });
     return reply(204, undefined);
   },
 });

@@ -89,7 +89,7 @@ export const route = defineRoute({
       keyId: id,
       by: { type: 'user', userId: user.userId, email: user.email },
     });
-    audit('api-key.rolled', {
+    audit('api_key.rolled', {
       keyId: previous.id,
       keyPrefix: previous.prefix,
       newKeyId: created.id,

@@ -28,9 +28,9 @@ export type AuditEvent =
   | 'login.ceiling-reached'
   | 'logout'
   | 'sessions.revoked'
-  | 'api-key.created'
-  | 'api-key.rolled'
-  | 'api-key.revoked'
+  | 'api_key.created'
+  | 'api_key.rolled'
+  | 'api_key.revoked'
   | 'kpi.updated';
 
 /**

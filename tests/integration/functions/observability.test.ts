@@ -246,7 +246,7 @@ describe('audit lines', () => {
     expect(created.status).toBe(201);
     expect(created.lines.filter((l) => l.audit)).toEqual([
       expect.objectContaining({
-        audit: 'api-key.created',
+        audit: 'api_key.created',
         keyId: created.body.id,
         keyPrefix: created.body.prefix,
         tenantId: tenant.tenant.id,
@@ -265,7 +265,7 @@ describe('audit lines', () => {
     expect(revoked.headers['x-request-id']).toBe(revoked.requestId);
     expect(revoked.lines.filter((l) => l.audit)).toEqual([
       expect.objectContaining({
-        audit: 'api-key.revoked',
+        audit: 'api_key.revoked',
         keyId: created.body.id,
         tenantId: tenant.tenant.id,
         userId: admin.id,
@@ -291,7 +291,7 @@ describe('audit lines', () => {
     expect(rolled.status).toBe(201);
     expect(rolled.lines.filter((l) => l.audit)).toEqual([
       expect.objectContaining({
-        audit: 'api-key.rolled',
+        audit: 'api_key.rolled',
         keyId: created.body.id,
         keyPrefix: created.body.prefix,
         newKeyId: rolled.body.id,
