@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -150,6 +151,18 @@ describe('the GitHub Action', () => {
     expect(result.outputs['exit-code']).toBe('4');
     expectKeyMasked(result, wrongKey);
     expect(await storedMeasurements(tenant, tenant.kpis[0]!.id, 2053)).toEqual([]);
+  });
+
+  it('an unknown KPI: the service’s 404 names the input (kpi-id), exit 4', async () => {
+    const result = await runAction(
+      inputsFor(0, { 'kpi-id': randomUUID(), value: '60', 'period-start': '2056-01-01' }),
+    );
+    expect(result.code).toBe(4);
+    // One error command; its message lines are %0A-encoded by the runner's command syntax.
+    expect(result.stdout).toMatch(
+      /^::error::the service refused 1 measurement: 404 .*\(not-found\).*%0Akpi-id: not a KPI of this organization with this kpiType$/m,
+    );
+    expectKeyMasked(result, tenant.key);
   });
 
   it('a file of measurements: pushed as kpi-push pushes it; a bad row is an annotation on its line, and nothing is sent', async () => {
