@@ -37,6 +37,13 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
+/** The input names of action.yml: the keys of its `inputs:` map. */
+const declaredInputs = () => {
+  const yml = readFileSync(join(root, 'integrations', 'github-action', 'action.yml'), 'utf8');
+  const section = yml.slice(yml.indexOf('\ninputs:\n'), yml.indexOf('\noutputs:\n'));
+  return [...section.matchAll(/^ {2}([a-z-]+):$/gm)].map((match) => match[1]!);
+};
+
 const required = { 'base-url': 'https://api.example.com/api', 'api-key': 'skm_test' };
 const single = { ...required, 'kpi-id': KPI, 'kpi-type': 'BSC_KPI', value: '87.5' };
 
@@ -169,11 +176,22 @@ describe('problems in the inputs’ words', () => {
   });
 
   it('action.yml declares exactly the inputs the action reads', () => {
-    const yml = readFileSync(join(root, 'integrations', 'github-action', 'action.yml'), 'utf8');
-    const section = yml.slice(yml.indexOf('\ninputs:\n'), yml.indexOf('\noutputs:\n'));
-    const declared = [...section.matchAll(/^ {2}([a-z-]+):$/gm)].map((match) => match[1]);
-    expect(declared.sort()).toEqual(
+    expect(declaredInputs().sort()).toEqual(
       ['base-url', 'api-key', 'file', 'dry-run', ...Object.values(FIELD_INPUTS)].sort(),
     );
+  });
+
+  it('the documented workflows give the action declared inputs only, and the required ones', () => {
+    const declared = declaredInputs();
+    for (const page of ['docs/integration.md', 'integrations/github-action/README.md']) {
+      const text = readFileSync(join(root, page), 'utf8');
+      const uses = [
+        ...text.matchAll(/uses: \S+\/integrations\/github-action@.*\n\s+with:\n((?:\s+[\w-]+: .*\n)+)/g),
+      ];
+      expect(uses, page).toHaveLength(1);
+      const given = [...uses[0]![1]!.matchAll(/^\s+([\w-]+):/gm)].map((match) => match[1]!);
+      for (const input of given) expect(declared, `${page}: ${input}`).toContain(input);
+      expect(given, page).toEqual(expect.arrayContaining(['base-url', 'api-key']));
+    }
   });
 });
