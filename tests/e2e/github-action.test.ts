@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFaultProxy } from '../support/fault-proxy';
 import { baseUrl, createPushTenant, type PushTenant, storedMeasurements } from '../support/http';
 
 /**
@@ -163,6 +164,33 @@ describe('the GitHub Action', () => {
       /^::error::the service refused 1 measurement: 404 .*\(not-found\).*%0Akpi-id: not a KPI of this organization with this kpiType$/m,
     );
     expectKeyMasked(result, tenant.key);
+  });
+
+  it('a service that keeps answering 429: retried, then the step fails with exit 5 and says a rerun is safe', async () => {
+    // Retry-After: 0, so the six tries take no time; the push itself never reaches the stack.
+    const proxy = await startFaultProxy(new URL(baseUrl()).origin, (request) =>
+      request.method === 'POST'
+        ? {
+            status: 429,
+            headers: { 'Retry-After': '0', 'Content-Type': 'application/problem+json' },
+            body: '{}',
+          }
+        : 'forward',
+    );
+    try {
+      const result = await runAction(
+        inputsFor(0, { 'base-url': `${proxy.origin}/api`, value: '60', 'period-start': '2057-01-01' }),
+      );
+      expect(result.code).toBe(5);
+      expect(result.stdout).toContain(
+        '::error::gave up on 1 measurement: 429 after 6 tries. Running the job again later is safe',
+      );
+      expect(result.outputs).toEqual({ count: '0', created: '0', updated: '0', 'exit-code': '5' });
+      expect(proxy.requests.filter((request) => request.method === 'POST')).toHaveLength(6);
+      expectKeyMasked(result, tenant.key);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a file of measurements: pushed as kpi-push pushes it; a bad row is an annotation on its line, and nothing is sent', async () => {
