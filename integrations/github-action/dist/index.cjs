@@ -22507,11 +22507,11 @@ var readInputs = () => {
       "api-key is empty: set it from a secret, e.g. api-key: ${{ secrets.KPI_API_KEY }}. A secret that does not exist is empty, and workflows run for pull requests from forks get no secrets"
     );
   }
-  const value = getInput("value");
   const file = getInput("file");
   const single = Object.fromEntries(
     Object.entries(FIELD_INPUTS).map(([field, input]) => [field, getInput(input)])
   );
+  const value = single.actual;
   const dryRun = dryRunOf();
   if (value !== "" && file !== "") throw new InputError("give either value or file, not both");
   if (value === "" && file === "") {
@@ -22527,9 +22527,7 @@ var readInputs = () => {
     userAgent: `kpi-push-github-action/${version2}`
   };
   if (file !== "") {
-    const misplaced = Object.values(FIELD_INPUTS).filter(
-      (input) => input !== "value" && getInput(input)
-    );
+    const misplaced = Object.entries(FIELD_INPUTS).filter(([field]) => single[field] !== "").map(([, input]) => input);
     if (misplaced.length > 0) {
       throw new InputError(
         `${misplaced.join(", ")} ${misplaced.length === 1 ? "applies" : "apply"} only with value; in a file, each measurement names its own`
@@ -22537,13 +22535,12 @@ var readInputs = () => {
     }
     return { settings: { ...settings, file, format: void 0 }, measurements: void 0 };
   }
-  for (const input of ["kpi-id", "kpi-type"]) {
-    if (getInput(input) === "") throw new InputError(`${input} is required when value is given`);
-  }
+  if (single.kpiId === "") throw new InputError("kpi-id is required when value is given");
+  if (single.kpiType === "") throw new InputError("kpi-type is required when value is given");
   const measurement = {
     kpiId: single.kpiId,
     kpiType: single.kpiType,
-    actual: numberOf(single.actual),
+    actual: numberOf(value),
     ...single.target === "" ? {} : { target: numberOf(single.target) },
     ...single.periodStart === "" ? {} : { periodStart: single.periodStart },
     ...single.periodEnd === "" ? {} : { periodEnd: single.periodEnd }

@@ -69,11 +69,11 @@ export const readInputs = (): ActionRun => {
       'api-key is empty: set it from a secret, e.g. api-key: ${{ secrets.KPI_API_KEY }}. A secret that does not exist is empty, and workflows run for pull requests from forks get no secrets',
     );
   }
-  const value = core.getInput('value');
   const file = core.getInput('file');
   const single = Object.fromEntries(
     Object.entries(FIELD_INPUTS).map(([field, input]) => [field, core.getInput(input)]),
   ) as Record<keyof typeof FIELD_INPUTS, string>;
+  const value = single.actual;
   const dryRun = dryRunOf();
 
   if (value !== '' && file !== '') throw new InputError('give either value or file, not both');
@@ -90,9 +90,9 @@ export const readInputs = (): ActionRun => {
     userAgent: `kpi-push-github-action/${version}`,
   };
   if (file !== '') {
-    const misplaced = Object.values(FIELD_INPUTS).filter(
-      (input) => input !== 'value' && core.getInput(input),
-    );
+    const misplaced = Object.entries(FIELD_INPUTS)
+      .filter(([field]) => single[field as keyof typeof FIELD_INPUTS] !== '')
+      .map(([, input]) => input);
     if (misplaced.length > 0) {
       throw new InputError(
         `${misplaced.join(', ')} ${misplaced.length === 1 ? 'applies' : 'apply'} only with value; in a file, each measurement names its own`,
@@ -100,13 +100,12 @@ export const readInputs = (): ActionRun => {
     }
     return { settings: { ...settings, file, format: undefined }, measurements: undefined };
   }
-  for (const input of ['kpi-id', 'kpi-type'] as const) {
-    if (core.getInput(input) === '') throw new InputError(`${input} is required when value is given`);
-  }
+  if (single.kpiId === '') throw new InputError('kpi-id is required when value is given');
+  if (single.kpiType === '') throw new InputError('kpi-type is required when value is given');
   const measurement = {
     kpiId: single.kpiId,
     kpiType: single.kpiType,
-    actual: numberOf(single.actual),
+    actual: numberOf(value),
     ...(single.target === '' ? {} : { target: numberOf(single.target) }),
     ...(single.periodStart === '' ? {} : { periodStart: single.periodStart }),
     ...(single.periodEnd === '' ? {} : { periodEnd: single.periodEnd }),
