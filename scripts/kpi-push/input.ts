@@ -37,7 +37,8 @@ export const CSV_COLUMNS = [
 ] as const;
 const REQUIRED_COLUMNS = ['kpiId', 'kpiType', 'actual'];
 const NUMBER_COLUMNS = new Set(['actual', 'target', 'forecast']);
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** A number as text may write it (CSV cells, action inputs); anything else stays text for validation to name. */
+export const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** By the file's extension, else by its first character: `[` JSON, `{` NDJSON, anything else CSV. */
 export const detectFormat = (name: string | undefined, text: string): Format => {

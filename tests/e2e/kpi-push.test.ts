@@ -3,13 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApiKey } from '../../lib/api-keys/service';
-import { createDatabase } from '../../lib/db/client';
-import { createKpi } from '../../lib/db/kpis';
-import type { Kpi } from '../../lib/domain/kpi';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Decision, type ProxiedRequest, startFaultProxy } from '../support/fault-proxy';
-import { baseUrl, createStackTenant, loginAs, request } from '../support/http';
+import { baseUrl, createPushTenant, type PushTenant, storedMeasurements } from '../support/http';
 import { committedDocument } from '../support/openapi';
 
 /**
@@ -58,21 +54,16 @@ const kpiPush = (args: string[], options?: { env?: Record<string, string>; input
   runCli([process.execPath, BIN, ...args], options);
 
 /** A business-plan tenant with push, three KPIs, an ADMIN and an active key, made for these tests. */
-let tenant: { email: string; password: string; kpis: Kpi[]; key: string };
+let tenant: PushTenant;
 beforeAll(async () => {
-  const db = createDatabase({
-    tableName: 'strategy-service-local',
-    region: 'eu-central-1',
-    endpoint: inject('stackDynamodbEndpoint'),
-  });
-  const { tenant: created, email, password } = await createStackTenant('business');
-  const kpis = [
-    await createKpi(db, created.id, { type: 'BSC_KPI', name: 'Revenue' }),
-    await createKpi(db, created.id, { type: 'OKR_KEY_RESULT', name: 'Deploys' }),
-    await createKpi(db, created.id, { type: 'SWOT_KPI', name: 'Churn' }),
-  ];
-  const { key } = await createApiKey(db, { tenantId: created.id, name: 'kpi-push e2e' });
-  tenant = { email, password, kpis, key };
+  tenant = await createPushTenant(
+    [
+      { type: 'BSC_KPI', name: 'Revenue' },
+      { type: 'OKR_KEY_RESULT', name: 'Deploys' },
+      { type: 'SWOT_KPI', name: 'Churn' },
+    ],
+    'kpi-push e2e',
+  );
 });
 const activeKey = () => tenant.key;
 
@@ -94,14 +85,7 @@ const writeInput = (name: string, text: string) => {
   return file;
 };
 
-/** Stored measurements of one KPI in one year, as the tenant's users list them. */
-const storedIn = async (kpiId: string, year: number) => {
-  const { token } = await loginAs(tenant.email, tenant.password);
-  const listed = await request('GET', `/kpis/${kpiId}/measurements?limit=1000`, {
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  return (listed.body.items as { periodStart: string }[]).filter((m) => m.periodStart.startsWith(`${year}-`));
-};
+const storedIn = (kpiId: string, year: number) => storedMeasurements(tenant, kpiId, year);
 
 const posts = (requests: ProxiedRequest[]) => requests.filter((r) => r.method === 'POST');
 const unavailable: Decision = {

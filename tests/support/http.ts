@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
+import { createApiKey } from '../../lib/api-keys/service';
 import { hashPassword } from '../../lib/auth/passwords';
 import { createDatabase } from '../../lib/db/client';
+import { createKpi } from '../../lib/db/kpis';
 import { createTenant } from '../../lib/db/tenants';
 import { createUser } from '../../lib/db/users';
+import type { Kpi, KpiType } from '../../lib/domain/kpi';
 import type { Plan } from '../../lib/domain/plan';
 import type { SeedFile } from '../../scripts/seed';
 import { assertContract } from './contract';
@@ -72,4 +75,39 @@ export const createStackTenant = async (plan: Plan = 'business') => {
     passwordHash: await hashPassword(password),
   });
   return { tenant, email, password };
+};
+
+export interface PushTenant {
+  email: string;
+  password: string;
+  kpis: Kpi[];
+  /** An active key for every KPI. */
+  key: string;
+}
+
+/**
+ * A business-plan tenant with push, these KPIs, an ADMIN and an active key, for tests that push
+ * (the seeded tenants' KPIs are other tests' fixtures).
+ */
+export const createPushTenant = async (
+  kpis: { type: KpiType; name: string }[],
+  keyName: string,
+): Promise<PushTenant> => {
+  const db = stackDatabase();
+  const { tenant, email, password } = await createStackTenant('business');
+  const created: Kpi[] = [];
+  for (const kpi of kpis) created.push(await createKpi(db, tenant.id, kpi));
+  const { key } = await createApiKey(db, { tenantId: tenant.id, name: keyName });
+  return { email, password, kpis: created, key };
+};
+
+/** Stored measurements of one KPI in one year, as the tenant's users list them. */
+export const storedMeasurements = async (tenant: PushTenant, kpiId: string, year: number) => {
+  const { token } = await loginAs(tenant.email, tenant.password);
+  const listed = await request('GET', `/kpis/${kpiId}/measurements?limit=1000`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return (listed.body.items as { periodStart: string; actual: number; target?: number }[]).filter((m) =>
+    m.periodStart.startsWith(`${year}-`),
+  );
 };
