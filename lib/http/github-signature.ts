@@ -10,10 +10,13 @@ export const SIGNATURE_HEADER = 'Github-Public-Key-Signature';
 
 /**
  * One answer for every request GitHub did not sign: no signature, an unknown key identifier and a
- * signature that does not verify look the same from outside, so a prober learns nothing.
+ * signature that does not verify look the same from outside, so a prober learns nothing. A 401 names
+ * its scheme (RFC 9110 §11.6.1), in the form of the push routes' `ApiKey header="x-api-key"`.
  */
 const notSigned = () =>
-  new AppError('UNAUTHENTICATED', 'The request is not signed by GitHub secret scanning.');
+  new AppError('UNAUTHENTICATED', 'The request is not signed by GitHub secret scanning.', {
+    headers: { 'WWW-Authenticate': `GithubSignature header="${SIGNATURE_HEADER}"` },
+  });
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 

@@ -179,6 +179,7 @@ describe('POST /secret-scanning/github: requests GitHub did not sign', () => {
     for (const answer of answers) {
       expect(answer.status).toBe(401);
       expect(answer.headers['content-type']).toBe('application/problem+json');
+      expect(answer.headers['www-authenticate']).toBe('GithubSignature header="Github-Public-Key-Signature"');
       expect(withoutRequestId(answer.body)).toEqual(withoutRequestId(answers[0]!.body));
     }
     expect(answers[0]!.body.type).toMatch(/\/unauthenticated$/);
