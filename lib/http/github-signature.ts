@@ -21,9 +21,9 @@ const notSigned = () =>
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
- * Authenticates a request of GitHub's secret scanning (docs/security.md, "Secret scanning"): the
- * ECDSA signature in `Github-Public-Key-Signature` (base64 of ASN.1 DER) over the body's raw bytes,
- * by the published key named in `Github-Public-Key-Identifier`. It runs before the body is parsed,
+ * Authenticates a request of GitHub's secret scanning (docs/security.md, "Leaked keys: GitHub secret
+ * scanning"): the ECDSA signature in `Github-Public-Key-Signature` (base64 of ASN.1 DER) over the
+ * body's raw bytes, by the published key named in `Github-Public-Key-Identifier`. It runs before the body is parsed,
  * on the bytes as received: parsing and writing JSON back would change them. The body's size is
  * checked first (413), so an oversized body is never hashed. A header sent twice with different
  * values is refused like a missing one.
