@@ -64,7 +64,8 @@ const verdictsSchema = z
     }),
   );
 
-const exampleToken = 'skm_1Xc9QeVqgUZ5Yb0yT3dH8n2Wm4Lr7Ka6Pj0f2Sx';
+/** A well-formed key of no tenant; the response example's `token_hash` is its SHA-256. */
+const exampleToken = 'skm_00ahvh5gV3PpZPWhSIvCbORvbQh0AfCOv';
 const exampleUrl =
   'https://github.com/octocat/Hello-World/blob/12345600b9cbe38a219f39a9941c9319b600c002/.env';
 
@@ -99,7 +100,7 @@ export const route = defineRoute({
       schema: verdictsSchema,
       example: [
         {
-          token_hash: '4d3c1d3f0a9c0e8f6b1e0b7c9a4f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7',
+          token_hash: '11c6f4bca6bd586facda6f44b4491bc00460879849232591ba466e84efbe6d03',
           token_type: 'strategy_service_api_key',
           label: 'true_positive',
         },
