@@ -1,13 +1,21 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { handler, MAX_REPORT_BYTES, MAX_REPORT_MATCHES } from '../../../functions/github-secret-scanning';
+import {
+  handler,
+  MAX_REPORT_BYTES,
+  MAX_REPORT_MATCHES,
+  route,
+} from '../../../functions/github-secret-scanning';
 import { handler as listHandler } from '../../../functions/list-api-keys';
 import { generateApiKey, hashApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey } from '../../../lib/api-keys/service';
+import { createGithubKeys } from '../../../lib/auth/github-keys';
 import { getApiKeyByHash } from '../../../lib/db/api-keys';
+import { githubSignedEndpointOf } from '../../../lib/http/endpoint';
+import { tracer } from '../../../lib/tracer';
 import { apiEvent, invoke, lambdaContext } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
-import { newSigningKey, signedHeaders } from '../../support/github-keys';
+import { newSigningKey, signedHeaders, startKeysServer } from '../../support/github-keys';
 import { captureOutput } from '../../support/output';
 import { measurementFor, pushOne } from '../../support/push';
 
@@ -184,6 +192,30 @@ describe('POST /secret-scanning/github: requests GitHub did not sign', () => {
     }
     expect(answers[0]!.body.type).toMatch(/\/unauthenticated$/);
     expect(JSON.stringify(answers[0]!.body)).not.toMatch(/identifier|signature does not|unknown key/i);
+    expect((await stored(live.key))?.revokedAt).toBeNull();
+  });
+});
+
+describe('POST /secret-scanning/github: when GitHub’s keys cannot be fetched', () => {
+  it('answers 503 with Retry-After, neither accepting the report nor calling it forged, and changes nothing', async () => {
+    // The route's own declaration behind the same wrapper, with keys from a server that has gone.
+    const gone = await startKeysServer([]);
+    await gone.close();
+    const unreachable = githubSignedEndpointOf(
+      { corsOrigins: [], tracer },
+      createGithubKeys({ url: gone.url }),
+    )(route);
+    const live = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'keys unavailable' });
+    const body = JSON.stringify([match(live.key)]);
+    const result = await invoke(unreachable, {
+      method: 'POST',
+      path: PATH,
+      headers: { 'Content-Type': 'application/json', ...signedHeaders(body, signingKey) },
+      body,
+    });
+    expect(result.status).toBe(503);
+    expect(result.headers['retry-after']).toBe('60');
+    expect(result.body.type).toMatch(/\/service-unavailable$/);
     expect((await stored(live.key))?.revokedAt).toBeNull();
   });
 });
