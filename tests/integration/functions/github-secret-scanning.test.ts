@@ -220,6 +220,47 @@ describe('POST /secret-scanning/github: when GitHub’s keys cannot be fetched',
   });
 });
 
+describe('POST /secret-scanning/github: GitHub rotates its key', () => {
+  it('a report signed by a new key fetches the keys again once and is judged; a forged identifier then fetches nothing', async () => {
+    // The route's own declaration behind the same wrapper, with keys from a server of this test.
+    const old = newSigningKey();
+    const rotated = newSigningKey();
+    const github = await startKeysServer([old]);
+    // The keys' clock, moved by the test: a fetch for an unknown identifier comes a minute after the last.
+    let now = Date.now();
+    try {
+      const rotating = githubSignedEndpointOf(
+        { corsOrigins: [], tracer },
+        createGithubKeys({ url: github.url, now: () => now }),
+      )(route);
+      const sendTo = (body: string, key: ReturnType<typeof newSigningKey>) =>
+        invoke(rotating, {
+          method: 'POST',
+          path: PATH,
+          headers: { 'Content-Type': 'application/json', ...signedHeaders(body, key) },
+          body,
+        });
+      const first = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'before the rotation' });
+      expect((await sendTo(JSON.stringify([match(first.key)]), old)).status).toBe(200);
+      expect(github.fetches).toBe(1);
+      github.serve([rotated, old]);
+      now += 60_000;
+      const second = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'after the rotation' });
+      const result = await sendTo(JSON.stringify([match(second.key)]), rotated);
+      expect(result.status).toBe(200);
+      expect(result.body[0].label).toBe('true_positive');
+      expect(github.fetches).toBe(2);
+      // Within the minute after that fetch, an identifier GitHub never published is refused without
+      // asking GitHub again.
+      const forged = await sendTo(JSON.stringify([match(second.key)]), newSigningKey());
+      expect(forged.status).toBe(401);
+      expect(github.fetches).toBe(2);
+    } finally {
+      await github.close();
+    }
+  });
+});
+
 describe('POST /secret-scanning/github: bounds and bad input', () => {
   it(`answers 413 for a body over ${MAX_REPORT_BYTES} bytes, before any signature check`, async () => {
     const body = JSON.stringify([{ ...match(generateApiKey()), url: 'x'.repeat(MAX_REPORT_BYTES) }]);
