@@ -50,7 +50,11 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
-          globalSetup: ['tests/support/dynamodb-global-setup.ts', 'tests/support/password-global-setup.ts'],
+          globalSetup: [
+            'tests/support/dynamodb-global-setup.ts',
+            'tests/support/password-global-setup.ts',
+            'tests/support/github-keys-global-setup.ts',
+          ],
           setupFiles: ['tests/support/integration-setup.ts'],
         },
       },

@@ -39,6 +39,9 @@ const positiveInt = (fallback: number) => wholeNumber(fallback, 1);
 const ORIGIN = 'https?://[A-Za-z0-9.-]+(?::\\d{1,5})?';
 const ORIGIN_LIST = new RegExp(`^(?:\\s*${ORIGIN}\\s*(?:,\\s*${ORIGIN}\\s*)*)?$`);
 
+/** GitHub's published secret-scanning public keys (its secret scanning partner program). */
+export const GITHUB_SECRET_SCANNING_KEYS_URL = 'https://api.github.com/meta/public_keys/secret_scanning';
+
 const environment = z
   .object({
     TABLE_NAME: required().check(z.minLength(3, 'must be at least 3 characters')),
@@ -92,6 +95,14 @@ const environment = z
     LOGIN_MAX_FAILURES_PER_SOURCE: positiveInt(100),
     LOGIN_FAILURE_CEILING_PER_EMAIL: positiveInt(1000),
     LOGIN_LOCKOUT_WINDOW_SECONDS: positiveInt(15 * 60),
+    /**
+     * Where GitHub publishes the public keys that sign its secret-scanning reports
+     * (functions/github-secret-scanning.ts); tests and the local stack serve keys of their own.
+     */
+    SECRET_SCANNING_KEYS_URL: z._default(
+      z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+      GITHUB_SECRET_SCANNING_KEYS_URL,
+    ),
   })
   .check(
     // zod skips this rule while a variable is missing or unreadable; those are named first, as before.

@@ -31,6 +31,7 @@ export type AuditEvent =
   | 'api_key.created'
   | 'api_key.rolled'
   | 'api_key.revoked'
+  | 'api_key.leaked'
   | 'kpi.updated';
 
 /**

@@ -1,3 +1,4 @@
+import { createGithubKeys } from './auth/github-keys';
 import { type SecretSource, ssmSecret } from './auth/jwt-secret';
 import { createSessionGuard } from './auth/session-guard';
 import { createTokenService, type TokenSettings } from './auth/tokens';
@@ -8,7 +9,13 @@ import { getSessionState } from './db/sessions';
 import { getTenant } from './db/tenants';
 import { createHealthCheck } from './health';
 import { createCursorSeal } from './http/cursors';
-import { jwtEndpointOf, keyEndpointOf, pageEndpointOf, publicEndpointOf } from './http/endpoint';
+import {
+  githubSignedEndpointOf,
+  jwtEndpointOf,
+  keyEndpointOf,
+  pageEndpointOf,
+  publicEndpointOf,
+} from './http/endpoint';
 import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
@@ -94,6 +101,17 @@ export const pushDeps: PushDeps = /* @__PURE__ */ createPushDeps();
 export const checkHealth = /* @__PURE__ */ createHealthCheck({ probe: () => probeTable(db) });
 
 /**
+ * GitHub's secret-scanning public keys, fetched from SECRET_SCANNING_KEYS_URL and kept per container
+ * (lib/auth/github-keys.ts). Pure, with its settings built by a function: only the secret-scanning
+ * function carries it.
+ */
+const githubKeySettings = (): Parameters<typeof createGithubKeys>[0] => ({
+  url: config.SECRET_SCANNING_KEYS_URL,
+});
+
+const githubKeys = /* @__PURE__ */ createGithubKeys(/* @__PURE__ */ githubKeySettings());
+
+/**
  * The handlers of the route modules (lib/http/endpoint.ts), each built from its route's declaration.
  * Marked pure like the rest, so that a function bundles only the wrapper it uses: a push function
  * carries no token service.
@@ -103,3 +121,4 @@ export const publicEndpoint = /* @__PURE__ */ publicEndpointOf(web);
 export const jwtEndpoint = /* @__PURE__ */ jwtEndpointOf(web, tokens, sessions, cursors);
 export const keyEndpoint = /* @__PURE__ */ keyEndpointOf(web);
 export const pageEndpoint = /* @__PURE__ */ pageEndpointOf(web);
+export const githubSignedEndpoint = /* @__PURE__ */ githubSignedEndpointOf(web, githubKeys);

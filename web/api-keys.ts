@@ -95,8 +95,13 @@ const expiresSoon = (key: Key, now: number): string | null => {
   return `expires in ${plural(Math.max(1, Math.round(left / 60_000)), 'minute')}`;
 };
 
-const actorText = (actor: Actor): string | null =>
-  actor === null ? null : actor.type === 'user' ? (actor.email ?? 'a former user') : `operator ${actor.name}`;
+const actorText = (actor: Actor): string | null => {
+  if (actor === null) return null;
+  if (actor.type === 'user') return actor.email ?? 'a former user';
+  if (actor.type === 'operator') return `operator ${actor.name}`;
+  // A leaked key: where it was found tells its owner which file to clean up.
+  return actor.url ? `GitHub secret scanning, found at ${actor.url}` : 'GitHub secret scanning';
+};
 
 /** A key counts against the plan while it is active and not rolled (its replacement holds the slot). */
 const holdsSlot = (key: Key) => key.status === 'active' && key.replacedBy === null;

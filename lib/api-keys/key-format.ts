@@ -37,7 +37,15 @@ export const generateApiKey = (random: (size: number) => Buffer = randomBytes): 
   return body + checksum(body);
 };
 
-const SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+const BODY = `${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}`;
+const SHAPE = new RegExp(`^${BODY}$`);
+
+/**
+ * The pattern secret scanners search text for (registered with GitHub's secret scanning partner
+ * program, docs/operations.md): a key between word boundaries, so a longer run of the same
+ * characters, or the prefix inside another word, is no match.
+ */
+export const SCANNER_PATTERN = `\\b${BODY}\\b`;
 
 /** Shape and checksum only: a well-formed key may still be unknown, revoked or expired. */
 export const isWellFormedApiKey = (key: string): boolean => {

@@ -11,17 +11,18 @@ import { apiKeyStatus } from './rules';
  * open (`z.object`): clients must tolerate new members, the usual rule for additive API changes.
  */
 
-/** An audit actor as clients see it: a user with their e-mail (null when not looked up), or an operator. */
+/** An audit actor as clients see it: a user with their e-mail (null when not looked up), an operator, or secret scanning. */
 export const auditActorSchema = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('user'), userId: z.string(), email: z.nullable(z.string()) }),
     z.object({ type: z.literal('operator'), name: z.string() }),
+    z.object({ type: z.literal('secret-scanning'), source: z.literal('github'), url: z.string() }),
   ])
   .check(
     z.meta({
       id: 'AuditActor',
       description:
-        'Who changed a key: a user of the tenant (`userId`, and `email`, `null` if the user is gone) or an operator of the CLI (`name`).',
+        'Who changed a key: a user of the tenant (`userId`, and `email`, `null` if the user is gone), an operator of the CLI (`name`), or secret scanning, which revoked a key found in public (`source`: `github`; `url`: where it was found, empty when the report named none).',
     }),
   );
 
@@ -136,12 +137,12 @@ export const keyPlanSchema = z
   })
   .check(z.meta({ id: 'KeyPlan', description: 'The tenant’s plan (spec 8).' }));
 
-const actorView = (actor: Actor | null) =>
-  actor === null
-    ? null
-    : actor.type === 'user'
-      ? { type: actor.type, userId: actor.userId, email: actor.email ?? null }
-      : { type: actor.type, name: actor.name };
+const actorView = (actor: Actor | null): ApiKeyView['createdBy'] => {
+  if (actor === null) return null;
+  if (actor.type === 'user') return { type: actor.type, userId: actor.userId, email: actor.email ?? null };
+  if (actor.type === 'operator') return { type: actor.type, name: actor.name };
+  return { type: actor.type, source: actor.source, url: actor.url };
+};
 
 export const apiKeyView = (key: ApiKey, now = Date.now()): ApiKeyView => ({
   id: key.id,

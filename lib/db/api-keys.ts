@@ -39,6 +39,8 @@ const toActor = (value: unknown): Actor | null => {
     return { type: 'user', userId: actor.userId };
   if (actor.type === 'operator' && typeof actor.name === 'string')
     return { type: 'operator', name: actor.name };
+  if (actor.type === 'secret-scanning' && actor.source === 'github' && typeof actor.url === 'string')
+    return { type: 'secret-scanning', source: 'github', url: actor.url };
   return null;
 };
 

@@ -14,13 +14,15 @@ export const apiKeyStatusSchema = z.enum(API_KEY_STATUSES);
 export type ApiKeyStatus = z.output<typeof apiKeyStatusSchema>;
 
 /**
- * Who changed a key: a signed-in user of the tenant (API, key page), or an operator (the operator CLI,
- * by their name). A user's e-mail is not stored with the key: it is looked up when keys are listed
- * (null when the user is gone or it was not looked up).
+ * Who changed a key: a signed-in user of the tenant (API, key page), an operator (the operator CLI,
+ * by their name), or secret scanning, which revokes a key found in public (GitHub's report names the
+ * public URL where it was found; empty when GitHub gives none). A user's e-mail is not stored with the
+ * key: it is looked up when keys are listed (null when the user is gone or it was not looked up).
  */
 export const actorSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('user'), userId: z.string(), email: z.optional(z.nullable(z.string())) }),
   z.object({ type: z.literal('operator'), name: z.string() }),
+  z.object({ type: z.literal('secret-scanning'), source: z.literal('github'), url: z.string() }),
 ]);
 export type Actor = z.output<typeof actorSchema>;
 

@@ -3,11 +3,13 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import type { GithubKeys } from '../auth/github-keys';
 import type { SessionGuard } from '../auth/session-guard';
 import type { TokenService, UserPrincipal } from '../auth/tokens';
 import type { CursorSeal } from './cursors';
+import { githubSignature } from './github-signature';
 import { jwtAuth } from './jwt-auth';
-import { httpErrorHandler, readJsonBody } from './middleware';
+import { httpErrorHandler, MAX_BODY_BYTES, readJsonBody } from './middleware';
 import { cors, observe } from './observability';
 import { apiKeyHeader, authorizerVerdict } from './push-auth';
 import { json, noContent } from './responses';
@@ -73,7 +75,7 @@ const readInput = async (spec: RouteSpec, event: APIGatewayProxyEvent): Promise<
       ? undefined
       : spec.body.optional && absent
         ? parseInput(spec.body.schema as z.core.$ZodType, {})
-        : parseInput(spec.body.schema as z.core.$ZodType, await readJsonBody(event));
+        : parseInput(spec.body.schema as z.core.$ZodType, await readJsonBody(event, spec.body.maxBytes));
   const params = spec.pathParams
     ? parseInput(spec.pathParams, event.pathParameters ?? {}, { what: 'path' })
     : undefined;
@@ -93,19 +95,34 @@ const input = (spec: RouteSpec): MiddlewareObj<APIGatewayProxyEvent, APIGatewayP
   },
 });
 
+/** Runs a route without a caller identity on its checked input. */
+const withoutIdentity =
+  // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
+  (declared: ApiRoute<any, any, any, any, 'none'>) => async (event: APIGatewayProxyEvent, context: Context) =>
+    toResult(await declared.core({ ...((context as WithInput)[INPUT] as Checked), event, context } as never));
+
 /** The handler of a route without authentication (login, refresh, health). */
 export const publicEndpointOf =
   (deps: EndpointDeps) =>
   // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
   (declared: ApiRoute<any, any, any, any, 'none'>): HttpHandler =>
+    stages(deps, declared.cors === true)(withoutIdentity(declared)).use(input(declared));
+
+/**
+ * The handler of a route that GitHub calls and signs (secret scanning): no caller identity of the
+ * service's own, but the signature over the raw body is checked (./github-signature.ts) before the
+ * body is parsed, so an unsigned request is refused before its content is read at all.
+ */
+export const githubSignedEndpointOf =
+  (deps: EndpointDeps, keys: GithubKeys) =>
+  // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
+  (declared: ApiRoute<any, any, any, any, 'none'>): HttpHandler =>
     stages(
       deps,
-      declared.cors === true,
-    )(async (event, context) =>
-      toResult(
-        await declared.core({ ...((context as WithInput)[INPUT] as Checked), event, context } as never),
-      ),
-    ).use(input(declared));
+      false,
+    )(withoutIdentity(declared))
+      .use(githubSignature(keys, declared.body?.maxBytes ?? MAX_BODY_BYTES))
+      .use(input(declared));
 
 /**
  * What a page cursor is bound to: the operation, the caller's tenant and the path parameters (a KPI's

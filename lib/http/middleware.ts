@@ -159,6 +159,24 @@ const rawBody = (body: unknown): string => {
   }
 };
 
+/** The body's size in bytes, checked before anything reads it: 413 over `maxBytes`. */
+export const assertBodySize = (event: BodyEvent, maxBytes: number): void => {
+  const raw = rawBody(event.body);
+  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+  if (bytes > maxBytes) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `The request body must be at most ${maxBytes} bytes.`);
+  }
+};
+
+/**
+ * The body's bytes as the client sent them, for a signature over the raw body: API Gateway passes a
+ * text body as a string (UTF-8, as sent) and a binary one base64-encoded.
+ */
+export const rawBodyBytes = (event: BodyEvent): Buffer => {
+  const raw = rawBody(event.body);
+  return Buffer.from(raw, event.isBase64Encoded === true ? 'base64' : 'utf8');
+};
+
 /** middy's parser, with its Content-Type check; its answers are mapped to the service's below. */
 const parser = httpJsonBodyParser();
 
@@ -171,7 +189,8 @@ const parserRefusal = (error: unknown) => {
 /**
  * The one way a request body is read: @middy/http-json-body-parser checks the Content-Type and parses
  * the text (base64-decoded when API Gateway says so). Around it, what the service settles differently:
- * - the size is checked first, 413, so an oversized body is never parsed;
+ * - the size is checked first (`maxBytes`, 64 KiB unless the route declares more), 413, so an oversized
+ *   body is never parsed;
  * - Content-Type is found whatever its spelling (API Gateway REST passes headers as the client sent
  *   them; the parser looks for two spellings) and must be one value (400 when sent twice, differently);
  * - malformed JSON and an empty body are 400 (RFC 9110 §15.5.1), where the parser answers 415; 415
@@ -179,12 +198,9 @@ const parserRefusal = (error: unknown) => {
  * A function, and not only a middleware, because a push authenticates its key before its body is
  * judged (the push pipeline calls it after the key check); `jsonBody()` is the middleware form.
  */
-export const readJsonBody = async (event: BodyEvent): Promise<unknown> => {
+export const readJsonBody = async (event: BodyEvent, maxBytes = MAX_BODY_BYTES): Promise<unknown> => {
   const raw = rawBody(event.body);
-  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
-  if (bytes > MAX_BODY_BYTES) {
-    throw new AppError('PAYLOAD_TOO_LARGE', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
-  }
+  assertBodySize(event, maxBytes);
   const contentType = header(event, 'content-type');
   const parsed = {
     event: {

@@ -78,8 +78,11 @@ export interface RouteSpec<
   pathParams?: P;
   /** Each property of its input object is one query parameter (a pipe may add defaults after). */
   query?: Q;
-  /** `optional`: the operation also runs without a body (then with its defaults). */
-  body?: { schema: B; examples: Record<string, Example>; optional?: boolean };
+  /**
+   * `optional`: the operation also runs without a body (then with its defaults). `maxBytes`: a larger
+   * limit than the API's 64 KiB, for a body the service does not choose the size of (a partner's report).
+   */
+  body?: { schema: B; examples: Record<string, Example>; optional?: boolean; maxBytes?: number };
   responses: R;
   /**
    * What the operation itself may answer; the document adds those that follow from `auth`, from having

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKpi } from '../../lib/db/kpis';
 import { BROWSER_TIMEOUT_MS, launchBrowser, screenshotPath } from '../support/browser';
+import { signedHeaders } from '../support/github-keys';
 import { baseUrl, createStackTenant, loginAs, request, seed, stackDatabase } from '../support/http';
 
 /**
@@ -269,6 +270,31 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
       expect(await page.locator(`#keys-body tr[data-status="${status}"]`).count()).toBe(0);
     }
     expect(await page.locator('#inactive-body button:not(.usage-toggle)').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('a key revoked by GitHub secret scanning says so, with where it was found', async () => {
+    const { email, password } = await createStackTenant();
+    const auth = { Authorization: `Bearer ${(await loginAs(email, password)).token}` };
+    const name = 'Leaked in a public repo';
+    const created = await request('POST', '/api-keys', { headers: auth, body: { name } });
+    const url = 'https://github.com/octocat/Hello-World/blob/main/.env';
+    const report = JSON.stringify([{ token: created.body.key, type: 'strategy_service_api_key', url }]);
+    const reported = await request('POST', '/secret-scanning/github', {
+      body: report,
+      headers: signedHeaders(report, inject('secretScanningKey')),
+    });
+    expect(reported.body[0].label).toBe('true_positive');
+    const { page, errors } = await openPage();
+    await signIn(page, email, password);
+    await page.locator('#inactive-summary').click();
+    const ended = page
+      .locator('#inactive-body tr[data-status="revoked"]', { hasText: name })
+      .locator('[data-label="Ended"]');
+    expect(await ended.textContent()).toMatch(
+      new RegExp(`^Revoked .*\\d{4}.* by GitHub secret scanning, found at ${url.replace(/[.]/g, '\\.')}$`),
+    );
+    await expectAccessible(page, 'a key revoked by secret scanning');
     expect(errors).toEqual([]);
   });
 

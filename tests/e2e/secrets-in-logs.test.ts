@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
+import { signedHeaders } from '../support/github-keys';
 import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/http';
 
 /**
@@ -53,6 +54,15 @@ describe('no secret in the logs of an end-to-end run', () => {
       headers: { 'x-api-key': `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` },
       body: { kpiId: kpi.id, kpiType: kpi.type, actual: 1 },
     });
+    // GitHub's secret scanning reports the key (signed, then forged): the report holds raw keys.
+    const report = JSON.stringify([
+      { token: key, type: 'strategy_service_api_key', url: 'https://github.com/o/r' },
+    ]);
+    await request('POST', '/secret-scanning/github', {
+      body: report,
+      headers: signedHeaders(report, inject('secretScanningKey')),
+    });
+    await request('POST', '/secret-scanning/github', { body: report });
     await request('DELETE', `/api-keys/${created.body.id}`, { headers: auth });
     await request('POST', '/integrations/push/measurement', {
       headers: { 'x-api-key': key },

@@ -13,6 +13,7 @@ Object.assign(process.env, {
   DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
   AWS_REGION: 'eu-central-1',
   JWT_SECRET: randomBytes(32).toString('base64url'),
+  SECRET_SCANNING_KEYS_URL: inject('secretScanningKeysUrl'),
 });
 
 await createTable(

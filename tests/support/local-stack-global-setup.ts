@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort, stopGroupAndWait } from '../../lib/local/processes';
+import { newSigningKey, startKeysServer } from './github-keys';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,6 +31,9 @@ export async function setup(project: TestProject) {
   const seedFile = join(dir, 'seed.json');
   const stackLogFile = join(dir, 'stack.log');
   const corsOrigin = 'https://app.example.test';
+  // GitHub's secret-scanning keys, served here: the stack's handlers fetch them as they would GitHub's.
+  const signingKey = newSigningKey();
+  const keysServer = await startKeysServer([signingKey]);
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
@@ -49,6 +53,7 @@ export async function setup(project: TestProject) {
       LOG_LEVEL: 'debug',
       POWERTOOLS_METRICS_DISABLED: 'false',
       CORS_ORIGINS: corsOrigin,
+      SECRET_SCANNING_KEYS_URL: keysServer.url,
       // Its own build folder, so a developer's `npm start` in the same checkout keeps its handlers.
       ESBUILD_WORK_FOLDER: '.esbuild-e2e',
     },
@@ -66,6 +71,7 @@ export async function setup(project: TestProject) {
   while (!output.includes('Strategy service is running')) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stopGroupAndWait(child);
+      await keysServer.close();
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`The local stack did not start:\n${output}`);
     }
@@ -79,8 +85,13 @@ export async function setup(project: TestProject) {
   project.provide('stackDynamodbEndpoint', `http://127.0.0.1:${dynamoPort}`);
   project.provide('stackLogFile', stackLogFile);
   project.provide('corsOrigin', corsOrigin);
+  project.provide('secretScanningKey', {
+    identifier: signingKey.identifier,
+    privateKeyPem: signingKey.privateKeyPem,
+  });
   return async () => {
     await stopGroupAndWait(child, 10_000);
+    await keysServer.close();
     rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { generateApiKey, RANDOM_BYTES, SCANNER_PATTERN } from '../../lib/api-keys/key-format';
 import packageJson from '../../package.json';
 import { SCREENSHOT_RECORD, screenshotSourcesHash } from '../../scripts/screenshot-sources';
 
@@ -106,6 +107,33 @@ describe('the docs', () => {
     const operations = read('docs/operations.md');
     for (const event of events) expect(operations, event).toContain(`\`${event}\``);
     expect(operations).not.toMatch(/reserved/i);
+  });
+
+  it('give secret scanners the key format as the code makes keys: every key matches, near-misses do not', () => {
+    const documented = /\*\*The key format\*\*[\s\S]*?```\n(.+)\n```/.exec(read('docs/operations.md'))?.[1];
+    expect(documented).toBe(SCANNER_PATTERN);
+    const pattern = new RegExp(documented!, 'g');
+    const seeds = Array.from({ length: 200 }, (_, i) => Buffer.alloc(RANDOM_BYTES, i));
+    seeds.push(Buffer.alloc(RANDOM_BYTES, 0), Buffer.alloc(RANDOM_BYTES, 0xff));
+    for (const seed of seeds) {
+      const key = generateApiKey(() => seed);
+      // As GitHub meets keys: in a line of config, quoted, at the end of a line.
+      for (const text of [`API_KEY=${key}\n`, `"key": "${key}"`, key]) {
+        expect(
+          [...text.matchAll(pattern)].map((m) => m[0]),
+          text,
+        ).toEqual([key]);
+      }
+      const nearMisses = [
+        key.slice(0, -1), // one character short
+        `${key}a`, // one character long
+        `x${key}`, // the prefix inside a word
+        key.replace('skm_', 'skm-'),
+        key.replace('skm_', 'SKM_'),
+        `${key.slice(0, 10)}-${key.slice(11)}`, // a character outside base62
+      ];
+      for (const text of nearMisses) expect(text.match(pattern), text).toBeNull();
+    }
   });
 
   it('state the OpenAPI document’s size as it is', () => {

@@ -1,12 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Call, recordCalls } from '../../../bench/capacity';
 import { handler as checkKeyHandler } from '../../../functions/check-push-key';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
 import { handler as getKeyUsageHandler } from '../../../functions/get-api-key-usage';
 import { handler as getKpiHandler } from '../../../functions/get-kpi';
+import { handler as githubSecretScanningHandler } from '../../../functions/github-secret-scanning';
 import { handler as healthHandler } from '../../../functions/health';
 import { handler as listKeysHandler } from '../../../functions/list-api-keys';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
@@ -21,7 +22,8 @@ import { handler as refreshHandler } from '../../../functions/refresh-token';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
-import { createApiKey } from '../../../lib/api-keys/service';
+import { generateApiKey } from '../../../lib/api-keys/key-format';
+import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { iamLike } from '../../support/api-gateway';
@@ -35,6 +37,7 @@ import {
   putMeasurement,
   type TestTenant,
 } from '../../support/fixtures';
+import { signedHeaders } from '../../support/github-keys';
 import { measurementFor } from '../../support/push';
 import {
   type CloudFormationResource,
@@ -107,8 +110,11 @@ const JWT_FUNCTIONS = [
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
 const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage'];
-/** Without authentication, and without the JWT key: health, the document, the reference page. */
-const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs'];
+/**
+ * Without a caller of the service's own, and without the JWT key: health, the document, the reference
+ * page, and GitHub's secret-scanning reports (signed by GitHub).
+ */
+const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs', 'githubSecretScanning'];
 
 /**
  * The DynamoDB actions each function needs, whether it queries the index, and the partition keys of the
@@ -203,6 +209,12 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean; leadingKeys:
   health: { actions: ['GetItem'], index: false, leadingKeys: ['HEALTH'] },
   openApiDocument: { actions: [], index: false, leadingKeys: [] },
   apiDocs: { actions: [], index: false, leadingKeys: [] },
+  // A reported key by hash; an active one's revocation: the key by id (index) and its update.
+  githubSecretScanning: {
+    actions: ['GetItem', 'Query', 'UpdateItem'],
+    index: true,
+    leadingKeys: ['APIKEY#*'],
+  },
 };
 
 const functionsOf = (template: CloudFormationTemplate) =>
@@ -1143,6 +1155,29 @@ describe('least privilege: what a run of each function sends', () => {
       };
     },
     health: async () => ({ run: async () => [await invoke(healthHandler, get('/health', {}))] }),
+    githubSecretScanning: async ({ tenant }) => {
+      const leaked = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
+      // A key made by a roll: its revocation also ends the grace period of the key it replaced.
+      const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: leaked.id });
+      const body = JSON.stringify(
+        [leaked.key, rolled.created.key, generateApiKey()].map((token) => ({
+          token,
+          type: 'strategy_service_api_key',
+          url: 'https://github.com/o/r/blob/s/.env',
+        })),
+      );
+      return {
+        run: async () => [
+          await invoke(
+            githubSecretScanningHandler,
+            post('/secret-scanning/github', body, {
+              'Content-Type': 'application/json',
+              ...signedHeaders(body, inject('secretScanningKey')),
+            }),
+          ),
+        ],
+      };
+    },
   };
 
   it('allows every call a run of each function makes: its action, on the table or the index, for its partition keys', async () => {

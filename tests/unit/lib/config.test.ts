@@ -26,6 +26,7 @@ describe('configuration (read once at cold start)', () => {
       LOGIN_MAX_FAILURES_PER_SOURCE: 100,
       LOGIN_FAILURE_CEILING_PER_EMAIL: 1000,
       LOGIN_LOCKOUT_WINDOW_SECONDS: 900,
+      SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
     });
   });
 
@@ -99,6 +100,16 @@ describe('configuration (read once at cold start)', () => {
     expect(() => parseConfig({ ...valid, DYNAMODB_ENDPOINT: 'not a url' })).toThrow(
       /DYNAMODB_ENDPOINT must be a URL/,
     );
+  });
+
+  it('takes the secret-scanning keys from an http(s) URL, GitHub’s by default', () => {
+    const url = 'http://127.0.0.1:4010/meta/public_keys/secret_scanning';
+    expect(parseConfig({ ...valid, SECRET_SCANNING_KEYS_URL: url }).SECRET_SCANNING_KEYS_URL).toBe(url);
+    for (const bad of ['', 'not a url', 'ftp://example.com/keys', 'file:///etc/keys']) {
+      expect(() => parseConfig({ ...valid, SECRET_SCANNING_KEYS_URL: bad }), bad).toThrow(
+        /SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,
+      );
+    }
   });
 
   it('takes exactly one of the JWT key and its SSM parameter name', () => {

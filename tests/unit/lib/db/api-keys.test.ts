@@ -25,6 +25,15 @@ describe('a stored key item read back (audit trail)', () => {
     expect(item({ rolledBy: 'u2' }).rolledBy).toEqual({ type: 'user', userId: 'u2' });
   });
 
+  it('reads a secret-scanning actor with the public URL where the key was found', () => {
+    const url = 'https://github.com/octo/repo/blob/abc/config.env';
+    expect(item({ revokedBy: { type: 'secret-scanning', source: 'github', url } }).revokedBy).toEqual({
+      type: 'secret-scanning',
+      source: 'github',
+      url,
+    });
+  });
+
   it('reads anything else as no actor, never as a half-formed one', () => {
     for (const createdBy of [
       undefined,
@@ -36,6 +45,9 @@ describe('a stored key item read back (audit trail)', () => {
       { type: 'operator' },
       { type: 'operator', userId: 'u1' },
       { type: 'robot', userId: 'u1', name: 'x' },
+      { type: 'secret-scanning', url: 'https://github.com/a/b' },
+      { type: 'secret-scanning', source: 'gitlab', url: 'https://gitlab.com/a/b' },
+      { type: 'secret-scanning', source: 'github' },
     ]) {
       expect(item({ createdBy }).createdBy).toBeNull();
     }
