@@ -14,6 +14,7 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
+import { indexExistingKeyExpiries } from '../lib/alerts/check';
 import { kpiScopeSchema } from '../lib/api-keys/inputs';
 import { ROLL_GRACE_HOURS } from '../lib/api-keys/rules';
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../lib/api-keys/service';
@@ -224,6 +225,14 @@ const commands = {
     schema: z.strictObject({}),
     example: 'list-tenants --field name',
     run: async (db) => (await all((page) => listTenants(db, page))).map(tenantView),
+  }),
+  'index-key-expiries': command({
+    summary:
+      'Put every key that still expires into the expiry index the alert check reads (once, after upgrading a stage whose keys predate it).',
+    options: {},
+    schema: z.strictObject({}),
+    example: 'index-key-expiries',
+    run: async (db) => ({ indexed: await indexExistingKeyExpiries(db, Date.now()) }),
   }),
   'create-user': command({
     summary: 'Create a user of a tenant, who can then sign in.',

@@ -3,13 +3,16 @@ import {
   type ExpiringKey,
   forgetExpiryNotice,
   forgetQuietSpell,
+  indexKeyExpiry,
   keysExpiringBetween,
   kpisWithCadence,
   recordExpiryNotice,
   recordQuietSpell,
 } from '../db/alerts';
+import { allApiKeysOf } from '../db/api-keys';
 import type { Database } from '../db/client';
 import { listRecentMeasurements } from '../db/measurements';
+import { listTenants } from '../db/tenants';
 import { RECENT_MEASUREMENTS } from '../kpis/activity';
 import { kpiArrivals } from '../kpis/quiet';
 import type { Publish, WebhookEvent } from '../webhooks/events';
@@ -158,4 +161,28 @@ export const runAlertCheck = async (deps: Deps): Promise<AlertCheckResult> => {
     expiringKeys: count(keyOutcomes, 'published'),
     failed: count(kpiOutcomes, 'failed') + count(keyOutcomes, 'failed'),
   };
+};
+
+/**
+ * Puts every key that still expires, of every tenant, into the expiry index the check reads: for keys
+ * created before the index existed (a key made since is indexed when it is made). Queries only (the
+ * tenant list, then each tenant's keys) and one conditional update per key not indexed yet, so it can
+ * run again at any time. Answers how many keys it indexed.
+ */
+export const indexExistingKeyExpiries = async (db: Database, now: number): Promise<number> => {
+  let indexed = 0;
+  let cursor: string | undefined;
+  do {
+    const tenants = await listTenants(db, { limit: 1000, cursor });
+    for (const tenant of tenants.items) {
+      for (const { key, keyHash } of await allApiKeysOf(db, tenant.id)) {
+        const { expiresAt } = key;
+        if (expiresAt === null || Date.parse(expiresAt) <= now) continue;
+        if (key.revokedAt !== null || key.replacedBy !== null) continue;
+        if (await indexKeyExpiry(db, keyHash, key.id, expiresAt)) indexed++;
+      }
+    }
+    cursor = tenants.nextCursor;
+  } while (cursor);
+  return indexed;
 };

@@ -158,3 +158,21 @@ export const forgetExpiryNotice = (
     ConditionExpression: 'expiryNoticeDays = :days',
     ExpressionAttributeValues: { ':days': days, ...(previous === null ? {} : { ':previous': previous }) },
   });
+
+/**
+ * Puts a key that expires into the expiry index if it is not there: for keys created before the index
+ * existed. Idempotent; true when it indexed the key. Only an unrevoked, unreplaced key that still
+ * expires then is indexed, since the check skips the others anyway.
+ */
+export const indexKeyExpiry = (db: Database, keyHash: string, keyId: string, expiresAt: string) =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.apiKey(keyHash),
+    UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk',
+    ConditionExpression:
+      'expiresAt = :expiresAt AND attribute_not_exists(gsi2pk) AND attribute_not_exists(revokedAt) AND attribute_not_exists(replacedBy)',
+    ExpressionAttributeValues: (() => {
+      const { gsi2pk, gsi2sk } = keys.apiKeyExpiryIndex(new Date(expiresAt).toISOString(), keyId);
+      return { ':pk': gsi2pk, ':sk': gsi2sk, ':expiresAt': expiresAt };
+    })(),
+  });

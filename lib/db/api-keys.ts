@@ -82,7 +82,7 @@ const newKeyPut = (tableName: string, { key, keyHash }: StoredApiKey) => ({
     ...keys.apiKey(keyHash),
     ...keys.apiKeyIndex(key.tenantId, key.id),
     // A key that expires is in the expiry index, which the alert check queries for the next days.
-    ...(key.expiresAt ? keys.apiKeyExpiryIndex(key.expiresAt, key.id) : {}),
+    ...(key.expiresAt ? keys.apiKeyExpiryIndex(new Date(key.expiresAt).toISOString(), key.id) : {}),
     type: 'APIKEY',
     id: key.id,
     tenantId: key.tenantId,

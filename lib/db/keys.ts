@@ -92,11 +92,14 @@ export const keys = {
     gsi2sk: `TENANT#${tenantId}#KPI#${kpiId}`,
   }),
   kpisWithCadence: () => ({ gsi2pk: 'CADENCE' }),
-  /** Sorted by the expiry in one format (`toISOString`), so a range of sort keys is a range of time. */
-  apiKeyExpiryIndex: (expiresAt: string, keyId: string) => {
-    const at = new Date(expiresAt).toISOString();
-    return { gsi2pk: `KEYEXPIRY#${at.slice(0, 10)}`, gsi2sk: `${at}#${keyId}` };
-  },
+  /**
+   * `expiresAt` as `toISOString` writes it (the caller's duty), so that a range of sort keys is a
+   * range of time.
+   */
+  apiKeyExpiryIndex: (expiresAt: string, keyId: string) => ({
+    gsi2pk: `KEYEXPIRY#${expiresAt.slice(0, 10)}`,
+    gsi2sk: `${expiresAt}#${keyId}`,
+  }),
   /** The bucket of keys expiring on a UTC day (`yyyy-mm-dd`); its sort keys start with the expiry. */
   apiKeysExpiringOn: (day: string) => ({ gsi2pk: `KEYEXPIRY#${day}` }),
 } as const;

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runAlertCheck } from '../../../../lib/alerts/check';
+import { indexExistingKeyExpiries, runAlertCheck } from '../../../../lib/alerts/check';
+import { hashApiKey } from '../../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey, rollApiKey } from '../../../../lib/api-keys/service';
+import { keys } from '../../../../lib/db/keys';
 import { updateKpi } from '../../../../lib/db/kpis';
 import { listRecentMeasurements } from '../../../../lib/db/measurements';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
@@ -242,5 +245,39 @@ describe('tenants and the table', () => {
     expect(new Set(indexQueries.map((call) => call.input.IndexName))).toEqual(new Set(['gsi2']));
     // One Query of the cadence partition, and one per UTC day bucket of the next 7 days (8 buckets).
     expect(indexQueries).toHaveLength(1 + 8);
+  });
+});
+
+describe('keys made before the expiry index', () => {
+  it('are not seen until indexExistingKeyExpiries puts them in; it indexes each once, and no revoked or expired key', async () => {
+    const tenant = await createTestTenant({ kpiTypes: [] });
+    const base = Date.now();
+    const old = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'old',
+      expiresAt: iso(base + 5 * DAY_MS),
+    });
+    const revoked = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'old revoked',
+      expiresAt: iso(base + 5 * DAY_MS),
+    });
+    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    // As a key stored before the index existed: without its index attributes.
+    for (const created of [old, revoked]) {
+      await db.client.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.apiKey(hashApiKey(created.key)),
+          UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+        }),
+      );
+    }
+    await run(base);
+    expect(eventsOf(tenant)).toEqual([]);
+    expect(await indexExistingKeyExpiries(db, base)).toBeGreaterThanOrEqual(1);
+    expect(await indexExistingKeyExpiries(db, base)).toBe(0);
+    await run(base);
+    expect(eventsOf(tenant).map((event) => event.data.keyId)).toEqual([old.id]);
   });
 });
