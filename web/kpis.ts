@@ -21,7 +21,7 @@ import type {
   KpiStatusResponse,
 } from './shared/api-types';
 import { api, createPage, describe, type PageState, SessionEnded } from './shared/shell';
-import { focusById, loadFailed, loadingNotice, timeCell } from './shared/view';
+import { dateOnly, focusById, loadFailed, loadingNotice, timeCell } from './shared/view';
 
 type KpiItem = KpiPage['items'][number];
 type Measurement = KpiDetailResponse['measurements'][number];
@@ -136,18 +136,25 @@ const formatPeriod = (start: string, end: string) => {
 
 /** What a KPI expects, in words: its cadence and grace period. */
 const expectation = (kpi: Pick<KpiItem, 'cadence' | 'graceHours'>) =>
-  `expected ${kpi.cadence}${kpi.graceHours > 0 ? ` (${kpi.graceHours} h grace)` : ''}`;
+  `Expected ${kpi.cadence}${kpi.graceHours > 0 ? ` (${kpi.graceHours} h grace)` : ''}.`;
+
+/** A day in the user's time zone, the exact instant in `datetime` and `title`. */
+const dayOfInstant = (iso: string) =>
+  html`<time datetime=${iso} title=${iso}>${dateOnly.format(new Date(iso))}</time>`;
 
 type Arrivals = Pick<KpiItem, 'cadence' | 'graceHours' | 'quiet' | 'quietSince' | 'lastMeasurementAt'>;
 
 /**
- * A quiet KPI's mark: "Quiet since <time>" in words, with why (the rule is the service's: nothing
- * arrived for its cadence plus grace). The text carries the meaning; the colour only repeats it.
+ * A quiet KPI's mark: "Quiet since <day>" in words, then the last arrival and what was expected (the
+ * rule is the service's: nothing arrived for the cadence plus grace). The text carries the meaning;
+ * the colour only repeats it.
  */
 const quietMark = (kpi: Arrivals) =>
-  html`<span class="quiet-mark"><span class="badge quiet">Quiet since ${timeCell(kpi.quietSince, '—')}</span><span class="sub">${
-    kpi.lastMeasurementAt ? html`Last data ${timeCell(kpi.lastMeasurementAt, '')}` : 'No data yet'
-  }; ${expectation(kpi)}.</span></span>`;
+  html`<span class="quiet-mark"><span class="badge quiet">Quiet since ${
+    kpi.quietSince ? dayOfInstant(kpi.quietSince) : '—'
+  }</span><span class="sub">${
+    kpi.lastMeasurementAt ? html`Last data ${dayOfInstant(kpi.lastMeasurementAt)}.` : 'No data yet.'
+  } ${expectation(kpi)}</span></span>`;
 
 /** Whether data arrives as expected: quiet, receiving, or no expectation (no cadence). */
 const arrivalView = (kpi: Arrivals) =>

@@ -301,15 +301,15 @@ describe('the KPI page in Chromium', () => {
     expect(await cell(page, name, 'Period').textContent()).toBe('Jun 2025');
     expect(await cell(page, name, 'Received').locator('time').count()).toBe(1);
     expect(await cell(page, name, 'Trend').locator('svg polyline').count()).toBe(1);
-    expect(await cell(page, name, 'Status').textContent()).toBe('Receivingexpected monthly (1 h grace)');
+    expect(await cell(page, name, 'Status').textContent()).toBe('ReceivingExpected monthly (1 h grace).');
     expect(await rowOf(page, name).getAttribute('data-quiet')).toBeNull();
 
     const quiet = fixture.silent.name;
     expect(await rowOf(page, quiet).getAttribute('data-quiet')).toBe('');
-    // The badge says it in words, with the moment as a <time>: quiet since a day and an hour after
+    // The badge says it in words, with the moment in a <time>: quiet since a day and an hour after
     // the KPI's creation, as nothing ever arrived.
     expect(await cell(page, quiet, 'Status').textContent()).toMatch(
-      /^Quiet since .+No data yet; expected daily \(1 h grace\)\.$/,
+      /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}No data yet\. Expected daily \(1 h grace\)\.$/,
     );
     const since = Date.parse(fixture.silent.createdAt) + 25 * 3_600_000;
     expect(await cell(page, quiet, 'Status').locator('.badge.quiet time').getAttribute('datetime')).toBe(
@@ -537,10 +537,10 @@ describe('the KPI page in Chromium', () => {
     await signIn(page, viewer.email, viewer.password);
     const stopped = acme.kpis.find((kpi) => kpi.type === 'PRODUCT_SCORECARD_KPI')!;
     expect(await cell(page, stopped.name, 'Status').textContent()).toMatch(
-      /^Quiet since .+Last data .+; expected monthly \(72 h grace\)\.$/,
+      /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}Last data [A-Z][a-z]{2} \d{1,2}, \d{4}\. Expected monthly \(72 h grace\)\.$/,
     );
     const bsc = acme.kpis.find((kpi) => kpi.type === 'BSC_KPI')!;
-    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('Receivingexpected daily (24 h grace)');
+    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('ReceivingExpected daily (24 h grace).');
     const swot = acme.kpis.find((kpi) => kpi.type === 'SWOT_KPI')!;
     expect(await cell(page, swot.name, 'Status').textContent()).toBe('No cadence set');
     await shot(page, 'kpis-06-demo-list');
