@@ -245,6 +245,8 @@ describe('tenants and the table', () => {
     expect(new Set(indexQueries.map((call) => call.input.IndexName))).toEqual(new Set(['gsi2']));
     // One Query of the cadence partition, and one per UTC day bucket of the next 7 days (8 buckets).
     expect(indexQueries).toHaveLength(1 + 8);
+    // Each alert recorded is one conditional update of an item in both indexes: 3 write units.
+    expect(probe.capacity().write).toBe(3 * (result.quietKpis + result.expiringKeys));
   });
 });
 
