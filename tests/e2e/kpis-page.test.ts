@@ -329,6 +329,11 @@ describe('the KPI page in Chromium', () => {
     await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
     expect(await page.locator('#type-filter').inputValue()).toBe('OKR_KEY_RESULT');
     expect(await page.locator('#kpi-body tr').count()).toBe(1);
+    // The KPI's own view says it too, from GET /kpis/{kpiId}.
+    await rowOf(page, quiet).getByRole('link').click();
+    await page.locator('#detail:not([aria-busy]) #detail-meta').waitFor();
+    expect(await page.locator('#detail-meta .badge.quiet').textContent()).toMatch(/^Quiet since /);
+    expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
 
