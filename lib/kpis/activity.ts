@@ -8,7 +8,10 @@ import { type Measurement, measurementSchema, periodValuesSchema } from '../doma
  */
 export const RECENT_MEASUREMENTS = 8;
 
-/** Most KPIs per page when each brings its activity: one Query per KPI, so the fan-out stays bounded. */
+/**
+ * Most KPIs per page when each brings its activity: its status may take a second Query per KPI, all
+ * in parallel, so the fan-out stays bounded.
+ */
 export const MAX_ACTIVITY_PAGE_SIZE = 100;
 
 const DAY_MS = 86_400_000;
