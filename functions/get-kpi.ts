@@ -7,14 +7,21 @@ import { defineRoute, reply } from '../lib/http/route';
 import { kpiIdParams, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { RECENT_MEASUREMENTS } from '../lib/kpis/activity';
 import { statusFrom } from '../lib/kpis/overview';
+import { kpiArrivals, kpiArrivalsShape } from '../lib/kpis/quiet';
 import { kpiStatusSchema } from '../lib/kpis/status';
 import { kpiView, kpiViewSchema } from '../lib/kpis/views';
-import { kpiExample, kpiStatusExample, measurementRecordExample } from '../lib/openapi/examples';
+import {
+  arrivalsExample,
+  kpiExample,
+  kpiStatusExample,
+  measurementRecordExample,
+} from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
 /** The KPI and one page of its measurements, in period order. */
 const kpiDetailSchema = z
   .extend(kpiViewSchema, {
+    ...kpiArrivalsShape,
     measurements: z.array(measurementSchema).check(z.describe('In period order, oldest first.')),
     nextCursor: z.optional(
       z
@@ -35,7 +42,7 @@ export const route = defineRoute({
   path: '/kpis/{kpiId}',
   tag: 'KPIs',
   summary: 'Get a KPI with its measurements',
-  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key that pushed it, and its status against its target. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
+  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key that pushed it, its status against its target, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
   auth: 'jwt',
   pathParams: kpiIdParams,
   query: pageQuerySchema,
@@ -45,6 +52,7 @@ export const route = defineRoute({
       schema: kpiDetailSchema,
       example: {
         ...kpiExample,
+        ...arrivalsExample,
         measurements: [measurementRecordExample],
         status: kpiStatusExample,
       },
@@ -61,6 +69,7 @@ export const route = defineRoute({
     const { items, nextCursor } = found.measurements;
     return reply(200, {
       ...kpiView(found.kpi),
+      ...kpiArrivals(found.kpi, recent, Date.now()),
       measurements: items,
       ...(nextCursor ? { nextCursor } : {}),
       status: await statusFrom(db, found.kpi, recent),

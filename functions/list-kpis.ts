@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
-import { listKpis } from '../lib/db/kpis';
-import { KPI_TARGET_DEFAULTS, kpiTypeSchema } from '../lib/domain/kpi';
+import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, kpiTypeSchema } from '../lib/domain/kpi';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { kpiActivitySchema, MAX_ACTIVITY_PAGE_SIZE } from '../lib/kpis/activity';
-import { listKpisWithActivity } from '../lib/kpis/overview';
+import { listKpisWithActivity, listKpisWithArrivals } from '../lib/kpis/overview';
+import { kpiArrivalsShape } from '../lib/kpis/quiet';
 import { kpiStatusSchema } from '../lib/kpis/status';
 import { kpiView, kpiViewSchema } from '../lib/kpis/views';
 import {
-  CREATED,
+  arrivalsExample,
   kpiExample,
   kpiStatusExample,
   measurementRecordExample,
@@ -18,7 +18,7 @@ import { db, jwtEndpoint } from '../lib/runtime';
 
 /**
  * `?type=` narrows the list to one KPI type (spec 2.6); `?include=activity` adds each KPI's newest
- * measurements and its quiet flag, which costs a Query per KPI, hence the smaller page maximum.
+ * measurements and its status, which costs up to one more Query per KPI, hence the smaller page maximum.
  */
 const kpiListQuerySchema = z
   .extend(pageQuerySchema, {
@@ -32,7 +32,7 @@ const kpiListQuerySchema = z
         .literal('activity', { message: 'include must be "activity"' })
         .check(
           z.describe(
-            '`activity`: add each KPI’s recent measurements and quiet flag; `limit` is then at most 100.',
+            '`activity`: add each KPI’s recent measurements and status; `limit` is then at most 100.',
           ),
         ),
     ),
@@ -47,6 +47,7 @@ const kpiListQuerySchema = z
 /** An item of `GET /kpis`: `activity` only with `?include=activity`. */
 const kpiListItemSchema = z
   .extend(kpiViewSchema, {
+    ...kpiArrivalsShape,
     activity: z.optional(kpiActivitySchema).check(z.describe('Only with `?include=activity`.')),
     status: z.optional(kpiStatusSchema).check(z.describe('Only with `?include=activity`.')),
   })
@@ -67,7 +68,9 @@ export const route = defineRoute({
   description: [
     `The caller’s tenant’s KPIs: where to find the \`kpiId\` and \`kpiType\` to push. ${PAGE_NOTE}`,
     '',
-    '`?type=` keeps the KPIs of one type (pages are still filled to `limit`). `?include=activity` adds to each KPI its `activity`: the newest measurement, the values of its last 8 periods, when a measurement last arrived, its usual interval and whether it has gone quiet (nothing for more than twice the usual interval, or nothing yet); and its `status` against its target. It costs one Query of at most 8 items per KPI (one more for a KPI none of whose 8 newest measurements has a target), so `limit` is at most 100 with it.',
+    'Each KPI says when a measurement last arrived (`lastMeasurementAt`) and whether it is `quiet`: it has a `cadence` and nothing arrived for the cadence plus `graceHours`. That costs one Query of at most 8 items per KPI.',
+    '',
+    '`?type=` keeps the KPIs of one type (pages are still filled to `limit`). `?include=activity` adds to each KPI its `activity`: the newest measurement, the values of its last 8 periods and its usual interval; and its `status` against its target. It costs one more Query for a KPI none of whose 8 newest measurements has a target, so `limit` is at most 100 with it.',
   ].join('\n'),
   auth: 'jwt',
   query: kpiListQuerySchema,
@@ -79,7 +82,7 @@ export const route = defineRoute({
         plain: {
           summary: 'The list',
           value: {
-            items: [kpiExample],
+            items: [{ ...kpiExample, ...arrivalsExample }],
             nextCursor: 'eyJwayI6IlRFTkFOVCMuLi4ifQ',
           },
         },
@@ -89,6 +92,7 @@ export const route = defineRoute({
             items: [
               {
                 ...kpiExample,
+                ...arrivalsExample,
                 activity: {
                   latest: measurementRecordExample,
                   recent: [
@@ -107,9 +111,7 @@ export const route = defineRoute({
                       forecast: null,
                     },
                   ],
-                  lastReceivedAt: CREATED,
                   usualIntervalDays: 31,
-                  quiet: false,
                 },
                 status: kpiStatusExample,
               },
@@ -119,13 +121,11 @@ export const route = defineRoute({
                 name: 'Deploys per week',
                 createdAt: '2026-01-05T08:01:00.000Z',
                 ...KPI_TARGET_DEFAULTS,
-                activity: {
-                  latest: null,
-                  recent: [],
-                  lastReceivedAt: null,
-                  usualIntervalDays: null,
-                  quiet: true,
-                },
+                ...KPI_CADENCE_DEFAULTS,
+                lastMeasurementAt: null,
+                quiet: false,
+                quietSince: null,
+                activity: { latest: null, recent: [], usualIntervalDays: null },
                 status: { value: 'no_data', measurement: null },
               },
             ],
@@ -139,7 +139,7 @@ export const route = defineRoute({
     const result =
       include === 'activity'
         ? await listKpisWithActivity(db, user.tenantId, page, { type }, Date.now())
-        : await listKpis(db, user.tenantId, page, { type });
+        : await listKpisWithArrivals(db, user.tenantId, page, { type }, Date.now());
     return reply(200, { ...result, items: result.items.map(kpiView) });
   },
 });

@@ -9,7 +9,7 @@ import { audit } from '../lib/logger';
 import { KPI_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
-/** What an ADMIN may change of a KPI: how its status is measured. At least one field. */
+/** What an ADMIN may change of a KPI: how its status is measured and its cadence. At least one field. */
 const updateKpiRequestSchema = z
   .strictObject({
     direction: z.optional(kpiSchema.shape.direction),
@@ -23,26 +23,29 @@ const updateKpiRequestSchema = z
         ),
     ),
     qualitative: z.optional(kpiSchema.shape.qualitative),
+    cadence: z.optional(kpiSchema.shape.cadence),
+    graceHours: z.optional(kpiSchema.shape.graceHours),
   })
   .check(
     z.refine((body) => Object.values(body).some((value) => value !== undefined), {
-      message: 'send at least one of direction, tolerance, qualitative',
+      message: 'send at least one of direction, tolerance, qualitative, cadence, graceHours',
     }),
     z.meta({
       id: 'UpdateKpiRequest',
-      description: 'How the KPI’s status is measured; fields not sent stay as they are.',
+      description:
+        'How the KPI’s status is measured and how often measurements are expected; fields not sent stay as they are.',
     }),
   );
 
-/** PATCH /kpis/{kpiId} (ADMIN): a KPI's direction, tolerance and whether it is qualitative. */
+/** PATCH /kpis/{kpiId} (ADMIN): a KPI's direction, tolerance, whether it is qualitative, and its cadence. */
 export const route = defineRoute({
   operationId: 'updateKpi',
   method: 'patch',
   path: '/kpis/{kpiId}',
   tag: 'KPIs',
-  summary: 'Set how a KPI’s status is measured',
+  summary: 'Set how a KPI’s status is measured and how often it expects data',
   description:
-    'ADMIN. `direction` (`higher_is_better` or `lower_is_better`), `tolerance` (the share of the target within which a miss is `at_risk` rather than `off_track`, 0 to 1) and `qualitative` (no status at all). Another tenant’s KPI is 404.',
+    'ADMIN. `direction` (`higher_is_better` or `lower_is_better`), `tolerance` (the share of the target within which a miss is `at_risk` rather than `off_track`, 0 to 1), `qualitative` (no status at all), `cadence` (`daily`, `weekly`, `monthly` or `none`: how often measurements are expected) and `graceHours` (how late they may be, 0 to 720). A KPI with a cadence is quiet when nothing arrived for the cadence plus the grace hours, and its tenant’s webhooks get `kpi.quiet` once per quiet spell. Another tenant’s KPI is 404.',
   auth: 'jwt',
   roles: ['ADMIN'],
   pathParams: kpiIdParams,
@@ -54,6 +57,10 @@ export const route = defineRoute({
         value: { direction: 'lower_is_better', tolerance: 0.05 },
       },
       qualitative: { summary: 'A qualitative KPI', value: { qualitative: true } },
+      cadence: {
+        summary: 'Expected daily, 3 hours late at most',
+        value: { cadence: 'daily', graceHours: 3 },
+      },
     },
   },
   responses: {
@@ -68,6 +75,8 @@ export const route = defineRoute({
         direction: 'lower_is_better',
         tolerance: 0.05,
         qualitative: false,
+        cadence: 'none',
+        graceHours: 1,
       },
     },
   },
@@ -80,6 +89,8 @@ export const route = defineRoute({
       direction: kpi.direction,
       tolerance: kpi.tolerance,
       qualitative: kpi.qualitative,
+      cadence: kpi.cadence,
+      graceHours: kpi.graceHours,
     });
     return reply(200, kpiView(kpi));
   },

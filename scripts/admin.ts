@@ -14,6 +14,7 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
+import { indexExistingKeyExpiries } from '../lib/alerts/check';
 import { kpiScopeSchema } from '../lib/api-keys/inputs';
 import { ROLL_GRACE_HOURS } from '../lib/api-keys/rules';
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../lib/api-keys/service';
@@ -27,7 +28,15 @@ import { createStrategicCycle, listStrategicCycles } from '../lib/db/strategic-c
 import { createTenant, getTenant, listTenants, type Tenant, updateTenant } from '../lib/db/tenants';
 import { createUser, listUsers, normalizeEmail, type User } from '../lib/db/users';
 import type { Actor } from '../lib/domain/api-key';
-import { KPI_DIRECTIONS, KPI_TYPES, kpiDirectionSchema } from '../lib/domain/kpi';
+import {
+  GRACE_HOURS,
+  graceHoursSchema,
+  KPI_CADENCES,
+  KPI_DIRECTIONS,
+  KPI_TYPES,
+  kpiCadenceSchema,
+  kpiDirectionSchema,
+} from '../lib/domain/kpi';
 import { FEATURES, PLANS } from '../lib/domain/plan';
 import { ROLES } from '../lib/domain/user';
 import { AppError } from '../lib/errors';
@@ -217,6 +226,14 @@ const commands = {
     example: 'list-tenants --field name',
     run: async (db) => (await all((page) => listTenants(db, page))).map(tenantView),
   }),
+  'index-key-expiries': command({
+    summary:
+      'Put every key that still expires into the expiry index the alert check reads (once, after upgrading a stage whose keys predate it).',
+    options: {},
+    schema: z.strictObject({}),
+    example: 'index-key-expiries',
+    run: async (db) => ({ indexed: await indexExistingKeyExpiries(db, Date.now()) }),
+  }),
   'create-user': command({
     summary: 'Create a user of a tenant, who can then sign in.',
     options: {
@@ -304,13 +321,16 @@ const commands = {
     },
   }),
   'update-kpi': command({
-    summary: 'Set how a KPI’s status is measured: its direction, tolerance, or that it is qualitative.',
+    summary:
+      'Set how a KPI’s status is measured (direction, tolerance, qualitative) and how often it expects data (cadence, grace hours).',
     options: {
       tenant: TENANT,
       id: ['<id>', 'the KPI (required; see list-kpis)'],
       direction: ['<direction>', `${KPI_DIRECTIONS.join(' or ')}`],
       tolerance: ['<fraction>', 'how far below (or above) the target is still at risk, 0 to 1 (e.g. 0.1)'],
       qualitative: ['<true|false>', 'true: the KPI has no status'],
+      cadence: ['<cadence>', `how often measurements are expected: ${KPI_CADENCES.join(', ')}`],
+      'grace-hours': ['<hours>', `how late they may be before the KPI is quiet, 0 to ${GRACE_HOURS.max}`],
     },
     schema: z
       .strictObject({
@@ -329,18 +349,29 @@ const commands = {
             z.transform((value) => value === 'true'),
           ),
         ),
+        cadence: z.optional(kpiCadenceSchema),
+        'grace-hours': z.optional(
+          z.pipe(
+            z.string().check(z.regex(/^\d+$/, 'must be a whole number of hours')),
+            z.pipe(z.transform(Number), graceHoursSchema),
+          ),
+        ),
       })
       .check(
         z.refine(
-          (input) => [input.direction, input.tolerance, input.qualitative].some((v) => v !== undefined),
+          (input) =>
+            [input.direction, input.tolerance, input.qualitative, input.cadence, input['grace-hours']].some(
+              (v) => v !== undefined,
+            ),
           {
-            message: 'give at least one of --direction, --tolerance, --qualitative',
+            message: 'give at least one of --direction, --tolerance, --qualitative, --cadence, --grace-hours',
           },
         ),
       ),
-    example: 'update-kpi --tenant "$TENANT" --id "$KPI" --direction lower_is_better --tolerance 0.05',
-    run: async (db, { tenant, id, ...rule }) => {
-      const kpi = await updateKpi(db, tenant, id, rule);
+    example:
+      'update-kpi --tenant "$TENANT" --id "$KPI" --direction lower_is_better --cadence daily --grace-hours 3',
+    run: async (db, { tenant, id, 'grace-hours': graceHours, ...rule }) => {
+      const kpi = await updateKpi(db, tenant, id, { ...rule, graceHours });
       if (!kpi) throw new AppError('NOT_FOUND', `KPI ${id} not found in tenant ${tenant}.`);
       return kpi;
     },

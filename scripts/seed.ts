@@ -10,7 +10,7 @@ import { createStrategicCycle } from '../lib/db/strategic-cycles';
 import { createTenant } from '../lib/db/tenants';
 import { createUser } from '../lib/db/users';
 import type { Actor } from '../lib/domain/api-key';
-import { KPI_TYPES, type KpiDirection, type KpiType } from '../lib/domain/kpi';
+import { KPI_TYPES, type KpiCadence, type KpiDirection, type KpiType } from '../lib/domain/kpi';
 import type { Feature, Plan } from '../lib/domain/plan';
 import type { Role } from '../lib/domain/user';
 import type { MeasurementInput } from '../lib/push/measurement-schema';
@@ -63,6 +63,8 @@ interface TenantPlan {
     direction?: KpiDirection;
     tolerance?: number;
     qualitative?: boolean;
+    cadence?: KpiCadence;
+    graceHours?: number;
   }[];
   /** Names of strategic cycles, one per year from the current one; `{year}` is replaced. */
   cycles: string[];
@@ -114,16 +116,17 @@ export const DEMO_PASSWORD = 'demo-password-1';
 const PUSH: Feature[] = ['kpi_push_measurement'];
 
 /** Acme's KPIs, one per type; their histories below fit the names (revenue grows, a backlog shrinks). */
-const ACME_KPIS: Record<KpiType, { name: string; unit: string }> = {
-  SWOT_KPI: { name: 'Market share in DACH', unit: '%' },
-  PESTLE_KPI: { name: 'Open regulatory findings', unit: 'findings' },
-  THEME_KPI: { name: 'Employee engagement score', unit: 'points' },
-  KPI_DEFINITION: { name: 'On-time delivery rate', unit: '%' },
-  BSC_KPI: { name: 'Monthly recurring revenue', unit: 'EUR' },
-  ASIS_KPI: { name: 'Support ticket backlog', unit: 'tickets' },
-  OKR_KEY_RESULT: { name: 'Tickets solved by self-service', unit: 'share' },
-  PRODUCT_SCORECARD_KPI: { name: 'App store rating', unit: 'stars' },
-};
+const ACME_KPIS: Record<KpiType, { name: string; unit: string; cadence?: KpiCadence; graceHours?: number }> =
+  {
+    SWOT_KPI: { name: 'Market share in DACH', unit: '%' },
+    PESTLE_KPI: { name: 'Open regulatory findings', unit: 'findings' },
+    THEME_KPI: { name: 'Employee engagement score', unit: 'points' },
+    KPI_DEFINITION: { name: 'On-time delivery rate', unit: '%' },
+    BSC_KPI: { name: 'Monthly recurring revenue', unit: 'EUR', cadence: 'daily', graceHours: 24 },
+    ASIS_KPI: { name: 'Support ticket backlog', unit: 'tickets' },
+    OKR_KEY_RESULT: { name: 'Tickets solved by self-service', unit: 'share' },
+    PRODUCT_SCORECARD_KPI: { name: 'App store rating', unit: 'stars', cadence: 'monthly', graceHours: 72 },
+  };
 
 /** Acme's revenue history: `npm run demo:push` continues its trend into the current month. */
 export const ACME_REVENUE: HistoryPlan = {
@@ -160,8 +163,9 @@ const demoTenants: TenantPlan[] = [
       { name: 'Revenue cron', state: 'active', scope: ['BSC_KPI'], createdDaysAgo: 75 },
       { name: 'Deploy bot', state: 'rolled', createdDaysAgo: 45 },
     ],
-    // Several months of data for the KPI page; SWOT and PESTLE stay empty, and the product scorecard
-    // stopped five months ago: three KPIs are quiet. Against their targets, the engagement score is on
+    // Several months of data for the KPI page; SWOT and PESTLE stay empty (no cadence, so not quiet),
+    // and the product scorecard, expected monthly, stopped five months ago: it is quiet, while the
+    // revenue, expected daily, is receiving. Against their targets, the engagement score is on
     // track, the revenue at risk and the self-service share (an ambitious target) off track.
     history: {
       BSC_KPI: ACME_REVENUE,

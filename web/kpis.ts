@@ -21,7 +21,7 @@ import type {
   KpiStatusResponse,
 } from './shared/api-types';
 import { api, createPage, describe, type PageState, SessionEnded } from './shared/shell';
-import { focusById, loadFailed, loadingNotice, timeCell } from './shared/view';
+import { dateOnly, focusById, loadFailed, loadingNotice, timeCell } from './shared/view';
 
 type KpiItem = KpiPage['items'][number];
 type Measurement = KpiDetailResponse['measurements'][number];
@@ -134,15 +134,35 @@ const formatPeriod = (start: string, end: string) => {
   return wholeMonth ? utcMonth.format(first) : `${utcDay.format(first)} – ${utcDay.format(dayOf(end))}`;
 };
 
-const days = (n: number) => `${numberFormat.format(n)} day${n === 1 ? '' : 's'}`;
+/** What a KPI expects, in words: its cadence and grace period. */
+const expectation = (kpi: Pick<KpiItem, 'cadence' | 'graceHours'>) =>
+  `Expected ${kpi.cadence}${kpi.graceHours > 0 ? ` (${kpi.graceHours} h grace)` : ''}.`;
 
-/** Why a KPI is quiet, in words (the rule is the service's). */
-const quietReason = (kpi: KpiItem) => {
-  const activity = kpi.activity;
-  if (!activity?.lastReceivedAt) return 'No data yet.';
-  const since = Math.floor((Date.now() - Date.parse(activity.lastReceivedAt)) / DAY_MS);
-  return `Nothing received for ${days(since)}; usually every ${days(activity.usualIntervalDays ?? 0)}.`;
-};
+/** A day in the user's time zone, the exact instant in `datetime` and `title`. */
+const dayOfInstant = (iso: string) =>
+  html`<time datetime=${iso} title=${iso}>${dateOnly.format(new Date(iso))}</time>`;
+
+type Arrivals = Pick<KpiItem, 'cadence' | 'graceHours' | 'quiet' | 'quietSince' | 'lastMeasurementAt'>;
+
+/**
+ * A quiet KPI's mark: "Quiet since <day>" in words, then the last arrival and what was expected (the
+ * rule is the service's: nothing arrived for the cadence plus grace). The text carries the meaning;
+ * the colour only repeats it.
+ */
+const quietMark = (kpi: Arrivals) =>
+  html`<span class="quiet-mark"><span class="badge quiet">Quiet since ${
+    kpi.quietSince ? dayOfInstant(kpi.quietSince) : '—'
+  }</span><span class="sub">${
+    kpi.lastMeasurementAt ? html`Last data ${dayOfInstant(kpi.lastMeasurementAt)}.` : 'No data yet.'
+  } ${expectation(kpi)}</span></span>`;
+
+/** Whether data arrives as expected: quiet, receiving, or no expectation (no cadence). */
+const arrivalView = (kpi: Arrivals) =>
+  kpi.quiet
+    ? quietMark(kpi)
+    : kpi.cadence === 'none'
+      ? html`<span class="sub">No cadence set</span>`
+      : html`<span><span class="badge receiving">Receiving</span><span class="sub">${expectation(kpi)}</span></span>`;
 
 /** The period under the chart's cursor, as text: the caption, and the chart slider's value. */
 const readout = (detail: Detail, index: number | null) => {
@@ -379,8 +399,7 @@ const statusView = (status: KpiItem['status'], latest: Point | null) => {
 
 const kpiRow = (kpi: KpiItem, route: Kpis['route']) => {
   const latest = kpi.activity?.latest ?? null;
-  const quiet = kpi.activity?.quiet ?? false;
-  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${quiet} data-status=${kpi.status?.value ?? 'none'}>
+  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} data-status=${kpi.status?.value ?? 'none'}>
     <th scope="row" data-label="KPI">${kpiLink(kpi, route)}</th>
     <td data-label="Type">${TYPE_LABELS[kpi.type] ?? kpi.type}</td>
     <td data-label="Latest">${
@@ -396,11 +415,7 @@ const kpiRow = (kpi: KpiItem, route: Kpis['route']) => {
     <td data-label="Received">${timeCell(latest?.receivedAt ?? null, '—')}</td>
     <td data-label="Trend">${sparkline([...(kpi.activity?.recent ?? [])].reverse())}</td>
     <td data-label="Target status">${statusView(kpi.status, latest)}</td>
-    <td data-label="Status">${
-      quiet
-        ? html`<span><span class="badge quiet">Quiet</span><span class="sub">${quietReason(kpi)}</span></span>`
-        : html`<span class="badge receiving">Receiving</span>`
-    }</td>
+    <td data-label="Status">${arrivalView(kpi)}</td>
   </tr>`;
 };
 
@@ -420,7 +435,7 @@ const listView = (state: State) => {
   const { type, sort } = route;
   const list = state.list?.type === type ? state.list : null;
   const items = list?.items ?? [];
-  const quiet = items.filter((kpi) => kpi.activity?.quiet).length;
+  const quiet = items.filter((kpi) => kpi.quiet).length;
   const offTrack = items.filter((kpi) => kpi.status?.value === 'off_track').length;
   return html`<section id="list" aria-labelledby="list-title" aria-busy=${state.listLoading ? 'true' : nothing}>
     <div class="section-head">
@@ -569,11 +584,7 @@ const detailView = (state: State) => {
           } period${detail.measurements.length === 1 ? '' : 's'} · ${statusView(
             detail.kpi.status,
             detail.measurements.at(-1) ?? null,
-          )}${
-            summary?.activity?.quiet
-              ? html` · <span class="badge quiet">Quiet</span> ${quietReason(summary)}`
-              : nothing
-          }</p>`
+          )}${detail.kpi.quiet ? html` · ${quietMark(detail.kpi)}` : nothing}</p>`
         : nothing
     }
     ${state.detailError ? loadFailed('detail-error', 'The KPI', state.detailError, retryDetail) : nothing}

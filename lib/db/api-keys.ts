@@ -83,6 +83,8 @@ const newKeyPut = (tableName: string, { key, keyHash }: StoredApiKey) => ({
   Item: {
     ...keys.apiKey(keyHash),
     ...keys.apiKeyIndex(key.tenantId, key.id),
+    // A key that expires is in the expiry index, which the alert check queries for the next days.
+    ...(key.expiresAt ? keys.apiKeyExpiryIndex(new Date(key.expiresAt).toISOString(), key.id) : {}),
     type: 'APIKEY',
     id: key.id,
     tenantId: key.tenantId,

@@ -18,6 +18,18 @@
  * | session          | SESSION#<sid>       | SESSION                     |                |                   |
  * | health probe     | HEALTH              | HEALTH                      |                |                   |
  *
+ * The second index, gsi2, is sparse: only what the scheduled alert check looks for is in it.
+ *
+ * | entity                   | gsi2pk                   | gsi2sk                        |
+ * |--------------------------|--------------------------|-------------------------------|
+ * | KPI with a cadence       | CADENCE                  | TENANT#<tid>#KPI#<kid>        |
+ * | API key with an expiry   | KEYEXPIRY#<yyyy-mm-dd>   | <expiresAt>#<keyId>           |
+ *
+ * A KPI is in gsi2 while its cadence is not `none`: the check reads them all, a page at a time, in one
+ * partition that is written only when an ADMIN sets a cadence. A key with an expiry is in the bucket of
+ * its expiry's UTC day, sorted by the expiry: the check reads the buckets of the next days with a
+ * range on the sort key, and a key's bucket is written once, when the key is created.
+ *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
  * the item's `tenantId`. API keys are keyed by the SHA-256 of the raw key, so verifying a key is one
@@ -75,6 +87,21 @@ export const keys = {
   loginAttemptsOfSource: (source: string) => ({ pk: `LOGINSOURCE#${source}`, sk: 'FAILURES' }),
   session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
   healthProbe: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
+  kpiCadenceIndex: (tenantId: string, kpiId: string) => ({
+    gsi2pk: 'CADENCE',
+    gsi2sk: `TENANT#${tenantId}#KPI#${kpiId}`,
+  }),
+  kpisWithCadence: () => ({ gsi2pk: 'CADENCE' }),
+  /**
+   * `expiresAt` as `toISOString` writes it (the caller's duty), so that a range of sort keys is a
+   * range of time.
+   */
+  apiKeyExpiryIndex: (expiresAt: string, keyId: string) => ({
+    gsi2pk: `KEYEXPIRY#${expiresAt.slice(0, 10)}`,
+    gsi2sk: `${expiresAt}#${keyId}`,
+  }),
+  /** The bucket of keys expiring on a UTC day (`yyyy-mm-dd`); its sort keys start with the expiry. */
+  apiKeysExpiringOn: (day: string) => ({ gsi2pk: `KEYEXPIRY#${day}` }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
@@ -83,3 +110,4 @@ export type ItemKey = { pk: string; sk: string };
 export const hashOfApiKeyItem = ({ pk }: ItemKey): string => pk.slice('APIKEY#'.length);
 
 export const GSI1 = 'gsi1' as const;
+export const GSI2 = 'gsi2' as const;

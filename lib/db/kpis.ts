@@ -1,5 +1,12 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { KPI_TARGET_DEFAULTS, type Kpi, type KpiDirection, type KpiType } from '../domain/kpi';
+import {
+  KPI_CADENCE_DEFAULTS,
+  KPI_TARGET_DEFAULTS,
+  type Kpi,
+  type KpiCadence,
+  type KpiDirection,
+  type KpiType,
+} from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
@@ -9,7 +16,7 @@ import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
 import { tenantExists, tenantMissing } from './tenants';
 
-/** A KPI item read back; one stored before KPIs had target rules reads with the defaults. */
+/** A KPI item read back; one stored before KPIs had target rules or a cadence reads with the defaults. */
 export const toKpi = (item: Record<string, unknown>): Kpi => ({
   id: item.id as string,
   tenantId: item.tenantId as string,
@@ -20,9 +27,13 @@ export const toKpi = (item: Record<string, unknown>): Kpi => ({
   direction: (item.direction as KpiDirection | undefined) ?? KPI_TARGET_DEFAULTS.direction,
   tolerance: (item.tolerance as number | undefined) ?? KPI_TARGET_DEFAULTS.tolerance,
   qualitative: item.qualitative === true,
+  cadence: (item.cadence as KpiCadence | undefined) ?? KPI_CADENCE_DEFAULTS.cadence,
+  graceHours: (item.graceHours as number | undefined) ?? KPI_CADENCE_DEFAULTS.graceHours,
 });
 
 export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>;
+/** What an ADMIN may change of a KPI: its target rule and its expected cadence. */
+export type KpiSettings = KpiTargetRule & Pick<Kpi, 'cadence' | 'graceHours'>;
 
 /**
  * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction
@@ -31,12 +42,13 @@ export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>
 export const createKpi = async (
   { client, tableName }: Database,
   tenantId: string,
-  input: { type: KpiType; name: string; unit?: string | undefined } & Partial<KpiTargetRule>,
+  input: { type: KpiType; name: string; unit?: string | undefined } & Partial<KpiSettings>,
 ): Promise<Kpi> => {
   const kpi: Kpi = {
     id: uuidv7(),
     tenantId,
     ...KPI_TARGET_DEFAULTS,
+    ...KPI_CADENCE_DEFAULTS,
     ...input,
     createdAt: new Date().toISOString(),
   };
@@ -51,6 +63,7 @@ export const createKpi = async (
               Item: {
                 ...keys.kpi(kpi.id),
                 ...keys.kpiIndex(tenantId, kpi.id),
+                ...(kpi.cadence === 'none' ? {} : keys.kpiCadenceIndex(tenantId, kpi.id)),
                 type: 'KPI',
                 kpiType: type,
                 ...rest,
@@ -69,25 +82,36 @@ export const createKpi = async (
 };
 
 /**
- * Changes a KPI's target rule (direction, tolerance, qualitative), only a KPI of the tenant: another
- * tenant's KPI is undefined, like a missing one (one conditional update, no read).
+ * Changes a KPI's target rule (direction, tolerance, qualitative) and cadence, only a KPI of the
+ * tenant: another tenant's KPI is undefined, like a missing one (one conditional update, no read).
+ * A cadence other than `none` puts the KPI in the cadence index, where the alert check finds it;
+ * `none` takes it out, along with any quiet spell it was notified of.
  */
 export const updateKpi = async (
   { client, tableName }: Database,
   tenantId: string,
   kpiId: string,
-  patch: Partial<KpiTargetRule>,
+  patch: Partial<KpiSettings>,
 ): Promise<Kpi | undefined> => {
-  const fields = Object.entries(patch).filter(([, value]) => value !== undefined);
+  const index =
+    patch.cadence === undefined
+      ? {}
+      : patch.cadence === 'none'
+        ? undefined
+        : keys.kpiCadenceIndex(tenantId, kpiId);
+  const fields = Object.entries({ ...patch, ...index }).filter(([, value]) => value !== undefined);
+  const removed = index === undefined ? ['gsi2pk', 'gsi2sk', 'quietNotifiedFor'] : [];
   try {
     const { Attributes } = await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.kpi(kpiId),
-        UpdateExpression: `SET ${[...fields.map(([name]) => `#${name} = :${name}`), '#updatedAt = :updatedAt'].join(', ')}`,
+        UpdateExpression:
+          `SET ${[...fields.map(([name]) => `#${name} = :${name}`), '#updatedAt = :updatedAt'].join(', ')}` +
+          (removed.length > 0 ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''),
         ConditionExpression: 'tenantId = :tenant',
         ExpressionAttributeNames: Object.fromEntries(
-          [...fields.map(([name]) => name), 'updatedAt'].map((name) => [`#${name}`, name]),
+          [...fields.map(([name]) => name), 'updatedAt', ...removed].map((name) => [`#${name}`, name]),
         ),
         ExpressionAttributeValues: {
           ...Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),

@@ -29,6 +29,39 @@ export const KPI_TARGET_DEFAULTS = {
   qualitative: false,
 } as const;
 
+/**
+ * How often measurements of a KPI are expected to arrive. `none` (the default) expects nothing, so the
+ * KPI is never quiet. A month is 31 days, the longest one, so that a job running on the same day of
+ * every month is never quiet between runs.
+ */
+export const KPI_CADENCES = ['none', 'daily', 'weekly', 'monthly'] as const;
+export const kpiCadenceSchema = z.enum(KPI_CADENCES, {
+  message: `must be one of ${KPI_CADENCES.join(', ')}`,
+});
+export type KpiCadence = z.output<typeof kpiCadenceSchema>;
+
+/** The length of each cadence in hours (`none` has none). */
+export const CADENCE_HOURS: Record<Exclude<KpiCadence, 'none'>, number> = {
+  daily: 24,
+  weekly: 7 * 24,
+  monthly: 31 * 24,
+};
+
+/**
+ * How late a measurement may be before its KPI is quiet, in whole hours: 1 by default, so a daily job
+ * that runs a few minutes later than yesterday does not raise an alert; at most 720 (30 days).
+ */
+export const GRACE_HOURS = { default: 1, max: 720 } as const;
+export const graceHoursSchema = z
+  .int('graceHours must be a whole number of hours')
+  .check(
+    z.gte(0, 'graceHours must be at least 0'),
+    z.lte(GRACE_HOURS.max, `graceHours must be at most ${GRACE_HOURS.max} (30 days)`),
+  );
+
+/** A KPI's expected cadence, until someone sets it. */
+export const KPI_CADENCE_DEFAULTS = { cadence: 'none', graceHours: GRACE_HOURS.default } as const;
+
 /** A KPI of a tenant: what measurements are pushed to. Ids are globally unique. */
 export const kpiSchema = z.object({
   id,
@@ -54,5 +87,15 @@ export const kpiSchema = z.object({
     ),
   /** A qualitative KPI (a judgement, not a quantity to meet) has no status. */
   qualitative: z.boolean().check(z.describe('A qualitative KPI has no status against a target.')),
+  cadence: kpiCadenceSchema.check(
+    z.describe(
+      'How often measurements are expected: `daily` (24 h), `weekly` (7 days), `monthly` (31 days) or `none` (the default: never quiet).',
+    ),
+  ),
+  graceHours: graceHoursSchema.check(
+    z.describe(
+      'Hours a measurement may be late, on top of the cadence, before the KPI is quiet: 0 to 720, default 1.',
+    ),
+  ),
 });
 export type Kpi = z.output<typeof kpiSchema>;

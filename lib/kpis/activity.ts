@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import { type Measurement, measurementSchema, periodValuesSchema } from '../domain/measurement';
-import { timestamp } from '../domain/values';
 
 /**
  * How many of a KPI's newest measurements the KPI list reads: enough for a sparkline and a
@@ -9,16 +8,18 @@ import { timestamp } from '../domain/values';
  */
 export const RECENT_MEASUREMENTS = 8;
 
-/** Most KPIs per page when each brings its activity: one Query per KPI, so the fan-out stays bounded. */
+/**
+ * Most KPIs per page when each brings its activity: its status may take a second Query per KPI, all
+ * in parallel, so the fan-out stays bounded.
+ */
 export const MAX_ACTIVITY_PAGE_SIZE = 100;
 
 const DAY_MS = 86_400_000;
 
 /**
- * What the KPI list says of a KPI's recent arrivals: its newest measurement, the values of up to
- * RECENT_MEASUREMENTS newest periods (newest first), when a measurement last arrived, the KPI's usual
- * interval between periods in days, and whether it has gone quiet (nothing for more than twice the
- * usual interval, or nothing ever).
+ * What the KPI list says of a KPI's recent periods: its newest measurement, the values of up to
+ * RECENT_MEASUREMENTS newest periods (newest first) and the KPI's usual interval between periods in
+ * days. Whether it is quiet is the KPI's own `quiet` (lib/kpis/quiet.ts), from its cadence.
  */
 export const kpiActivitySchema = z
   .object({
@@ -30,13 +31,6 @@ export const kpiActivitySchema = z
         periodValuesSchema.check(z.meta({ id: 'ActivityPoint', description: 'The values of one period.' })),
       )
       .check(z.describe('The values of up to 8 newest periods, newest first (for a sparkline).')),
-    lastReceivedAt: z
-      .nullable(timestamp)
-      .check(
-        z.describe(
-          'When a measurement of the KPI last arrived (the newest `receivedAt` among `recent`); `null` without data. ISO 8601 date-time, UTC.',
-        ),
-      ),
     usualIntervalDays: z
       .nullable(z.number())
       .check(
@@ -44,9 +38,6 @@ export const kpiActivitySchema = z
           'The median gap in days between the starts of those periods (with one period, its length); `null` without data.',
         ),
       ),
-    quiet: z
-      .boolean()
-      .check(z.describe('Nothing arrived for more than twice `usualIntervalDays`, or nothing ever arrived.')),
   })
   .check(
     z.meta({ id: 'KpiActivity', description: 'What arrived for the KPI lately, from its 8 newest periods.' }),
@@ -80,31 +71,15 @@ export const usualIntervalDays = (measurements: Pick<ActivityPoint, 'periodStart
   return dayNumber(only.periodEnd) - dayNumber(only.periodStart) + 1;
 };
 
-/**
- * The list's summary of a KPI from its newest measurements (newest first, as the Query returns them).
- * Records without `receivedAt` (written before push kept it) count as received when last updated.
- */
-export const kpiActivity = (recentNewestFirst: Measurement[], nowMs: number): KpiActivity => {
-  const latest = recentNewestFirst[0] ?? null;
-  const received = recentNewestFirst
-    .map((m) => m.receivedAt ?? m.updatedAt)
-    .filter((at) => !Number.isNaN(Date.parse(at)))
-    .sort();
-  const lastReceivedAt = received.at(-1) ?? null;
-  const usual = usualIntervalDays(recentNewestFirst);
-  const quiet =
-    lastReceivedAt === null || usual === null || nowMs - Date.parse(lastReceivedAt) > 2 * usual * DAY_MS;
-  return {
-    latest,
-    recent: recentNewestFirst.map(({ periodStart, periodEnd, actual, target, forecast }) => ({
-      periodStart,
-      periodEnd,
-      actual,
-      target,
-      forecast,
-    })),
-    lastReceivedAt,
-    usualIntervalDays: usual,
-    quiet,
-  };
-};
+/** The list's summary of a KPI from its newest measurements (newest first, as the Query returns them). */
+export const kpiActivity = (recentNewestFirst: Measurement[]): KpiActivity => ({
+  latest: recentNewestFirst[0] ?? null,
+  recent: recentNewestFirst.map(({ periodStart, periodEnd, actual, target, forecast }) => ({
+    periodStart,
+    periodEnd,
+    actual,
+    target,
+    forecast,
+  })),
+  usualIntervalDays: usualIntervalDays(recentNewestFirst),
+});

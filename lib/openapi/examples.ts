@@ -53,6 +53,15 @@ export const kpiExample = {
   unit: 'EUR',
   createdAt: '2026-01-05T08:00:00.000Z',
   ...KPI_TARGET_DEFAULTS,
+  cadence: 'monthly',
+  graceHours: 24,
+};
+
+/** When `kpiExample` last heard from its monthly job, and when it goes quiet: 31 days and 24 h later. */
+export const arrivalsExample = {
+  lastMeasurementAt: CREATED,
+  quiet: false,
+  quietSince: '2026-10-03T06:00:00.412Z',
 };
 
 /** The status of `kpiExample` from `measurementExample`: 40 against 45 misses by more than 10 %. */

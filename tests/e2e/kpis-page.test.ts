@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../lib/db/keys';
 import { createKpi } from '../../lib/db/kpis';
 import type { Kpi } from '../../lib/domain/kpi';
 import { launchBrowser, screenshotPath } from '../support/browser';
@@ -30,13 +32,38 @@ type Pushed = { periodStart: string; periodEnd: string; actual: number; target?:
  * push API with one key of the tenant.
  */
 const tenantWith = async (
-  kpis: { type: Kpi['type']; name: string; measurements: Pushed[]; qualitative?: boolean }[],
+  kpis: {
+    type: Kpi['type'];
+    name: string;
+    measurements: Pushed[];
+    qualitative?: boolean;
+    cadence?: Kpi['cadence'];
+    /** Moves the KPI's creation this many days back: a KPI without data is quiet only after a while. */
+    createdDaysAgo?: number;
+  }[],
 ) => {
   const { tenant, email, password } = await createStackTenant();
   const db = stackDatabase();
   const created: Kpi[] = [];
-  for (const { type, name, qualitative } of kpis) {
-    created.push(await createKpi(db, tenant.id, { type, name, ...(qualitative ? { qualitative } : {}) }));
+  for (const { type, name, qualitative, cadence, createdDaysAgo } of kpis) {
+    const kpi = await createKpi(db, tenant.id, {
+      type,
+      name,
+      ...(qualitative ? { qualitative } : {}),
+      ...(cadence ? { cadence } : {}),
+    });
+    if (createdDaysAgo !== undefined) {
+      kpi.createdAt = new Date(Date.now() - createdDaysAgo * 86_400_000).toISOString();
+      await db.client.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.kpi(kpi.id),
+          UpdateExpression: 'SET createdAt = :at',
+          ExpressionAttributeValues: { ':at': kpi.createdAt },
+        }),
+      );
+    }
+    created.push(kpi);
   }
   const { token } = await loginAs(email, password);
   const key = await request('POST', '/api-keys', {
@@ -62,7 +89,10 @@ const tenantWith = async (
   };
 };
 
-/** The shared tenant: one KPI with six pushed months, one without data, a key. */
+/**
+ * The shared tenant: one KPI with six pushed months (expected monthly: receiving), one without data
+ * that is expected daily and was created three days ago (quiet), a key.
+ */
 interface Fixture {
   email: string;
   password: string;
@@ -85,8 +115,14 @@ let fixture: Fixture;
 beforeAll(async () => {
   browser = await launchBrowser();
   const { kpis, ...rest } = await tenantWith([
-    { type: 'BSC_KPI', name: 'Net revenue', measurements: MONTHS },
-    { type: 'OKR_KEY_RESULT', name: 'Churn below 2 %', measurements: [] },
+    { type: 'BSC_KPI', name: 'Net revenue', measurements: MONTHS, cadence: 'monthly' },
+    {
+      type: 'OKR_KEY_RESULT',
+      name: 'Churn below 2 %',
+      measurements: [],
+      cadence: 'daily',
+      createdDaysAgo: 3,
+    },
   ]);
   fixture = { ...rest, pushed: kpis[0]!, silent: kpis[1]! };
 });
@@ -254,7 +290,7 @@ describe('GET /platform/kpis', () => {
 });
 
 describe('the KPI page in Chromium', () => {
-  it('list: latest value, period, arrival, sparkline; the KPI without data is quiet; filter by type', async () => {
+  it('list: latest value, period, arrival, sparkline; the KPI without data is quiet since a time, in words; filter by type', async () => {
     const { page, errors } = await openPage();
     await signIn(page, fixture.email, fixture.password);
     expect(await activeId(page)).toBe('list-title');
@@ -265,12 +301,20 @@ describe('the KPI page in Chromium', () => {
     expect(await cell(page, name, 'Period').textContent()).toBe('Jun 2025');
     expect(await cell(page, name, 'Received').locator('time').count()).toBe(1);
     expect(await cell(page, name, 'Trend').locator('svg polyline').count()).toBe(1);
-    expect(await cell(page, name, 'Status').textContent()).toBe('Receiving');
+    expect(await cell(page, name, 'Status').textContent()).toBe('ReceivingExpected monthly (1 h grace).');
     expect(await rowOf(page, name).getAttribute('data-quiet')).toBeNull();
 
     const quiet = fixture.silent.name;
     expect(await rowOf(page, quiet).getAttribute('data-quiet')).toBe('');
-    expect(await cell(page, quiet, 'Status').textContent()).toBe('QuietNo data yet.');
+    // The badge says it in words, with the moment in a <time>: quiet since a day and an hour after
+    // the KPI's creation, as nothing ever arrived.
+    expect(await cell(page, quiet, 'Status').textContent()).toMatch(
+      /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}No data yet\. Expected daily \(1 h grace\)\.$/,
+    );
+    const since = Date.parse(fixture.silent.createdAt) + 25 * 3_600_000;
+    expect(await cell(page, quiet, 'Status').locator('.badge.quiet time').getAttribute('datetime')).toBe(
+      new Date(since).toISOString(),
+    );
     expect(await page.locator('#list-summary').textContent()).toBe('2 KPIs, 1 quiet.');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'kpis-01-list');
@@ -285,6 +329,11 @@ describe('the KPI page in Chromium', () => {
     await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
     expect(await page.locator('#type-filter').inputValue()).toBe('OKR_KEY_RESULT');
     expect(await page.locator('#kpi-body tr').count()).toBe(1);
+    // The KPI's own view says it too, from GET /kpis/{kpiId}.
+    await rowOf(page, quiet).getByRole('link').click();
+    await page.locator('#detail:not([aria-busy]) #detail-meta').waitFor();
+    expect(await page.locator('#detail-meta .badge.quiet').textContent()).toMatch(/^Quiet since /);
+    expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
 
@@ -493,10 +542,12 @@ describe('the KPI page in Chromium', () => {
     await signIn(page, viewer.email, viewer.password);
     const stopped = acme.kpis.find((kpi) => kpi.type === 'PRODUCT_SCORECARD_KPI')!;
     expect(await cell(page, stopped.name, 'Status').textContent()).toMatch(
-      /^QuietNothing received for \d+ days; usually every (28|29|30|31) days\.$/,
+      /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}Last data [A-Z][a-z]{2} \d{1,2}, \d{4}\. Expected monthly \(72 h grace\)\.$/,
     );
     const bsc = acme.kpis.find((kpi) => kpi.type === 'BSC_KPI')!;
-    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('Receiving');
+    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('ReceivingExpected daily (24 h grace).');
+    const swot = acme.kpis.find((kpi) => kpi.type === 'SWOT_KPI')!;
+    expect(await cell(page, swot.name, 'Status').textContent()).toBe('No cadence set');
     await shot(page, 'kpis-06-demo-list');
     await rowOf(page, bsc.name).getByRole('link').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();

@@ -195,7 +195,8 @@ describe('push over HTTP (serverless-offline)', () => {
     const withActivity = await request('GET', '/kpis?include=activity', { headers: auth });
     expect(withActivity.status).toBe(200);
     for (const item of withActivity.body.items) {
-      expect(item.activity).toEqual(expect.objectContaining({ quiet: expect.any(Boolean) }));
+      expect(item.activity).toEqual(expect.objectContaining({ recent: expect.any(Array) }));
+      expect(item).toEqual(expect.objectContaining({ quiet: expect.any(Boolean) }));
     }
     const detail = await request('GET', `/kpis/${kpi.id}?limit=1`, { headers: auth });
     expect(detail.status).toBe(200);

@@ -19757,6 +19757,13 @@ function optionalKeys(shape) {
     return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
   });
 }
+var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
+  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  int32: [-2147483648, 2147483647],
+  uint32: [0, 4294967295],
+  float32: [-34028234663852886e22, 34028234663852886e22],
+  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
+}))();
 function aborted(x, startIndex = 0) {
   if (x.aborted === true)
     return true;
@@ -20293,6 +20300,77 @@ var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", 
     });
   };
 });
+var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  def.format = def.format || "float64";
+  const isInt = def.format?.includes("int");
+  const origin = isInt ? "int" : "number";
+  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    if (isInt) {
+      if (!Number.isInteger(input)) {
+        payload.issues.push({
+          expected: origin,
+          format: def.format,
+          code: "invalid_type",
+          continue: false,
+          input,
+          inst
+        });
+        return;
+      }
+      if (!Number.isSafeInteger(input)) {
+        if (input > 0) {
+          payload.issues.push({
+            input,
+            code: "too_big",
+            maximum: Number.MAX_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin,
+            inclusive: true,
+            continue: !def.abort
+          });
+        } else {
+          payload.issues.push({
+            input,
+            code: "too_small",
+            minimum: Number.MIN_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin,
+            inclusive: true,
+            continue: !def.abort
+          });
+        }
+        return;
+      }
+    }
+    if (input < minimum) {
+      payload.issues.push({
+        origin: "number",
+        input,
+        code: "too_small",
+        minimum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+    if (input > maximum) {
+      payload.issues.push({
+        origin: "number",
+        input,
+        code: "too_big",
+        maximum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
 var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
   var _a3;
   $ZodCheck.init(inst, def);
@@ -20581,6 +20659,10 @@ var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
     });
     return payload;
   };
+});
+var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
+  $ZodCheckNumberFormat.init(inst, def);
+  $ZodNumber.init(inst, def);
 });
 var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
   $ZodType.init(inst, def);
@@ -21253,6 +21335,16 @@ function _number(Class, params) {
   return new Class(snapshotChecks({ type: "number", checks: [], ...normalizeParams(params) }));
 }
 // @__NO_SIDE_EFFECTS__
+function _int(Class, params) {
+  return new Class({
+    type: "number",
+    check: "number_format",
+    abort: false,
+    format: "safeint",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
 function _boolean(Class, params) {
   return new Class({
     type: "boolean",
@@ -21448,6 +21540,13 @@ var ZodMiniNumber = /* @__PURE__ */ $constructor("ZodMiniNumber", (inst, def) =>
 function number2(params) {
   return _number(ZodMiniNumber, params);
 }
+var ZodMiniNumberFormat = /* @__PURE__ */ $constructor("ZodMiniNumberFormat", (inst, def) => {
+  $ZodNumberFormat.init(inst, def);
+  ZodMiniNumber.init(inst, def);
+});
+function int(params) {
+  return _int(ZodMiniNumberFormat, params);
+}
 var ZodMiniBoolean = /* @__PURE__ */ $constructor("ZodMiniBoolean", (inst, def) => {
   $ZodBoolean.init(inst, def);
   ZodMiniType.init(inst, def);
@@ -21642,6 +21741,21 @@ var KPI_TYPES = Object.values(KpiType);
 var kpiTypeSchema = _enum(KPI_TYPES, { message: `must be one of ${KPI_TYPES.join(", ")}` });
 var KPI_DIRECTIONS = ["higher_is_better", "lower_is_better"];
 var kpiDirectionSchema = _enum(KPI_DIRECTIONS);
+var KPI_CADENCES = ["none", "daily", "weekly", "monthly"];
+var kpiCadenceSchema = _enum(KPI_CADENCES, {
+  message: `must be one of ${KPI_CADENCES.join(", ")}`
+});
+var CADENCE_HOURS = {
+  daily: 24,
+  weekly: 7 * 24,
+  monthly: 31 * 24
+};
+var GRACE_HOURS = { default: 1, max: 720 };
+var graceHoursSchema = int("graceHours must be a whole number of hours").check(
+  _gte(0, "graceHours must be at least 0"),
+  _lte(GRACE_HOURS.max, `graceHours must be at most ${GRACE_HOURS.max} (30 days)`)
+);
+var KPI_CADENCE_DEFAULTS = { cadence: "none", graceHours: GRACE_HOURS.default };
 var kpiSchema = object({
   id,
   tenantId: id,
@@ -21663,7 +21777,17 @@ var kpiSchema = object({
     )
   ),
   /** A qualitative KPI (a judgement, not a quantity to meet) has no status. */
-  qualitative: boolean2().check(describe2("A qualitative KPI has no status against a target."))
+  qualitative: boolean2().check(describe2("A qualitative KPI has no status against a target.")),
+  cadence: kpiCadenceSchema.check(
+    describe2(
+      "How often measurements are expected: `daily` (24 h), `weekly` (7 days), `monthly` (31 days) or `none` (the default: never quiet)."
+    )
+  ),
+  graceHours: graceHoursSchema.check(
+    describe2(
+      "Hours a measurement may be late, on top of the cadence, before the KPI is quiet: 0 to 720, default 1."
+    )
+  )
 });
 
 // lib/push/measurement-schema.ts

@@ -127,6 +127,11 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,
+      cadence: 'none',
+      graceHours: 1,
+      lastMeasurementAt: null,
+      quiet: false,
+      quietSince: null,
       measurements: [],
       status: { value: 'no_data', measurement: null },
     });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/list-kpis';
-import { createKpi } from '../../../lib/db/kpis';
+import { createKpi, updateKpi } from '../../../lib/db/kpis';
 import { KPI_TYPES } from '../../../lib/domain/kpi';
 import { RECENT_MEASUREMENTS } from '../../../lib/kpis/activity';
 import { invoke } from '../../support/events';
@@ -39,6 +39,11 @@ describe('GET /kpis: happy path', () => {
         direction: 'higher_is_better',
         tolerance: 0.1,
         qualitative: false,
+        cadence: 'none',
+        graceHours: 1,
+        lastMeasurementAt: null,
+        quiet: false,
+        quietSince: null,
       });
     }
     const otherIds = new Set(other.kpis.map((kpi) => kpi.id));
@@ -102,7 +107,7 @@ describe('GET /kpis?type=: one KPI type only', () => {
   });
 });
 
-describe('GET /kpis?include=activity: the newest measurements and the quiet flag', () => {
+describe('GET /kpis?include=activity: the newest measurements, and quiet by cadence', () => {
   let active: TestTenant;
   beforeAll(async () => {
     active = await createTestTenant({ kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT', 'THEME_KPI'] });
@@ -149,25 +154,47 @@ describe('GET /kpis?include=activity: the newest measurements and the quiet flag
       apiKeyId: expect.any(String),
       apiKeyPrefix: expect.stringMatching(/^skm_.{4}$/),
     });
-    expect(bsc.activity.lastReceivedAt).toBe(bsc.activity.latest.receivedAt);
+    expect(bsc.lastMeasurementAt).toBe(bsc.activity.latest.receivedAt);
     expect(bsc.activity.usualIntervalDays).toBeGreaterThanOrEqual(30);
-    expect(bsc.activity.quiet).toBe(false);
     expect(bsc.tenantId).toBeUndefined();
   });
 
-  it('marks quiet a KPI that received nothing for more than twice its usual interval, and one without data', async () => {
+  it('a KPI without measurements has empty activity and no lastMeasurementAt', async () => {
     const result = await list(bearer(active.users.VIEWER.token), { include: 'activity' });
     const okr = byName(result.body.items, 'OKR_KEY_RESULT');
-    expect(okr.activity.quiet).toBe(true);
     expect(okr.activity.recent.map((p: { actual: number }) => p.actual)).toEqual([2, 1]);
+    expect(okr.lastMeasurementAt).toBe('2025-03-01T06:00:00.000Z');
     const empty = byName(result.body.items, 'THEME_KPI');
-    expect(empty.activity).toEqual({
-      latest: null,
-      recent: [],
-      lastReceivedAt: null,
-      usualIntervalDays: null,
+    expect(empty.activity).toEqual({ latest: null, recent: [], usualIntervalDays: null });
+    expect(empty.lastMeasurementAt).toBeNull();
+  });
+
+  it('quiet follows the cadence: data from 2025 is quiet with one, never without one', async () => {
+    const [bsc, okr, theme] = active.kpis;
+    const before = await list(bearer(active.users.VIEWER.token));
+    expect(before.body.items.every((kpi: { quiet: boolean }) => kpi.quiet === false)).toBe(true);
+    await updateKpi(db, active.tenant.id, okr!.id, { cadence: 'monthly', graceHours: 24 });
+    await updateKpi(db, active.tenant.id, bsc!.id, { cadence: 'daily' });
+    await updateKpi(db, active.tenant.id, theme!.id, { cadence: 'weekly' });
+    const after = await list(bearer(active.users.VIEWER.token));
+    const listed = byName(after.body.items, 'OKR_KEY_RESULT');
+    expect(listed).toMatchObject({
+      cadence: 'monthly',
+      graceHours: 24,
+      lastMeasurementAt: '2025-03-01T06:00:00.000Z',
       quiet: true,
+      // 31 days and 24 hours after the last arrival.
+      quietSince: '2025-04-02T06:00:00.000Z',
     });
+    // Pushed moments ago, daily: not quiet yet.
+    expect(byName(after.body.items, 'BSC_KPI').quiet).toBe(false);
+    // Never any data: quiet a week and an hour after its creation, which was moments ago.
+    const empty = byName(after.body.items, 'THEME_KPI');
+    expect(empty.quiet).toBe(false);
+    expect(Date.parse(empty.quietSince) - Date.parse(empty.createdAt)).toBe((168 + 1) * 3_600_000);
+    await updateKpi(db, active.tenant.id, okr!.id, { cadence: 'none' });
+    await updateKpi(db, active.tenant.id, bsc!.id, { cadence: 'none' });
+    await updateKpi(db, active.tenant.id, theme!.id, { cadence: 'none' });
   });
 
   it('combines with the type filter', async () => {
@@ -176,12 +203,22 @@ describe('GET /kpis?include=activity: the newest measurements and the quiet flag
       type: 'OKR_KEY_RESULT',
     });
     expect(result.body.items).toHaveLength(1);
-    expect(result.body.items[0].activity.quiet).toBe(true);
+    expect(result.body.items[0].activity.recent).toHaveLength(2);
   });
 
-  it('without include, the list has no activity and the same shape as before', async () => {
-    const result = await list(bearer(active.users.VIEWER.token));
-    for (const kpi of result.body.items) expect(kpi.activity).toBeUndefined();
+  it('without include, the list has no activity but the same arrivals', async () => {
+    const [plain, withActivity] = await Promise.all([
+      list(bearer(active.users.VIEWER.token)),
+      list(bearer(active.users.VIEWER.token), { include: 'activity' }),
+    ]);
+    for (const kpi of plain.body.items) expect(kpi.activity).toBeUndefined();
+    const arrivals = ({ id, lastMeasurementAt, quiet, quietSince }: Record<string, unknown>) => ({
+      id,
+      lastMeasurementAt,
+      quiet,
+      quietSince,
+    });
+    expect(plain.body.items.map(arrivals)).toEqual(withActivity.body.items.map(arrivals));
   });
 });
 

@@ -124,6 +124,10 @@ describe('PATCH /kpis/{kpiId}', () => {
       [{ tolerance: 1.5 }, 'tolerance'],
       [{ tolerance: '10%' }, 'tolerance'],
       [{ colour: 'red' }, 'colour'],
+      [{ cadence: 'hourly' }, 'cadence'],
+      [{ graceHours: -1 }, 'graceHours'],
+      [{ graceHours: 721 }, 'graceHours'],
+      [{ graceHours: 1.5 }, 'graceHours'],
     ];
     for (const [body, name] of cases) {
       const result = await patch(kpi.id, bearer(tenant.users.ADMIN.token), body);
@@ -131,6 +135,34 @@ describe('PATCH /kpis/{kpiId}', () => {
       expect(result.headers['content-type']).toBe('application/problem+json');
       expect(JSON.stringify(result.body)).toContain(name);
     }
+  });
+
+  it('sets a cadence and grace hours; GET /kpis/{kpiId} says when the KPI goes quiet; none takes it back', async () => {
+    const kpi = tenant.kpis[1]!;
+    const daily = await patch(kpi.id, bearer(tenant.users.ADMIN.token), { cadence: 'daily', graceHours: 3 });
+    expect(daily.status).toBe(200);
+    expect(daily.body).toMatchObject({ cadence: 'daily', graceHours: 3, direction: 'higher_is_better' });
+    const read = async () =>
+      (
+        await invoke(getKpi, {
+          path: `/api/kpis/${kpi.id}`,
+          pathParameters: { kpiId: kpi.id },
+          headers: bearer(tenant.users.VIEWER.token),
+        })
+      ).body;
+    const withCadence = await read();
+    expect(withCadence).toMatchObject({ cadence: 'daily', graceHours: 3, quiet: expect.any(Boolean) });
+    const window =
+      Date.parse(withCadence.quietSince) - Date.parse(withCadence.lastMeasurementAt ?? kpi.createdAt);
+    expect(window).toBe(27 * 3_600_000);
+    // Grace alone leaves the cadence as it is.
+    expect((await patch(kpi.id, bearer(tenant.users.ADMIN.token), { graceHours: 0 })).body).toMatchObject({
+      cadence: 'daily',
+      graceHours: 0,
+    });
+    const none = await patch(kpi.id, bearer(tenant.users.ADMIN.token), { cadence: 'none' });
+    expect(none.body.cadence).toBe('none');
+    expect(await read()).toMatchObject({ quiet: false, quietSince: null });
   });
 
   it('404 for another tenant’s KPI and an unknown one, and nothing changes', async () => {

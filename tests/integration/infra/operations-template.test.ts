@@ -375,7 +375,7 @@ describe('alarms', () => {
     expect(api.Properties.Name).toBe('strategy-service-prod');
   });
 
-  it('alarms on any read or write throttle of the table and of its index', () => {
+  it('alarms on any read or write throttle of the table and of each index', () => {
     const alarm = alarms(prod).DynamoDbThrottlesAlarm!;
     const metrics = alarm.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
     expect(metrics.map((m: any) => `${m.MetricName} ${JSON.stringify(m.Dimensions)}`).sort()).toEqual(
@@ -389,6 +389,14 @@ describe('alarms', () => {
         `WriteThrottleEvents ${JSON.stringify([
           { Name: 'TableName', Value: 'strategy-service-prod' },
           { Name: 'GlobalSecondaryIndexName', Value: 'gsi1' },
+        ])}`,
+        `ReadThrottleEvents ${JSON.stringify([
+          { Name: 'TableName', Value: 'strategy-service-prod' },
+          { Name: 'GlobalSecondaryIndexName', Value: 'gsi2' },
+        ])}`,
+        `WriteThrottleEvents ${JSON.stringify([
+          { Name: 'TableName', Value: 'strategy-service-prod' },
+          { Name: 'GlobalSecondaryIndexName', Value: 'gsi2' },
         ])}`,
       ].sort(),
     );

@@ -98,6 +98,27 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
     expect(
       (await failure('update-kpi', '--tenant', 'other', '--id', kpi.id, '--qualitative', 'true')).code,
     ).toBe(1);
+    const cadence = await admin(
+      'update-kpi',
+      '--tenant',
+      tenant.id,
+      '--id',
+      kpi.id,
+      '--cadence',
+      'weekly',
+      '--grace-hours',
+      '12',
+    );
+    expect(cadence).toMatchObject({ cadence: 'weekly', graceHours: 12, direction: 'lower_is_better' });
+    for (const bad of [
+      ['--cadence', 'hourly'],
+      ['--grace-hours', '1.5'],
+      ['--grace-hours', '721'],
+    ]) {
+      const refused = await failure('update-kpi', '--tenant', tenant.id, '--id', kpi.id, ...bad);
+      expect(refused.code, bad.join(' ')).toBe(1);
+      expect(JSON.stringify(refused), bad.join(' ')).toContain(bad[0]!.slice(2));
+    }
 
     const key = await admin('create-api-key', '--tenant', tenant.id, '--name', 'cron');
     expect(key.key).toMatch(/^skm_/);

@@ -150,12 +150,15 @@ describe('contract check', () => {
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,
+      cadence: 'daily',
+      graceHours: 1,
+      lastMeasurementAt: null,
+      quiet: true,
+      quietSince: measurement.createdAt,
       activity: {
         latest: null,
         recent: [],
-        lastReceivedAt: null,
         usualIntervalDays: null,
-        quiet: true,
         tenantId: 'leaked',
       },
     };

@@ -6,7 +6,7 @@ import { createKpi, getKpiWithMeasurements } from '../../../../lib/db/kpis';
 import type { Kpi } from '../../../../lib/domain/kpi';
 import { uuidv7 } from '../../../../lib/ids';
 import { RECENT_MEASUREMENTS } from '../../../../lib/kpis/activity';
-import { listKpisWithActivity } from '../../../../lib/kpis/overview';
+import { listKpisWithActivity, listKpisWithArrivals } from '../../../../lib/kpis/overview';
 import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { pushBatch } from '../../../support/push';
@@ -144,6 +144,20 @@ describe(`reading cost for ${KPIS} KPIs x ${PERIODS} periods`, () => {
       `[reading cost] list of ${KPIS} KPIs x ${PERIODS} periods: ${JSON.stringify(cost)}; ` +
         `reading every measurement instead: ${JSON.stringify(everything)}`,
     );
+  });
+
+  it('the plain list, with lastMeasurementAt and quiet, reads the same bounded 8 per KPI, 100 KPIs at a time', async () => {
+    const cost = await measure(async (counted) => {
+      const page = await listKpisWithArrivals(counted, tenant.tenant.id, { limit: KPIS }, {}, Date.now());
+      expect(page.items).toHaveLength(KPIS);
+      for (const kpi of page.items) expect(kpi.lastMeasurementAt).toEqual(expect.any(String));
+    });
+    // One index Query for the page of 200, then the KPIs' Queries in two slices of 100.
+    expect(cost.requests).toBe(1 + KPIS);
+    expect(cost.rounds).toBe(3);
+    expect(cost.items).toBe(KPIS + KPIS * RECENT_MEASUREMENTS);
+    expect(cost.readUnits).toBeLessThanOrEqual(KPIS * 0.5 + 10);
+    console.info(`[reading cost] plain list of ${KPIS} KPIs: ${JSON.stringify(cost)}`);
   });
 
   it('the detail of one KPI is one Query, whatever it holds', async () => {

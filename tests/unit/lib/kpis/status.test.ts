@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KPI_TARGET_DEFAULTS, type Kpi } from '../../../../lib/domain/kpi';
+import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi } from '../../../../lib/domain/kpi';
 import type { Measurement } from '../../../../lib/domain/measurement';
 import { kpiStatus, statusAgainst } from '../../../../lib/kpis/status';
 
@@ -46,6 +46,7 @@ const kpi = (rule: Partial<Kpi> = {}): Kpi => ({
   name: 'Revenue',
   createdAt: '2026-01-01T00:00:00.000Z',
   ...KPI_TARGET_DEFAULTS,
+  ...KPI_CADENCE_DEFAULTS,
   ...rule,
 });
 const measurement = (actual: number, target: number | null): Measurement => ({

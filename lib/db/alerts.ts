@@ -1,0 +1,178 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKey } from '../domain/api-key';
+import type { Kpi } from '../domain/kpi';
+import { toApiKey } from './api-keys';
+import type { Database } from './client';
+import { isConditionalCheckFailed } from './errors';
+import { GSI2, hashOfApiKeyItem, type ItemKey, keys } from './keys';
+import { toKpi } from './kpis';
+
+/**
+ * What the scheduled alert check reads and marks. Both reads are Queries of the sparse index gsi2
+ * (lib/db/keys.ts), never a Scan; the marks are conditional updates of the KPI and key items, so that
+ * of two checks running at once exactly one records (and then notifies) each alert.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** A KPI with a cadence, and the quiet spell it was last notified of (its `lastMeasurementAt`, or `never`). */
+export interface CadencedKpi {
+  kpi: Kpi;
+  quietNotifiedFor: string | null;
+}
+
+/** Every page of one index Query. */
+const queryAll = async (
+  { client, tableName }: Database,
+  input: { KeyConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({ TableName: tableName, IndexName: GSI2, ...input, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
+
+/** Every KPI with a cadence, of every tenant: one partition of gsi2, a page (1 MB) at a time. */
+export const kpisWithCadence = async (db: Database): Promise<CadencedKpi[]> =>
+  (
+    await queryAll(db, {
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.kpisWithCadence().gsi2pk },
+    })
+  ).map((item) => ({
+    kpi: toKpi(item),
+    quietNotifiedFor: typeof item.quietNotifiedFor === 'string' ? item.quietNotifiedFor : null,
+  }));
+
+/** A key with an expiry, its hash (its item's address), and the most urgent expiry notice sent for it. */
+export interface ExpiringKey {
+  key: ApiKey & { expiresAt: string };
+  keyHash: string;
+  /** The threshold in days (7 or 1) of the last `api_key.expiring` recorded; null before the first. */
+  noticeDays: number | null;
+}
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The keys expiring after `fromMs` and up to `toMs`: one Query per UTC day bucket of gsi2 between the
+ * two (eight for a week), each narrowed by the sort key (the expiry), so a bucket's keys that expire
+ * outside the window are not read. Revoked and replaced keys are in the answer; the caller skips them.
+ */
+export const keysExpiringBetween = async (
+  db: Database,
+  fromMs: number,
+  toMs: number,
+): Promise<ExpiringKey[]> => {
+  const days: string[] = [];
+  for (let day = Date.parse(utcDay(fromMs)); day <= toMs; day += DAY_MS) days.push(utcDay(day));
+  const from = new Date(fromMs).toISOString();
+  // `~` sorts after `#`: the last key expiring at `toMs` exactly is in the range.
+  const to = `${new Date(toMs).toISOString()}~`;
+  const buckets = await Promise.all(
+    days.map((day) =>
+      queryAll(db, {
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.apiKeysExpiringOn(day).gsi2pk, ':from': from, ':to': to },
+      }),
+    ),
+  );
+  return buckets.flat().map((item) => ({
+    key: toApiKey(item) as ApiKey & { expiresAt: string },
+    keyHash: hashOfApiKeyItem(item as ItemKey),
+    noticeDays: typeof item.expiryNoticeDays === 'number' ? item.expiryNoticeDays : null,
+  }));
+};
+
+/** Runs a conditional update; false when its condition failed (someone else recorded it first). */
+const conditionally = async (db: Database, update: ConstructorParameters<typeof UpdateCommand>[0]) => {
+  try {
+    await db.client.send(new UpdateCommand(update));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/**
+ * Records that a KPI's quiet spell (named by the last arrival before it) is notified: true for exactly
+ * one caller per spell, and only while the KPI still has a cadence.
+ */
+export const recordQuietSpell = (db: Database, kpiId: string, spell: string): Promise<boolean> =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.kpi(kpiId),
+    UpdateExpression: 'SET quietNotifiedFor = :spell',
+    ConditionExpression:
+      'attribute_exists(gsi2pk) AND (attribute_not_exists(quietNotifiedFor) OR quietNotifiedFor <> :spell)',
+    ExpressionAttributeValues: { ':spell': spell },
+  });
+
+/** Takes a spell's record back when its event could not be published, so the next check tries again. */
+export const forgetQuietSpell = (db: Database, kpiId: string, spell: string): Promise<boolean> =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.kpi(kpiId),
+    UpdateExpression: 'REMOVE quietNotifiedFor',
+    ConditionExpression: 'quietNotifiedFor = :spell',
+    ExpressionAttributeValues: { ':spell': spell },
+  });
+
+/**
+ * Records an expiry notice of a key at a threshold (7 or 1 days): true for exactly one caller, and
+ * only while the key still expires then, is not revoked or replaced, and has had no notice as urgent.
+ */
+export const recordExpiryNotice = (
+  db: Database,
+  keyHash: string,
+  days: number,
+  expiresAt: string,
+): Promise<boolean> =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.apiKey(keyHash),
+    UpdateExpression: 'SET expiryNoticeDays = :days',
+    ConditionExpression:
+      'expiresAt = :expiresAt AND attribute_not_exists(revokedAt) AND attribute_not_exists(replacedBy) AND (attribute_not_exists(expiryNoticeDays) OR expiryNoticeDays > :days)',
+    ExpressionAttributeValues: { ':days': days, ':expiresAt': expiresAt },
+  });
+
+/** Takes a notice back to what it was (`previous`) when its event could not be published. */
+export const forgetExpiryNotice = (
+  db: Database,
+  keyHash: string,
+  days: number,
+  previous: number | null,
+): Promise<boolean> =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.apiKey(keyHash),
+    UpdateExpression: previous === null ? 'REMOVE expiryNoticeDays' : 'SET expiryNoticeDays = :previous',
+    ConditionExpression: 'expiryNoticeDays = :days',
+    ExpressionAttributeValues: { ':days': days, ...(previous === null ? {} : { ':previous': previous }) },
+  });
+
+/**
+ * Puts a key that expires into the expiry index if it is not there: for keys created before the index
+ * existed. Idempotent; true when it indexed the key. Only an unrevoked, unreplaced key that still
+ * expires then is indexed, since the check skips the others anyway.
+ */
+export const indexKeyExpiry = (db: Database, keyHash: string, keyId: string, expiresAt: string) =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.apiKey(keyHash),
+    UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk',
+    ConditionExpression:
+      'expiresAt = :expiresAt AND attribute_not_exists(gsi2pk) AND attribute_not_exists(revokedAt) AND attribute_not_exists(replacedBy)',
+    ExpressionAttributeValues: (() => {
+      const { gsi2pk, gsi2sk } = keys.apiKeyExpiryIndex(new Date(expiresAt).toISOString(), keyId);
+      return { ':pk': gsi2pk, ':sk': gsi2sk, ':expiresAt': expiresAt };
+    })(),
+  });
