@@ -92,6 +92,16 @@ const environment = z
     LOGIN_MAX_FAILURES_PER_SOURCE: positiveInt(100),
     LOGIN_FAILURE_CEILING_PER_EMAIL: positiveInt(1000),
     LOGIN_LOCKOUT_WINDOW_SECONDS: positiveInt(15 * 60),
+    /**
+     * The deployment stage (serverless.yml sets `${sls:stage}`). Only `local` (`npm start`, the tests)
+     * lets webhooks use `http://` to this machine (lib/webhooks/urls.ts); unset counts as a deployed stage.
+     */
+    STAGE: text('dev').check(z.regex(/^[a-z0-9-]+$/, 'must be a stage name such as prod or local')),
+    /**
+     * The SQS queue that webhook deliveries go through (its URL). Unset: the local stage's substitute,
+     * a queue kept in the table (lib/webhooks/local-queue.ts), which `npm run alerts:run` drains.
+     */
+    WEBHOOK_QUEUE_URL: optional(z.url({ error: 'must be a URL' })),
   })
   .check(
     // zod skips this rule while a variable is missing or unreadable; those are named first, as before.

@@ -31,7 +31,10 @@ export type AuditEvent =
   | 'api_key.created'
   | 'api_key.rolled'
   | 'api_key.revoked'
-  | 'kpi.updated';
+  | 'kpi.updated'
+  | 'webhook.created'
+  | 'webhook.deleted'
+  | 'webhook.disabled';
 
 /**
  * One audit line: `{"message":"audit","audit":"<event>", ...fields}`, at info level, with the request's

@@ -13,6 +13,8 @@ Object.assign(process.env, {
   DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
   AWS_REGION: 'eu-central-1',
   JWT_SECRET: randomBytes(32).toString('base64url'),
+  // As the local stack: webhooks may be sent to this machine over http, through the local queue.
+  STAGE: 'local',
 });
 
 await createTable(
