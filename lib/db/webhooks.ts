@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryEventType, WebhookDelivery, WebhookEndpoint } from '../domain/webhook';
 import type { Database } from './client';
-import { cancellationReasons, writtenUnlessConditionFails } from './errors';
+import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
@@ -51,7 +51,8 @@ export class EndpointLimitReached extends Error {
 
 /**
  * Writes a new endpoint and counts it, in one transaction: the count item allows at most `max` live
- * endpoints per tenant, also when several are created at once.
+ * endpoints per tenant, also when several are created at once. A transaction that met another on the
+ * count item is a WriteConflict: nothing was written, and the caller tries again.
  */
 export const putEndpoint = async (db: Database, stored: StoredEndpoint, max: number): Promise<void> => {
   const { endpoint } = stored;
@@ -88,9 +89,11 @@ export const putEndpoint = async (db: Database, stored: StoredEndpoint, max: num
       }),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+    const [count] = cancellationReasons(error) ?? [];
+    if (count === 'ConditionalCheckFailed') {
       throw new EndpointLimitReached(`at most ${max} endpoints`, { cause: error });
     }
+    if (count === 'TransactionConflict') throw new WriteConflict('webhook count', { cause: error });
     throw error;
   }
 };
@@ -182,7 +185,9 @@ export const putEndpointDeletion = async (
     );
     return true;
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+    const reasons = cancellationReasons(error) ?? [];
+    if (reasons[0] === 'ConditionalCheckFailed') return false;
+    if (reasons.includes('TransactionConflict')) throw new WriteConflict('webhook count', { cause: error });
     throw error;
   }
 };

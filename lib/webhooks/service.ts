@@ -1,5 +1,6 @@
 import type { Seal } from '../crypto/seal';
 import type { Database } from '../db/client';
+import { WriteConflict } from '../db/errors';
 import type { Page, PageRequest } from '../db/pagination';
 import {
   deliveryPage,
@@ -42,6 +43,22 @@ export interface CreatedEndpoint extends WebhookEndpoint {
   secret: string;
 }
 
+/**
+ * Writes that count endpoints meet each other on the tenant's count item when several run at once:
+ * each is tried again, after a short random wait, as the key use cases do.
+ */
+const MAX_WRITE_ATTEMPTS = 25;
+const retryingConflicts = async <T>(write: () => Promise<T>): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof WriteConflict) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+    }
+  }
+};
+
 const notFound = (id: string) => new AppError('NOT_FOUND', `Webhook endpoint ${id} not found.`);
 
 export const createEndpoint = async (
@@ -76,7 +93,9 @@ export const createEndpoint = async (
   const secret = newWebhookSecret();
   const sealedSecret = await secrets.seal(secret, secretBinding(endpoint.tenantId, endpoint.id));
   try {
-    await putEndpoint(db, { endpoint, sealedSecret, deletedAt: null }, MAX_WEBHOOK_ENDPOINTS);
+    await retryingConflicts(() =>
+      putEndpoint(db, { endpoint, sealedSecret, deletedAt: null }, MAX_WEBHOOK_ENDPOINTS),
+    );
   } catch (error) {
     if (!(error instanceof EndpointLimitReached)) throw error;
     throw new AppError(
@@ -114,12 +133,14 @@ export const deleteEndpoint = async (
   const { stored } = await readEndpointAndDelivery(db, tenantId, id);
   if (!stored) throw notFound(id);
   if (stored.deletedAt !== null) return false;
-  return putEndpointDeletion(
-    db,
-    tenantId,
-    id,
-    new Date(now).toISOString(),
-    Math.floor(now / 1000) + DELIVERY_LOG_DAYS * 86_400,
+  return retryingConflicts(() =>
+    putEndpointDeletion(
+      db,
+      tenantId,
+      id,
+      new Date(now).toISOString(),
+      Math.floor(now / 1000) + DELIVERY_LOG_DAYS * 86_400,
+    ),
   );
 };
 
