@@ -13,7 +13,7 @@ import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
 import type { DeliveryDeps } from './webhooks/deliver';
-import { webhookLocalQueue } from './webhooks/local-queue';
+import { localQueueSender, WEBHOOK_QUEUE_NAME } from './webhooks/local-queue';
 import { createPublisher } from './webhooks/publisher';
 import { type Queue, sqsQueue } from './webhooks/queue';
 import { createWebhookSecretSeal } from './webhooks/secrets';
@@ -96,11 +96,14 @@ const createPushDeps = (): PushDeps => ({
 
 export const pushDeps: PushDeps = /* @__PURE__ */ createPushDeps();
 
-/** Webhook deliveries go through SQS where WEBHOOK_QUEUE_URL names the queue; else the local queue. */
+/**
+ * Webhook deliveries go through SQS where WEBHOOK_QUEUE_URL names the queue; else through the local
+ * queue in the table (the local stage), of which the functions only send (`npm run alerts:run` receives).
+ */
 const webhookQueueOf = (): Queue =>
   config.WEBHOOK_QUEUE_URL
     ? sqsQueue({ url: config.WEBHOOK_QUEUE_URL, region: config.AWS_REGION })
-    : webhookLocalQueue(db);
+    : localQueueSender(db, { name: WEBHOOK_QUEUE_NAME });
 
 export const webhookQueue = /* @__PURE__ */ webhookQueueOf();
 

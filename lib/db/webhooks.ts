@@ -119,27 +119,43 @@ export const endpointsOf = async ({ client, tableName }: Database, tenantId: str
   return found;
 };
 
-/** An endpoint and, when asked, one of its deliveries, in one strongly consistent batch read. */
+/**
+ * An endpoint, strongly consistent. A batch read of one key, so that the JWT functions need no action
+ * beyond the session check's BatchGetItem on the tenant's partition.
+ */
+export const readEndpoint = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  endpointId: string,
+): Promise<StoredEndpoint | undefined> => {
+  const { Responses } = await client.send(
+    new BatchGetCommand({
+      RequestItems: {
+        [tableName]: { Keys: [keys.webhookEndpoint(tenantId, endpointId)], ConsistentRead: true },
+      },
+    }),
+  );
+  const [item] = Responses?.[tableName] ?? [];
+  return item ? toStoredEndpoint(item) : undefined;
+};
+
+/** An endpoint and one of its deliveries, in one strongly consistent batch read. */
 export const readEndpointAndDelivery = async (
   { client, tableName }: Database,
   tenantId: string,
   endpointId: string,
-  deliveryId?: string,
+  deliveryId: string,
 ): Promise<{ stored: StoredEndpoint | undefined; delivery: WebhookDelivery | undefined }> => {
   const endpointKey = keys.webhookEndpoint(tenantId, endpointId);
-  const deliveryKey = deliveryId ? keys.webhookDelivery(endpointId, deliveryId) : undefined;
+  const deliveryKey = keys.webhookDelivery(endpointId, deliveryId);
   const { Responses } = await client.send(
     new BatchGetCommand({
-      RequestItems: {
-        [tableName]: { Keys: deliveryKey ? [endpointKey, deliveryKey] : [endpointKey], ConsistentRead: true },
-      },
+      RequestItems: { [tableName]: { Keys: [endpointKey, deliveryKey], ConsistentRead: true } },
     }),
   );
   const items = Responses?.[tableName] ?? [];
   const endpointItem = items.find((item) => item.pk === endpointKey.pk && item.sk === endpointKey.sk);
-  const deliveryItem = deliveryKey
-    ? items.find((item) => item.pk === deliveryKey.pk && item.sk === deliveryKey.sk)
-    : undefined;
+  const deliveryItem = items.find((item) => item.pk === deliveryKey.pk && item.sk === deliveryKey.sk);
   return {
     stored: endpointItem ? toStoredEndpoint(endpointItem) : undefined,
     delivery: deliveryItem ? toDelivery(deliveryItem) : undefined,

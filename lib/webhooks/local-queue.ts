@@ -34,24 +34,36 @@ export interface LocalQueueOptions {
   now?: () => number;
 }
 
+/**
+ * The sending side alone (send, and a received message's next visibility): what the Lambda functions
+ * use, so that their bundles carry no receiving code and their roles need only PutItem and UpdateItem
+ * on the queue's partition.
+ */
+export const localQueueSender = (
+  db: Database,
+  { name, now = Date.now }: Pick<LocalQueueOptions, 'name' | 'now'>,
+): Queue => ({
+  async send(body, delaySeconds = 0) {
+    const at = now();
+    await putMessage(db, name, {
+      id: uuidv7(at),
+      body,
+      visibleAt: at + delaySeconds * 1000,
+      receiveCount: 0,
+    });
+  },
+  async retryLater(receipt, delaySeconds) {
+    await putMessageVisibility(db, name, receipt, now() + delaySeconds * 1000);
+  },
+});
+
 export const localQueue = (
   db: Database,
   { name, maxReceiveCount, visibilityTimeoutSeconds, now = Date.now }: LocalQueueOptions,
 ): LocalQueue => {
   const deadLetterQueue = `${name}-dlq`;
   return {
-    async send(body, delaySeconds = 0) {
-      const at = now();
-      await putMessage(db, name, {
-        id: uuidv7(at),
-        body,
-        visibleAt: at + delaySeconds * 1000,
-        receiveCount: 0,
-      });
-    },
-    async retryLater(receipt, delaySeconds) {
-      await putMessageVisibility(db, name, receipt, now() + delaySeconds * 1000);
-    },
+    ...localQueueSender(db, { name, now }),
     async receive() {
       const at = now();
       const received: ReceivedMessage[] = [];
@@ -75,6 +87,9 @@ export const localQueue = (
   };
 };
 
+/** The name of the local stage's webhook delivery queue (its partition is `QUEUE#<name>`). */
+export const WEBHOOK_QUEUE_NAME = 'webhook-deliveries';
+
 /**
  * The local stage's webhook delivery queue, with the deployed queue's settings (serverless.yml,
  * WebhookDeliveryQueue): a received message comes back after 6 minutes unless deleted, and goes to
@@ -82,7 +97,7 @@ export const localQueue = (
  */
 export const webhookLocalQueue = (db: Database, now?: () => number): LocalQueue =>
   localQueue(db, {
-    name: 'webhook-deliveries',
+    name: WEBHOOK_QUEUE_NAME,
     maxReceiveCount: MAX_DELIVERY_ATTEMPTS,
     visibilityTimeoutSeconds: 360,
     ...(now ? { now } : {}),

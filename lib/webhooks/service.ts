@@ -9,7 +9,7 @@ import {
   putDeliveryAttempt,
   putEndpoint,
   putEndpointDeletion,
-  readEndpointAndDelivery,
+  readEndpoint,
   type StoredEndpoint,
 } from '../db/webhooks';
 import {
@@ -114,7 +114,7 @@ export const listEndpoints = async (db: Database, tenantId: string): Promise<Web
     .map(({ endpoint }) => endpoint);
 
 const liveEndpoint = async (db: Database, tenantId: string, id: string): Promise<StoredEndpoint> => {
-  const { stored } = await readEndpointAndDelivery(db, tenantId, id);
+  const stored = await readEndpoint(db, tenantId, id);
   if (!stored || stored.deletedAt !== null) throw notFound(id);
   return stored;
 };
@@ -130,7 +130,7 @@ export const deleteEndpoint = async (
   id: string,
   now = Date.now(),
 ): Promise<boolean> => {
-  const { stored } = await readEndpointAndDelivery(db, tenantId, id);
+  const stored = await readEndpoint(db, tenantId, id);
   if (!stored) throw notFound(id);
   if (stored.deletedAt !== null) return false;
   return retryingConflicts(() =>
