@@ -135,7 +135,8 @@ class ServerlessAlarms {
 
     const dlq = config.deadLetterQueues;
     for (const queue of dlq?.queues ?? []) {
-      if (resources[queue]?.Type !== 'AWS::SQS::Queue') fail(`custom.alarms names "${queue}", which is not an SQS queue`);
+      if (resources[queue]?.Type !== 'AWS::SQS::Queue')
+        fail(`custom.alarms names "${queue}", which is not an SQS queue`);
       alarm(`${queue}MessagesAlarm`, `${queue}-messages`, {
         AlarmDescription: `${dlq?.threshold}+ messages in ${queue}: work that failed for good (docs/operations.md)`,
         Namespace: 'AWS/SQS',
