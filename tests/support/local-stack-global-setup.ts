@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +16,11 @@ declare module 'vitest' {
     stackLogFile: string;
     /** The one browser origin the stack allows on its JWT endpoints (CORS). */
     corsOrigin: string;
+    /**
+     * The stack's signing key: other processes of the local stage (`npm run alerts:run`) open the
+     * webhook secrets with it, as they do with the key `npm start` keeps in its data folder.
+     */
+    stackJwtSecret: string;
   }
 }
 
@@ -30,6 +36,8 @@ export async function setup(project: TestProject) {
   const seedFile = join(dir, 'seed.json');
   const stackLogFile = join(dir, 'stack.log');
   const corsOrigin = 'https://app.example.test';
+  // An in-memory database keeps no key file: the key is given, as a developer may give JWT_SECRET.
+  const jwtSecret = randomBytes(32).toString('base64url');
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
@@ -49,6 +57,7 @@ export async function setup(project: TestProject) {
       LOG_LEVEL: 'debug',
       POWERTOOLS_METRICS_DISABLED: 'false',
       CORS_ORIGINS: corsOrigin,
+      JWT_SECRET: jwtSecret,
       // Its own build folder, so a developer's `npm start` in the same checkout keeps its handlers.
       ESBUILD_WORK_FOLDER: '.esbuild-e2e',
     },
@@ -79,6 +88,7 @@ export async function setup(project: TestProject) {
   project.provide('stackDynamodbEndpoint', `http://127.0.0.1:${dynamoPort}`);
   project.provide('stackLogFile', stackLogFile);
   project.provide('corsOrigin', corsOrigin);
+  project.provide('stackJwtSecret', jwtSecret);
   return async () => {
     await stopGroupAndWait(child, 10_000);
     rmSync(dir, { recursive: true, force: true });
