@@ -601,8 +601,14 @@ const main = async () => {
     name: (process.env.OPERATOR || userInfo().username).slice(0, 64),
   };
   // On a deployed stage the stage's delivery queue (WEBHOOK_QUEUE_URL, docs/operations.md); locally the
-  // local queue in the table, which `npm run alerts:run` drains.
+  // local queue in the table, which `npm run alerts:run` drains. A key change on AWS without the queue
+  // would announce itself to nobody: refused before anything is written.
   const queueUrl = process.env.WEBHOOK_QUEUE_URL;
+  if (endpoint === undefined && !queueUrl && (name === 'revoke-api-key' || name === 'roll-api-key')) {
+    throw new UsageError(
+      `${name} on AWS publishes a webhook event: set WEBHOOK_QUEUE_URL to the stage's webhook delivery queue (the stack resource WebhookDeliveryQueue).`,
+    );
+  }
   const queue = queueUrl
     ? sqsQueue({ url: queueUrl, region: process.env.AWS_REGION || 'eu-central-1' })
     : webhookLocalQueue(db);

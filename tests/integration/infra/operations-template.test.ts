@@ -887,7 +887,7 @@ describe('webhook delivery on SQS', () => {
   it('lets the operator CLI publish key events to the queue', () => {
     const statements = prod.Resources.OperatorPolicy!.Properties.PolicyDocument.Statement as any[];
     expect(statements.find((s) => s.Sid === 'PublishWebhookDeliveries')).toMatchObject({
-      Action: 'sqs:SendMessage',
+      Action: ['sqs:GetQueueUrl', 'sqs:SendMessage'],
       Resource: { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] },
     });
   });
