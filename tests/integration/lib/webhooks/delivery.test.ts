@@ -6,8 +6,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as deliverHandler } from '../../../../functions/deliver-webhooks';
 import { keys } from '../../../../lib/db/keys';
+import { putEndpointDisabled } from '../../../../lib/db/webhooks';
 import { freePort } from '../../../../lib/local/processes';
 import { publish, webhookSecrets } from '../../../../lib/runtime';
+import { deliverMessage } from '../../../../lib/webhooks/deliver';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
 import { webhookLocalQueue } from '../../../../lib/webhooks/local-queue';
@@ -170,6 +172,28 @@ describe('retries with backoff, then the endpoint is disabled', () => {
     } finally {
       await hooks.close();
     }
+  });
+
+  it('ends pending deliveries of a disabled endpoint without sending them', async () => {
+    const run = await setUp(receiver.url);
+    await run.publish(quietEvent(run.tenantId, run.clock.now));
+    await putEndpointDisabled(
+      db,
+      run.tenantId,
+      run.endpoint.id,
+      new Date(run.clock.now).toISOString(),
+      'test',
+    );
+    const before = receiver.received.length;
+    expect(await run.drain()).toEqual({ received: 1, done: 1, retried: 0 });
+    expect(receiver.received).toHaveLength(before);
+    expect(await run.log()).toMatchObject([{ status: 'failed', attempts: [], nextAttemptAt: null }]);
+  });
+
+  it('drops a message that names no delivery instead of retrying it', async () => {
+    const outcome = await deliverMessage({ db, secrets: webhookSecrets }, '{"not":"a delivery"}', 1);
+    expect(outcome).toEqual({ kind: 'done' });
+    expect(await deliverMessage({ db, secrets: webhookSecrets }, 'not json', 3)).toEqual({ kind: 'done' });
   });
 
   it('ends pending deliveries of a deleted endpoint without sending them', async () => {
