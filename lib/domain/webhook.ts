@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+// The event types are the contract module's (a module without imports, shared with the alert check).
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events';
 import { id, timestamp } from './values';
 

@@ -10,6 +10,7 @@ import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { handler as testHandler } from '../../../functions/test-webhook';
 import { createApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
+import { putEndpointDisabled } from '../../../lib/db/webhooks';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../../lib/domain/webhook';
 import { webhookSecrets } from '../../../lib/runtime';
 import { drainLocalQueue } from '../../../lib/webhooks/drain';
@@ -311,6 +312,20 @@ describe('POST /webhooks/{id}/test', () => {
     });
     expect(request.headers['webhook-id']).toBe(result.body.id);
     expect((await deliveries(admin(tenant), created.body.id)).body.items[0]).toEqual(result.body);
+    await remove(admin(tenant), created.body.id);
+  });
+
+  it('is sent to a disabled endpoint too, which stays disabled', async () => {
+    const created = await create(admin(tenant), { url: receiver.url, eventTypes: ['kpi.quiet'] });
+    receiver.secret = created.body.secret;
+    await putEndpointDisabled(db, tenant.tenant.id, created.body.id, new Date().toISOString(), 'test');
+    const result = await sendTest(admin(tenant), created.body.id);
+    expect(result.body).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 204 }] });
+    expect(receiver.received.at(-1)!.verified.ok).toBe(true);
+    const listed = (await list(admin(tenant))).body.items.find(
+      (item: { id: string }) => item.id === created.body.id,
+    );
+    expect(listed).toMatchObject({ status: 'disabled', disabledReason: 'test' });
     await remove(admin(tenant), created.body.id);
   });
 
