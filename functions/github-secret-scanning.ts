@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { revokeLeakedKeys } from '../lib/api-keys/leaks';
 import { defineRoute, reply } from '../lib/http/route';
-import { db, githubSignedEndpoint } from '../lib/runtime';
+import { db, githubSignedEndpoint, publish } from '../lib/runtime';
 
 /**
  * The most matches one report may hold, and its largest body. GitHub batches the matches it finds;
@@ -108,7 +108,7 @@ export const route = defineRoute({
     },
   },
   errors: ['UNAUTHENTICATED'],
-  core: async ({ body }) => reply(200, await revokeLeakedKeys(db, body)),
+  core: async ({ body }) => reply(200, await revokeLeakedKeys(db, publish, body)),
 });
 
 export const handler = githubSignedEndpoint(route);

@@ -2,7 +2,7 @@ import { revokeApiKey } from '../lib/api-keys/service';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
 import { audit } from '../lib/logger';
-import { db, jwtEndpoint } from '../lib/runtime';
+import { db, jwtEndpoint, publish } from '../lib/runtime';
 
 /** DELETE /api-keys/{id} (ADMIN): revokes at once, recording who; idempotent; another tenant's key is 404. */
 export const route = defineRoute({
@@ -19,7 +19,13 @@ export const route = defineRoute({
   responses: { 204: { description: 'Revoked.' } },
   errors: ['NOT_FOUND'],
   core: async ({ params: { id }, user }) => {
-    const { graceEnded } = await revokeApiKey(db, user.tenantId, id, { type: 'user', userId: user.userId });
+    const { graceEnded } = await revokeApiKey(
+      db,
+      user.tenantId,
+      id,
+      { type: 'user', userId: user.userId },
+      publish,
+    );
     // Revoking is idempotent, and so is its audit line: one per successful request.
     audit('api_key.revoked', { keyId: id, graceEndedOf: graceEnded?.id ?? null });
     return reply(204, undefined);

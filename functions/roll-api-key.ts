@@ -6,7 +6,7 @@ import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
 import { audit } from '../lib/logger';
 import { adminActor, apiKeyExample, KEY_ID, NEW_KEY_ID } from '../lib/openapi/examples';
-import { db, jwtEndpoint } from '../lib/runtime';
+import { db, jwtEndpoint, publish } from '../lib/runtime';
 
 /**
  * The body is optional. `expiresAt` is the new key's expiration (null: none); without it the new key
@@ -83,12 +83,16 @@ export const route = defineRoute({
   },
   errors: ['NOT_FOUND', 'API_KEY_LIMIT_REACHED', 'API_KEY_NOT_ACTIVE', 'API_KEY_ALREADY_ROLLED'],
   core: async ({ params: { id }, body, user }) => {
-    const { created, previous } = await rollApiKey(db, {
-      ...body,
-      tenantId: user.tenantId,
-      keyId: id,
-      by: { type: 'user', userId: user.userId, email: user.email },
-    });
+    const { created, previous } = await rollApiKey(
+      db,
+      {
+        ...body,
+        tenantId: user.tenantId,
+        keyId: id,
+        by: { type: 'user', userId: user.userId, email: user.email },
+      },
+      publish,
+    );
     audit('api_key.rolled', {
       keyId: previous.id,
       keyPrefix: previous.prefix,

@@ -103,6 +103,16 @@ const environment = z
       z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
       GITHUB_SECRET_SCANNING_KEYS_URL,
     ),
+    /**
+     * The deployment stage (serverless.yml sets `${sls:stage}`). Only `local` (`npm start`, the tests)
+     * lets webhooks use `http://` to this machine (lib/webhooks/urls.ts); unset counts as a deployed stage.
+     */
+    STAGE: text('dev').check(z.regex(/^[a-z0-9-]+$/, 'must be a stage name such as prod or local')),
+    /**
+     * The SQS queue that webhook deliveries go through (its URL). Unset: the local stage's substitute,
+     * a queue kept in the table (lib/webhooks/local-queue.ts), which `npm run alerts:run` drains.
+     */
+    WEBHOOK_QUEUE_URL: optional(z.url({ error: 'must be a URL' })),
   })
   .check(
     // zod skips this rule while a variable is missing or unreadable; those are named first, as before.

@@ -47,6 +47,12 @@ export const errorCatalog = {
     slug: 'api-key-already-rolled',
     title: 'The API key was already rolled',
   },
+  /** A tenant has at most MAX_WEBHOOK_ENDPOINTS webhook endpoints (lib/domain/webhook.ts). */
+  WEBHOOK_LIMIT_REACHED: {
+    status: 409,
+    slug: 'webhook-limit-reached',
+    title: 'The webhook endpoint limit is reached',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, slug: 'payload-too-large', title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -32,7 +32,10 @@ export type AuditEvent =
   | 'api_key.rolled'
   | 'api_key.revoked'
   | 'api_key.leaked'
-  | 'kpi.updated';
+  | 'kpi.updated'
+  | 'webhook.created'
+  | 'webhook.deleted'
+  | 'webhook.disabled';
 
 /**
  * One audit line: `{"message":"audit","audit":"<event>", ...fields}`, at info level, with the request's

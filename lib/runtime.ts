@@ -19,6 +19,12 @@ import {
 import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
+import type { DeliveryDeps } from './webhooks/deliver';
+import { localQueueSender, WEBHOOK_QUEUE_NAME } from './webhooks/local-queue';
+import { createPublisher } from './webhooks/publisher';
+import { type Queue, sqsQueue } from './webhooks/queue';
+import { createWebhookSecretSeal } from './webhooks/secrets';
+import type { WebhookDeps } from './webhooks/service';
 
 /**
  * Module-scope dependencies of the Lambda handlers, built once per container at cold start.
@@ -96,6 +102,29 @@ const createPushDeps = (): PushDeps => ({
 });
 
 export const pushDeps: PushDeps = /* @__PURE__ */ createPushDeps();
+
+/**
+ * Webhook deliveries go through SQS where WEBHOOK_QUEUE_URL names the queue; else through the local
+ * queue in the table (the local stage), of which the functions only send (`npm run alerts:run` receives).
+ */
+const webhookQueueOf = (): Queue =>
+  config.WEBHOOK_QUEUE_URL
+    ? sqsQueue({ url: config.WEBHOOK_QUEUE_URL, region: config.AWS_REGION })
+    : localQueueSender(db, { name: WEBHOOK_QUEUE_NAME });
+
+export const webhookQueue = /* @__PURE__ */ webhookQueueOf();
+
+/** Webhook secrets, sealed with a key derived from the JWT key (lib/webhooks/secrets.ts). */
+export const webhookSecrets = /* @__PURE__ */ createWebhookSecretSeal(jwtKeys);
+
+/** Publishes events to the tenants' webhooks: the key use cases take it (lib/webhooks/events.ts). */
+export const publish = /* @__PURE__ */ createPublisher({ db, queue: webhookQueue });
+
+const webhookDepsOf = (): WebhookDeps => ({ db, secrets: webhookSecrets, local: config.STAGE === 'local' });
+export const webhookDeps = /* @__PURE__ */ webhookDepsOf();
+
+const deliveryDepsOf = (): DeliveryDeps => ({ db, secrets: webhookSecrets });
+export const deliveryDeps = /* @__PURE__ */ deliveryDepsOf();
 
 /** GET /health's check; pure, so bundles of the other functions leave it out. */
 export const checkHealth = /* @__PURE__ */ createHealthCheck({ probe: () => probeTable(db) });

@@ -41,6 +41,10 @@ import { FEATURES, PLANS } from '../lib/domain/plan';
 import { ROLES } from '../lib/domain/user';
 import { AppError } from '../lib/errors';
 import { parseInput } from '../lib/http/validation';
+import type { Publish } from '../lib/webhooks/events';
+import { webhookLocalQueue } from '../lib/webhooks/local-queue';
+import { createPublisher } from '../lib/webhooks/publisher';
+import { sqsQueue } from '../lib/webhooks/queue';
 import { type UsagePlans, usagePlansFromEnv } from './usage-plans';
 
 // ---------------------------------------------------------------------------------------------------
@@ -106,6 +110,8 @@ interface CommandContext {
   usagePlans: UsagePlans | undefined;
   /** Who runs the CLI, recorded on the API keys they create, roll or revoke. */
   operator: Actor;
+  /** Key events go to the tenant's webhooks, as from the API. */
+  publish: Publish;
 }
 
 interface Command<S extends z.ZodMiniObject> {
@@ -452,14 +458,18 @@ const commands = {
       'expires-at': z.optional(futureMoment),
     }),
     example: 'roll-api-key --tenant "$TENANT" --id "$KEY_ID" --grace-period-hours 48',
-    run: async (db, input, { operator }) => {
-      const { created, previous } = await rollApiKey(db, {
-        tenantId: input.tenant,
-        keyId: input.id,
-        gracePeriodHours: input['grace-period-hours'],
-        expiresAt: input['expires-at'],
-        by: operator,
-      });
+    run: async (db, input, { operator, publish }) => {
+      const { created, previous } = await rollApiKey(
+        db,
+        {
+          tenantId: input.tenant,
+          keyId: input.id,
+          gracePeriodHours: input['grace-period-hours'],
+          expiresAt: input['expires-at'],
+          by: operator,
+        },
+        publish,
+      );
       return { ...createdApiKeyView(created), previous: apiKeyView(previous) };
     },
   }),
@@ -479,8 +489,8 @@ const commands = {
     options: { tenant: TENANT, id: ['<id>', 'the key to revoke (required; see list-api-keys)'] },
     schema: z.strictObject({ tenant: nonEmpty, id: nonEmpty }),
     example: 'revoke-api-key --tenant "$TENANT" --id "$KEY_ID"',
-    run: async (db, { tenant, id }, { operator }) => {
-      await revokeApiKey(db, tenant, id, operator);
+    run: async (db, { tenant, id }, { operator, publish }) => {
+      await revokeApiKey(db, tenant, id, operator, publish);
       return { id, status: 'revoked' };
     },
   }),
@@ -621,7 +631,23 @@ const main = async () => {
     type: 'operator',
     name: (process.env.OPERATOR || userInfo().username).slice(0, 64),
   };
-  const result = await definition.run(db, input, { usagePlans: usagePlansFromEnv(process.env), operator });
+  // On a deployed stage the stage's delivery queue (WEBHOOK_QUEUE_URL, docs/operations.md); locally the
+  // local queue in the table, which `npm run alerts:run` drains. A key change on AWS without the queue
+  // would announce itself to nobody: refused before anything is written.
+  const queueUrl = process.env.WEBHOOK_QUEUE_URL;
+  if (endpoint === undefined && !queueUrl && (name === 'revoke-api-key' || name === 'roll-api-key')) {
+    throw new UsageError(
+      `${name} on AWS publishes a webhook event: set WEBHOOK_QUEUE_URL to the stage's webhook delivery queue (the stack resource WebhookDeliveryQueue).`,
+    );
+  }
+  const queue = queueUrl
+    ? sqsQueue({ url: queueUrl, region: process.env.AWS_REGION || 'eu-central-1' })
+    : webhookLocalQueue(db);
+  const result = await definition.run(db, input, {
+    usagePlans: usagePlansFromEnv(process.env),
+    operator,
+    publish: createPublisher({ db, queue }),
+  });
   db.client.destroy();
   console.log(field ? pick(result, field) : JSON.stringify(result ?? null, null, 2));
 };

@@ -135,6 +135,10 @@ export interface PreparedData {
   jwtSecret: string;
 }
 
+/** The local stack's signing key as `npm start` keeps it in the data folder, or '' when there is none. */
+export const storedJwtSecret = (data: LocalData): string =>
+  existsSync(data.secretFile) ? readFileSync(data.secretFile, 'utf8').trim() : '';
+
 /**
  * Creates the table if it is missing and seeds the demo data into an empty one; a table that holds
  * data is left as it is, and its seed record gets the current base URL. JWT_SECRET, when set, is the
@@ -165,8 +169,7 @@ export const prepareLocalData = async (
   const stored = readSeedFile(data.seedFile);
   const seed = stored && { ...stored, baseUrl };
   if (seed && stored.baseUrl !== baseUrl) writeSeedFile(data.seedFile, seed);
-  let jwtSecret =
-    env.JWT_SECRET || (existsSync(data.secretFile) ? readFileSync(data.secretFile, 'utf8').trim() : '');
+  let jwtSecret = env.JWT_SECRET || storedJwtSecret(data);
   if (!jwtSecret) {
     jwtSecret = newSecret();
     if (data.dynamoDir) writeFileSync(data.secretFile, jwtSecret, { mode: 0o600 });

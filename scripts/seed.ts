@@ -14,6 +14,8 @@ import { KPI_TYPES, type KpiCadence, type KpiDirection, type KpiType } from '../
 import type { Feature, Plan } from '../lib/domain/plan';
 import type { Role } from '../lib/domain/user';
 import type { MeasurementInput } from '../lib/push/measurement-schema';
+import { webhookLocalQueue } from '../lib/webhooks/local-queue';
+import { createPublisher } from '../lib/webhooks/publisher';
 import {
   type Client,
   type HistoryPlan,
@@ -308,6 +310,8 @@ const setTimes = async ({ client, tableName }: Database, key: ItemKey, times: Re
 
 const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> => {
   const now = Date.now();
+  // A new tenant has no webhooks yet: the key changes below publish through the same path as the API's.
+  const publish = createPublisher({ db, queue: webhookLocalQueue(db) });
   const year = new Date(now).getUTCFullYear();
   const tenant = await createTenant(db, {
     name: plan.name,
@@ -358,7 +362,7 @@ const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> =
     const expiresAt = state === 'expired' ? new Date(now - DAY_MS).toISOString() : null;
     const kpiIds = scope ? kpis.filter((kpi) => scope.includes(kpi.type)).map((kpi) => kpi.id) : null;
     const created = await createApiKey(db, { tenantId: tenant.id, name, expiresAt, kpiIds, createdBy: by });
-    if (state === 'revoked') await revokeApiKey(db, tenant.id, created.id, by);
+    if (state === 'revoked') await revokeApiKey(db, tenant.id, created.id, by, publish);
     const createdAt = Math.max(
       signedUp + 2 * DAY_MS + index * HOUR_MS,
       now - (createdDaysAgo ?? 1e5) * DAY_MS,
@@ -387,7 +391,11 @@ const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> =
       continue;
     }
     // Rolled just now: both keys of a roll push until the old one's grace period ends tomorrow.
-    const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: created.id, gracePeriodHours: 24, by });
+    const rolled = await rollApiKey(
+      db,
+      { tenantId: tenant.id, keyId: created.id, gracePeriodHours: 24, by },
+      publish,
+    );
     keyByName.set(name, rolled.created.key);
     apiKeys.push(
       { ...entry, replacedBy: rolled.created.id },

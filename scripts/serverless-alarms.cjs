@@ -9,6 +9,8 @@
  * - `pushLatency.functions`: p99 `Duration`;
  * - the REST API: share of 5xx answers (`5XXError` / `Count`), once `minimumRequests` came in;
  * - the table and its index: read and write throttle events;
+ * - `deadLetterQueues.queues`: SQS queues (resource ids) whose messages are work that failed for good: any
+ *   visible message alarms;
  * - `serviceMetrics`: a metric the service itself emits (lib/metrics.ts `alertMetric`), per function,
  *   with the dimensions Powertools gives it in Lambda (`service` and `function`).
  * `topicArn` (stage parameter `alarmTopicArn`), when set, receives ALARM and OK notifications.
@@ -26,6 +28,7 @@
  *   api5xxRate: Rule & { minimumRequests: number };
  *   dynamodbThrottles: Rule;
  *   pushLatency: { functions: string[]; p99Milliseconds: number; periodSeconds: number; evaluationPeriods: number };
+ *   deadLetterQueues?: Rule & { queues: string[] };
  *   serviceMetrics?: (Rule & { function: string; metric: string; namespace: string; serviceName: string; description: string })[];
  * }} AlarmConfig
  */
@@ -127,6 +130,23 @@ class ServerlessAlarms {
         Threshold: rule.threshold,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         ...window(rule),
+      });
+    }
+
+    const dlq = config.deadLetterQueues;
+    for (const queue of dlq?.queues ?? []) {
+      if (resources[queue]?.Type !== 'AWS::SQS::Queue')
+        fail(`custom.alarms names "${queue}", which is not an SQS queue`);
+      alarm(`${queue}MessagesAlarm`, `${queue}-messages`, {
+        AlarmDescription: `${dlq?.threshold}+ messages in ${queue}: work that failed for good (docs/operations.md)`,
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: dlq?.threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Period: dlq?.periodSeconds,
+        EvaluationPeriods: dlq?.evaluationPeriods,
       });
     }
 

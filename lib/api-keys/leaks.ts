@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import type { Actor } from '../domain/api-key';
 import { AppError } from '../errors';
 import { audit } from '../logger';
+import type { Publish } from '../webhooks/events';
 import { hashApiKey, isWellFormedApiKey } from './key-format';
 import { apiKeyStatus } from './rules';
 import { revokeApiKey } from './service';
@@ -50,7 +51,7 @@ const MAX_STORED_URL = 512;
 /** Reads at a time: a large report stays within the function's time without a burst of reads. */
 const CONCURRENCY = 10;
 
-const judge = async (db: Database, match: LeakMatch, now: number): Promise<LeakLabel> => {
+const judge = async (db: Database, publish: Publish, match: LeakMatch, now: number): Promise<LeakLabel> => {
   if (!isWellFormedApiKey(match.token)) return 'false_positive';
   const key = await getApiKeyByHash(db, hashApiKey(match.token));
   if (!key) return 'false_positive';
@@ -58,7 +59,7 @@ const judge = async (db: Database, match: LeakMatch, now: number): Promise<LeakL
   if (active) {
     const by: Actor = { type: 'secret-scanning', source: 'github', url: match.url.slice(0, MAX_STORED_URL) };
     try {
-      await revokeApiKey(db, key.tenantId, key.id, by);
+      await revokeApiKey(db, key.tenantId, key.id, by, publish);
     } catch (error) {
       // The key exists (read by hash just now) but the tenant index does not show it yet: a key made
       // moments ago. GitHub delivers the report again; by then the index has it.
@@ -88,6 +89,8 @@ const judge = async (db: Database, match: LeakMatch, now: number): Promise<LeakL
  */
 export const revokeLeakedKeys = async (
   db: Database,
+  /** Where each revocation's `api_key.revoked` goes, as for any other revocation. */
+  publish: Publish,
   matches: readonly LeakMatch[],
   now = Date.now(),
 ): Promise<LeakVerdict[]> => {
@@ -95,7 +98,7 @@ export const revokeLeakedKeys = async (
   const unique = [...new Map(matches.map((match) => [match.token, match])).values()];
   for (let start = 0; start < unique.length; start += CONCURRENCY) {
     const batch = unique.slice(start, start + CONCURRENCY);
-    const judged = await Promise.all(batch.map((match) => judge(db, match, now)));
+    const judged = await Promise.all(batch.map((match) => judge(db, publish, match, now)));
     for (const [index, match] of batch.entries()) labels.set(match.token, judged[index] as LeakLabel);
   }
   return matches.map((match) => ({

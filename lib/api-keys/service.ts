@@ -25,6 +25,8 @@ import type { Feature, Plan } from '../domain/plan';
 import type { Tenant } from '../domain/tenant';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
+import { logger } from '../logger';
+import type { Publish, WebhookEvent } from '../webhooks/events';
 import { generateApiKey, hashApiKey, identificationPrefix } from './key-format';
 import {
   API_KEY_LIMITS,
@@ -66,6 +68,27 @@ const tooManyConcurrentChanges = () =>
   new AppError('SERVICE_UNAVAILABLE', 'Too many concurrent key changes; retry.', {
     headers: { 'Retry-After': '1' },
   });
+
+/**
+ * Tells the tenant's webhooks about a key change that has happened. The change stands whatever
+ * happens here: a failure to publish is logged (with the event's type and key id, no secret) and the
+ * caller still gets its answer, as the change cannot be undone and repeating it publishes nothing.
+ */
+const announce = async (publish: Publish, event: WebhookEvent) => {
+  try {
+    await publish(event);
+  } catch (error) {
+    logger.error('Publishing a key event to webhooks failed', {
+      event: event.type,
+      keyId: event.data.keyId as string,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+};
+
+/** How an actor appears in an event's data: by id or operator name, never an e-mail. */
+const eventActor = (actor: Actor | undefined) =>
+  actor ? (actor.type === 'user' ? { type: actor.type, userId: actor.userId } : actor) : null;
 
 const keyNotFound = (keyId: string) => new AppError('NOT_FOUND', `API key ${keyId} not found.`);
 const tenantNotFound = (tenantId: string) => new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`);
@@ -231,6 +254,8 @@ export const rollApiKey = async (
     expiresAt?: string | null | undefined;
     by?: Actor | undefined;
   },
+  /** Where `api_key.rolled` goes: every roll publishes it, whoever rolls. */
+  publish: Publish,
 ): Promise<RolledApiKey> => {
   const graceHours = input.gracePeriodHours ?? ROLL_GRACE_HOURS.default;
   assertGracePeriod(graceHours);
@@ -282,6 +307,20 @@ export const rollApiKey = async (
         rolledAt,
         rolledBy: input.by ?? null,
       };
+      await announce(publish, {
+        type: 'api_key.rolled',
+        tenantId: tenant.id,
+        occurredAt: rolledAt,
+        data: {
+          keyId: old.key.id,
+          keyPrefix: old.key.prefix,
+          name: old.key.name,
+          newKeyId: stored.key.id,
+          newKeyPrefix: stored.key.prefix,
+          oldKeyExpiresAt: oldExpiresAt,
+          rolledBy: eventActor(input.by),
+        },
+      });
       // The answer names who made the old key as the list does, with the e-mail.
       const { emails } = await readActors(db, tenant.id, [previous]);
       return { created: { ...stored.key, key: raw }, previous: withEmails(previous, emails) };
@@ -308,18 +347,34 @@ export const rollApiKey = async (
  * works: whoever revokes the replacement (leaked, or rolled by mistake) would otherwise leave the old
  * key working without a replacement, "active, replaced by" a revoked key. Repeating the revocation
  * repeats this step, so a revocation interrupted between the two writes is finished by the next one.
- * Returns the key whose grace period ended, if one did.
+ * Returns the key whose grace period ended, if one did. The revocation that changes the key publishes
+ * `api_key.revoked`, whoever revokes (the API, the operator CLI, any later caller): this function is
+ * the one place every revocation passes through.
  */
 export const revokeApiKey = async (
   db: Database,
   tenantId: string,
   keyId: string,
-  by?: Actor,
+  by: Actor | undefined,
+  /** Where `api_key.revoked` goes: published once, by the revocation that changed the key. */
+  publish: Publish,
 ): Promise<{ graceEnded: KeyRef | undefined }> => {
   const found = await findApiKey(db, tenantId, keyId);
   if (!found) throw keyNotFound(keyId);
   const at = new Date().toISOString();
-  if (!found.key.revokedAt) await putRevocation(db, found, at, by);
+  if (!found.key.revokedAt && (await putRevocation(db, found, at, by))) {
+    await announce(publish, {
+      type: 'api_key.revoked',
+      tenantId,
+      occurredAt: at,
+      data: {
+        keyId: found.key.id,
+        keyPrefix: found.key.prefix,
+        name: found.key.name,
+        revokedBy: eventActor(by),
+      },
+    });
+  }
   const replaced = found.key.replaces ? await findApiKey(db, tenantId, found.key.replaces.id) : undefined;
   const ended = replaced ? await putGraceEnd(db, replaced, found.key.id, at) : false;
   return { graceEnded: ended ? (found.key.replaces ?? undefined) : undefined };

@@ -16,6 +16,10 @@
  * |  … from a source | LOGIN#<email>       | SOURCE#<address>            |                |                   |
  * | … of a source    | LOGINSOURCE#<addr>  | FAILURES                    |                |                   |
  * | session          | SESSION#<sid>       | SESSION                     |                |                   |
+ * | webhook endpoint | TENANT#<tid>        | WEBHOOK#<wid>               |                |                   |
+ * | webhook count    | TENANT#<tid>        | WEBHOOKCOUNT                |                |                   |
+ * | webhook delivery | WEBHOOK#<wid>       | DELIVERY#<did>              |                |                   |
+ * | local queue msg  | QUEUE#<name>        | MESSAGE#<mid>               |                |                   |
  * | health probe     | HEALTH              | HEALTH                      |                |                   |
  *
  * The second index, gsi2, is sparse: only what the scheduled alert check looks for is in it.
@@ -43,6 +47,12 @@
  * address (one source guessing many e-mails) and per e-mail (a ceiling only a distributed attack
  * reaches); an e-mail's counters share its partition. A session is a refresh token's record, keyed
  * by its own id so that a refresh or a JWT request reads it by key, and expires with the token (`ttl`).
+ * A tenant's webhook endpoints are in its partition: publishing an event reads them with one Query
+ * (at most MAX_WEBHOOK_ENDPOINTS items), and the count item, written in the same transaction as an
+ * endpoint, holds the tenant to that maximum under concurrency. An endpoint's deliveries share its
+ * partition, keyed by their UUIDv7 id, so the delivery log is one Query, newest first; they expire
+ * (`ttl`). The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
+ * partition; a drain reads it with one Query.
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -102,6 +112,19 @@ export const keys = {
   }),
   /** The bucket of keys expiring on a UTC day (`yyyy-mm-dd`); its sort keys start with the expiry. */
   apiKeysExpiringOn: (day: string) => ({ gsi2pk: `KEYEXPIRY#${day}` }),
+  webhookEndpoint: (tenantId: string, endpointId: string) => ({
+    pk: `TENANT#${tenantId}`,
+    sk: `WEBHOOK#${endpointId}`,
+  }),
+  webhookEndpointsOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'WEBHOOK#' }),
+  webhookCount: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'WEBHOOKCOUNT' }),
+  webhookDelivery: (endpointId: string, deliveryId: string) => ({
+    pk: `WEBHOOK#${endpointId}`,
+    sk: `DELIVERY#${deliveryId}`,
+  }),
+  webhookDeliveries: (endpointId: string) => ({ pk: `WEBHOOK#${endpointId}`, skPrefix: 'DELIVERY#' }),
+  queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: `MESSAGE#${messageId}` }),
+  queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}`, skPrefix: 'MESSAGE#' }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };

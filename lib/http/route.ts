@@ -14,7 +14,7 @@ import type { AuthorizerVerdict } from '../push/push-service';
  */
 
 export type Auth = 'none' | 'jwt' | 'apiKey';
-export type Tag = 'Authentication' | 'Push' | 'API keys' | 'KPIs' | 'Strategy' | 'Service';
+export type Tag = 'Authentication' | 'Push' | 'API keys' | 'KPIs' | 'Strategy' | 'Webhooks' | 'Service';
 
 export interface Example {
   summary: string;

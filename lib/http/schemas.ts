@@ -65,3 +65,9 @@ export const apiKeyIdParams = idParams('id', 'The API key’s `id`. Another tena
 /** A refresh token in a request body: any non-empty text up to a size no token of ours reaches. */
 export const refreshTokenField = (description: string) =>
   z.string().check(z.minLength(1, 'refreshToken is required'), z.maxLength(4096), z.describe(description));
+
+/** `{id}` of the webhook routes. */
+export const webhookIdParams = idParams(
+  'id',
+  'The webhook endpoint’s `id`. Another tenant’s endpoint is 404.',
+);

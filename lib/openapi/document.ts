@@ -404,6 +404,11 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
         name: 'API keys',
         description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8).',
       },
+      {
+        name: 'Webhooks',
+        description:
+          'Signed event notifications (Standard Webhooks): endpoints, their delivery log and test deliveries.',
+      },
       { name: 'Service', description: 'Health and this document.' },
     ],
     paths,

@@ -135,3 +135,32 @@ export const unusedExample = {
   lastSourceIp: null,
   lastUserAgent: null,
 };
+
+export const WEBHOOK_ID = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c6';
+export const DELIVERY_ID = '0193e1b0-11d2-7e3f-9a4b-5c6d7e8f9a0b';
+
+export const webhookExample = {
+  id: WEBHOOK_ID,
+  url: 'https://hooks.acme.example/strategy-service',
+  eventTypes: ['api_key.revoked', 'api_key.rolled'],
+  description: 'Security channel',
+  status: 'active',
+  disabledAt: null,
+  disabledReason: null,
+  createdAt: CREATED,
+  createdBy: { type: 'user', userId: USER_ID },
+} as const;
+
+export const deliveryExample = {
+  id: DELIVERY_ID,
+  endpointId: WEBHOOK_ID,
+  eventType: 'api_key.revoked',
+  status: 'pending',
+  createdAt: '2026-09-02T10:00:00.120Z',
+  payload: `{"type":"api_key.revoked","timestamp":"2026-09-02T10:00:00.100Z","data":{"keyId":"${KEY_ID}","keyPrefix":"skm_P97W","name":"Nightly cron","revokedBy":{"type":"user","userId":"${USER_ID}"}}}`,
+  attempts: [
+    { attempt: 1, at: '2026-09-02T10:00:00.130Z', durationMs: 212, httpStatus: 503, error: null },
+    { attempt: 2, at: '2026-09-02T10:00:05.140Z', durationMs: 10_000, httpStatus: null, error: 'timeout' },
+  ],
+  nextAttemptAt: '2026-09-02T10:05:15.140Z',
+} as const;

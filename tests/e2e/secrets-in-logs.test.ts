@@ -12,6 +12,7 @@ import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/h
  */
 const API_KEY_SHAPE = /skm_[0-9A-Za-z]{33}/;
 const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
+const WEBHOOK_SECRET_SHAPE = /whsec_[A-Za-z0-9+/]{40,}/;
 
 const logOfTheRun = () => readFileSync(inject('stackLogFile'), 'utf8');
 
@@ -69,6 +70,17 @@ describe('no secret in the logs of an end-to-end run', () => {
       body: { kpiId: kpi.id, kpiType: kpi.type, actual: 1 },
     });
     await fetch(baseUrl().replace(/\/api$/, '/platform/api-keys'));
+    // A webhook endpoint: its secret is in the creation's answer only.
+    const webhook = await request('POST', '/webhooks', {
+      headers: auth,
+      body: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['api_key.revoked'] },
+    });
+    expect(webhook.status).toBe(201);
+    secrets.push(webhook.body.secret, webhook.body.secret.slice(6));
+    await request('GET', '/webhooks', { headers: auth });
+    await request('POST', `/webhooks/${webhook.body.id}/test`, { headers: auth });
+    await request('GET', `/webhooks/${webhook.body.id}/deliveries`, { headers: auth });
+    await request('DELETE', `/webhooks/${webhook.body.id}`, { headers: auth });
 
     // The handlers log asynchronously: wait (bounded) until the last request's access line is in.
     for (
@@ -89,5 +101,8 @@ describe('no secret in the logs of an end-to-end run', () => {
     }
     expect(log.match(API_KEY_SHAPE)?.[0]?.slice(0, 8) ?? 'no API key').toBe('no API key');
     expect(log.match(JWT_SHAPE)?.[0]?.slice(0, 12) ?? 'no JWT').toBe('no JWT');
+    expect(log.match(WEBHOOK_SECRET_SHAPE)?.[0]?.slice(0, 8) ?? 'no webhook secret').toBe(
+      'no webhook secret',
+    );
   });
 });

@@ -3,7 +3,7 @@ import { generateApiKey } from '../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey } from '../../lib/api-keys/service';
 import type { Feature } from '../../lib/domain/plan';
 import type { InvokeResult } from './events';
-import { createRawKey, createTestTenant, db, type TestTenant } from './fixtures';
+import { createRawKey, createTestTenant, db, publish, type TestTenant } from './fixtures';
 
 /**
  * Sends an otherwise valid push for `tenant` with the given `x-api-key` (or none); `headers` replaces
@@ -70,7 +70,7 @@ export const describeApiKeyAuth = (route: string, call: Call) =>
     it('403 for a revoked key, at once', async () => {
       const created = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'to revoke' });
       expect((await call(created.key, tenant)).status).toBeLessThan(300);
-      await revokeApiKey(db, tenant.tenant.id, created.id);
+      await revokeApiKey(db, tenant.tenant.id, created.id, undefined, publish);
       expectProblem(await call(created.key, tenant), 403, 'api-key-revoked');
     });
 

@@ -12,9 +12,9 @@ import { createUser, type User } from '../../lib/db/users';
 import { KPI_TYPES, type Kpi, type KpiType } from '../../lib/domain/kpi';
 import type { Feature, Plan } from '../../lib/domain/plan';
 import type { Role } from '../../lib/domain/user';
-import { db, tokens } from '../../lib/runtime';
+import { db, publish, tokens } from '../../lib/runtime';
 
-export { db, tokens };
+export { db, publish, tokens };
 
 export interface TestUser extends User {
   password: string;

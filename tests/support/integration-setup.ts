@@ -14,6 +14,8 @@ Object.assign(process.env, {
   AWS_REGION: 'eu-central-1',
   JWT_SECRET: randomBytes(32).toString('base64url'),
   SECRET_SCANNING_KEYS_URL: inject('secretScanningKeysUrl'),
+  // As the local stack: webhooks may be sent to this machine over http, through the local queue.
+  STAGE: 'local',
 });
 
 await createTable(

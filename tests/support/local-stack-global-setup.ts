@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,11 @@ declare module 'vitest' {
     stackLogFile: string;
     /** The one browser origin the stack allows on its JWT endpoints (CORS). */
     corsOrigin: string;
+    /**
+     * The stack's signing key: other processes of the local stage (`npm run alerts:run`) open the
+     * webhook secrets with it, as they do with the key `npm start` keeps in its data folder.
+     */
+    stackJwtSecret: string;
   }
 }
 
@@ -34,6 +40,8 @@ export async function setup(project: TestProject) {
   // GitHub's secret-scanning keys, served here: the stack's handlers fetch them as they would GitHub's.
   const signingKey = newSigningKey();
   const keysServer = await startKeysServer([signingKey]);
+  // An in-memory database keeps no key file: the key is given, as a developer may give JWT_SECRET.
+  const jwtSecret = randomBytes(32).toString('base64url');
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
@@ -54,6 +62,7 @@ export async function setup(project: TestProject) {
       POWERTOOLS_METRICS_DISABLED: 'false',
       CORS_ORIGINS: corsOrigin,
       SECRET_SCANNING_KEYS_URL: keysServer.url,
+      JWT_SECRET: jwtSecret,
       // Its own build folder, so a developer's `npm start` in the same checkout keeps its handlers.
       ESBUILD_WORK_FOLDER: '.esbuild-e2e',
     },
@@ -89,6 +98,7 @@ export async function setup(project: TestProject) {
     identifier: signingKey.identifier,
     privateKeyPem: signingKey.privateKeyPem,
   });
+  project.provide('stackJwtSecret', jwtSecret);
   return async () => {
     await stopGroupAndWait(child, 10_000);
     await keysServer.close();

@@ -17,7 +17,7 @@ import type { Plan } from '../../../lib/domain/plan';
 import { type PushDeps, pushMeasurements } from '../../../lib/push/push-service';
 import { createTenantCache } from '../../../lib/tenant-cache';
 import { apiEvent, type Handler, invoke, lambdaContext } from '../../support/events';
-import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { bearer, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
 import { instrument } from '../../support/instrumented-db';
 import { describeJwtAuth } from '../../support/jwt-auth-cases';
 import { dailyMeasurements, measurementFor, pushBatch, pushOne } from '../../support/push';
@@ -304,7 +304,7 @@ describe('roll at the plan maximum: the old key’s slot passes to the new one',
     expect(active).toHaveLength(4);
     expect((await create(owner, { name: 'd' })).status).toBe(409);
     // Revoking the replacement frees its slot, even while the rolled key is in its grace period.
-    await revokeApiKey(db, owner.tenant.id, rolled.body.id);
+    await revokeApiKey(db, owner.tenant.id, rolled.body.id, undefined, publish);
     expect((await create(owner, { name: 'e' })).status).toBe(201);
   });
 
@@ -443,9 +443,13 @@ describe('KPI-scoped keys', () => {
       expiresAt: new Date(Date.now() + 48 * HOUR).toISOString(),
       createdBy: by,
     });
-    const { created } = await rollApiKey(db, { tenantId: owner.tenant.id, keyId: first.id, by });
-    const { created: third } = await rollApiKey(db, { tenantId: owner.tenant.id, keyId: created.id, by });
-    await revokeApiKey(db, owner.tenant.id, created.id, by);
+    const { created } = await rollApiKey(db, { tenantId: owner.tenant.id, keyId: first.id, by }, publish);
+    const { created: third } = await rollApiKey(
+      db,
+      { tenantId: owner.tenant.id, keyId: created.id, by },
+      publish,
+    );
+    await revokeApiKey(db, owner.tenant.id, created.id, by, publish);
     // `created` now carries every attribute a key item can have: scope, replaces, replacedBy, rolled, revoked.
     const probe = instrument(db);
     await probe.db.client.send(
@@ -526,7 +530,13 @@ describe('audit trail: who created, rolled and revoked a key, and when', () => {
     expect(replacement).toMatchObject({ createdBy: user, revokedBy: user, status: 'revoked' });
     expect(Date.parse(replacement.revokedAt)).toBeGreaterThanOrEqual(revokedAt - 1000);
     // Revoking again keeps the first revocation's time and actor.
-    await revokeApiKey(db, owner.tenant.id, rolled.body.id, { type: 'operator', name: 'someone else' });
+    await revokeApiKey(
+      db,
+      owner.tenant.id,
+      rolled.body.id,
+      { type: 'operator', name: 'someone else' },
+      publish,
+    );
     expect(await listed(owner, rolled.body.id)).toMatchObject({
       revokedBy: user,
       revokedAt: replacement.revokedAt,

@@ -9,7 +9,7 @@ import { checkApiKey } from '../../../lib/push/key-check';
 import { type PushDeps, pushMeasurements } from '../../../lib/push/push-service';
 import { createTenantCache } from '../../../lib/tenant-cache';
 import { createGateway } from '../../support/api-gateway';
-import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { createRawKey, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
 import { dailyMeasurements, measurementFor, pushOne } from '../../support/push';
 
 /** GET /integrations/push/key, behind the push routes' authorizer. */
@@ -78,7 +78,7 @@ describe('key check: errors, as a push', () => {
 
   it('403 for a revoked key, an expired key and a key of an inactive tenant', async () => {
     const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'gone' });
-    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publish);
     expect((await check(revoked.key)).body.type).toMatch(/\/api-key-revoked$/);
     const expired = await createRawKey(tenant.tenant.id, new Date(Date.now() - 1000).toISOString());
     expect((await check(expired)).body.type).toMatch(/\/api-key-expired$/);

@@ -7,7 +7,7 @@ import { hashApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey } from '../../../lib/api-keys/service';
 import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { invoke } from '../../support/events';
-import { bearer, createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { bearer, createRawKey, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
 import { describeJwtAuth } from '../../support/jwt-auth-cases';
 import { measurementFor, pushOne } from '../../support/push';
 
@@ -113,7 +113,7 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
     expect(statuses[4]).toBe(403);
     expect(statuses[5]).toBe(403);
     // authentication: a revoked key, sent to the function as a direct invocation (without the authorizer).
-    await revokeApiKey(db, tenant.tenant.id, await idOf(revoked));
+    await revokeApiKey(db, tenant.tenant.id, await idOf(revoked), undefined, publish);
     for (let i = 0; i < 2; i++) {
       const refused = await invoke(pushHandler, {
         method: 'POST',

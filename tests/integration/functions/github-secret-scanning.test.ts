@@ -14,7 +14,7 @@ import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { githubSignedEndpointOf } from '../../../lib/http/endpoint';
 import { tracer } from '../../../lib/tracer';
 import { apiEvent, invoke, lambdaContext } from '../../support/events';
-import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { bearer, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
 import { newSigningKey, signedHeaders, startKeysServer } from '../../support/github-keys';
 import { captureOutput } from '../../support/output';
 import { measurementFor, pushOne } from '../../support/push';
@@ -56,7 +56,7 @@ describe('POST /secret-scanning/github: a signed report', () => {
   it('revokes exactly the live key, labels each token, and the next push with it is refused', async () => {
     const live = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'leaked' });
     const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked before' });
-    await revokeApiKey(db, tenant.tenant.id, revoked.id, { type: 'operator', name: 'ops' });
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, { type: 'operator', name: 'ops' }, publish);
     const bystander = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'not reported' });
     const malformed = mistyped(generateApiKey());
     const kpi = tenant.kpis[0]!;

@@ -10,7 +10,7 @@ import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { updateTenant } from '../../../lib/db/tenants';
 import { createGateway } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
-import { createRawKey, createTestTenant, db, type TestTenant } from '../../support/fixtures';
+import { createRawKey, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
 import { measurementFor } from '../../support/push';
 
 const PUSH_ARN =
@@ -76,7 +76,7 @@ describe('push authorizer: errors', () => {
 
   it("denies a revoked, an expired and an inactive tenant's key on every push route, with no usage plan key", async () => {
     const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked' });
-    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publish);
     const expired = await createRawKey(tenant.tenant.id, new Date(Date.now() - 1000).toISOString());
     const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
     await updateTenant(db, inactive.tenant.id, {
@@ -122,7 +122,7 @@ describe('push authorizer: refused keys stop at the edge', () => {
   it('the authorizer denies a revoked key: 403 with the handler’s problem, no Lambda run, nothing charged to the plan', async () => {
     const gateway = createGateway({ cacheTtlMs: 300_000 });
     const key = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'leaked' });
-    await revokeApiKey(db, tenant.tenant.id, key.id);
+    await revokeApiKey(db, tenant.tenant.id, key.id, undefined, publish);
     const request = {
       method: 'POST',
       path: '/api/integrations/push/measurement',
@@ -186,7 +186,7 @@ describe('push authorizer: refusals in the key’s usage', () => {
   it('a revoked key is counted as an authentication refusal once per evaluation, not per cached answer', async () => {
     const gateway = createGateway({ cacheTtlMs: 300_000 });
     const key = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked and still called' });
-    await revokeApiKey(db, tenant.tenant.id, key.id);
+    await revokeApiKey(db, tenant.tenant.id, key.id, undefined, publish);
     for (let i = 0; i < 3; i++) expect((await gateway.invoke(singleHandler, push(key.key))).status).toBe(403);
     expect(gateway.state.authorizerRuns).toBe(1);
     expect(await refusedToday(key.key)).toEqual({
@@ -241,7 +241,7 @@ describe('push authorizer: security', () => {
         body: measurementFor(tenant.kpis[0]!, { periodStart: '2019-01-01', periodEnd: '2019-01-31' }),
       });
     expect((await push()).status).toBe(201);
-    await revokeApiKey(db, tenant.tenant.id, key.id);
+    await revokeApiKey(db, tenant.tenant.id, key.id, undefined, publish);
     const after = await push();
     expect(gateway.state.authorizerRuns).toBe(1); // the second request was not re-authorized
     expect(after.status).toBe(403);
@@ -264,7 +264,7 @@ describe('push authorizer: security', () => {
       });
     expect((await push(-1)).status).toBe(201); // the authorizer's "allow" is cached from here on
     const inFlight = Array.from({ length: 20 }, (_, i) => push(i));
-    await revokeApiKey(db, tenant.tenant.id, key.id);
+    await revokeApiKey(db, tenant.tenant.id, key.id, undefined, publish);
     const after = await Promise.all(Array.from({ length: 20 }, (_, i) => push(100 + i)));
     expect(after.map((r) => r.status)).toEqual(Array(20).fill(403));
     // Those already in flight may have been written before the revocation, or refused: nothing else.

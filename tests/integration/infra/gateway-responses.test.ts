@@ -10,7 +10,7 @@ import { authorizerResult } from '../../../lib/http/push-auth';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { createGateway, renderGatewayResponse } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
-import { createRawKey, createTestTenant, db } from '../../support/fixtures';
+import { createRawKey, createTestTenant, db, publish } from '../../support/fixtures';
 import { measurementFor } from '../../support/push';
 
 /**
@@ -115,7 +115,7 @@ describe('gateway responses: the same answers as the handler', () => {
     const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
     const pushless = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
     const revoked = await createApiKey(db, { tenantId: active.tenant.id, name: 'revoked' });
-    await revokeApiKey(db, active.tenant.id, revoked.id);
+    await revokeApiKey(db, active.tenant.id, revoked.id, undefined, publish);
     const cases = [
       [revoked.key, active],
       [await createRawKey(active.tenant.id, new Date(Date.now() - 1000).toISOString()), active],

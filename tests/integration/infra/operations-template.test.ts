@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Call, recordCalls } from '../../../bench/capacity';
 import { handler as checkKeyHandler } from '../../../functions/check-push-key';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
+import { handler as createWebhookHandler } from '../../../functions/create-webhook';
+import { handler as deleteWebhookHandler } from '../../../functions/delete-webhook';
+import { handler as deliverWebhooksHandler } from '../../../functions/deliver-webhooks';
 import { handler as getKeyUsageHandler } from '../../../functions/get-api-key-usage';
 import { handler as getKpiHandler } from '../../../functions/get-kpi';
 import { handler as githubSecretScanningHandler } from '../../../functions/github-secret-scanning';
@@ -13,6 +16,8 @@ import { handler as listKeysHandler } from '../../../functions/list-api-keys';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as listMeasurementsHandler } from '../../../functions/list-measurements';
 import { handler as listCyclesHandler } from '../../../functions/list-strategic-cycles';
+import { handler as listDeliveriesHandler } from '../../../functions/list-webhook-deliveries';
+import { handler as listWebhooksHandler } from '../../../functions/list-webhooks';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler as logoutHandler } from '../../../functions/logout';
 import { handler as pushAuthorizerHandler } from '../../../functions/push-authorizer';
@@ -21,11 +26,17 @@ import { handler as pushBatchHandler } from '../../../functions/push-measurement
 import { handler as refreshHandler } from '../../../functions/refresh-token';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
+import { handler as testWebhookHandler } from '../../../functions/test-webhook';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
 import { errorCatalog, problemType } from '../../../lib/errors';
+import { freePort } from '../../../lib/local/processes';
+import { webhookDeps } from '../../../lib/runtime';
+import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lib/webhooks/schedule';
+import { createEndpoint } from '../../../lib/webhooks/service';
 import { iamLike } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
 import {
@@ -34,6 +45,7 @@ import {
   createTestCycles,
   createTestTenant,
   db,
+  publish,
   putMeasurement,
   type TestTenant,
 } from '../../support/fixtures';
@@ -64,7 +76,9 @@ const bundles: Record<string, string> = {};
 beforeAll(async () => {
   const plugins = (await import(join(root, 'scripts/esbuild-plugins.cjs'))).default;
   const handlers = Object.fromEntries(
-    [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS].map((name) => [name, '']),
+    [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS, ...QUEUE_FUNCTIONS].map(
+      (name) => [name, ''],
+    ),
   );
   // One after the other: two concurrent packages of one checkout disturb each other.
   prod = await packageTemplate('prod');
@@ -106,6 +120,11 @@ const JWT_FUNCTIONS = [
   'getApiKeyUsage',
   'revokeApiKey',
   'rollApiKey',
+  'createWebhook',
+  'listWebhooks',
+  'deleteWebhook',
+  'listWebhookDeliveries',
+  'testWebhook',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
@@ -115,6 +134,8 @@ const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage'];
  * page, and GitHub's secret-scanning reports (signed by GitHub).
  */
 const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs', 'githubSecretScanning'];
+/** Run by an SQS queue: the webhook delivery worker (it opens the webhook secrets with the JWT key). */
+const QUEUE_FUNCTIONS = ['deliverWebhooks'];
 
 /**
  * The DynamoDB actions each function needs, whether it queries the index, and the partition keys of the
@@ -177,16 +198,49 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean; leadingKeys:
     index: true,
     leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
   },
+  // The key by id, its revocation; api_key.revoked: the tenant's endpoints, a delivery per endpoint,
+  // and on the local stage the local queue's message (QUEUE#).
   revokeApiKey: {
-    actions: ['BatchGetItem', 'Query', 'UpdateItem'],
+    actions: ['BatchGetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
-  // The old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction.
+  // The old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction;
+  // api_key.rolled as the revocation publishes its event.
   rollApiKey: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
+  // The endpoint and the tenant's count (one transaction); the list; the tombstone and the count.
+  createWebhook: {
+    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*'],
+  },
+  listWebhooks: { actions: ['BatchGetItem', 'Query'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
+  deleteWebhook: {
+    actions: ['BatchGetItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*'],
+  },
+  // The endpoint (in the session check's BatchGet), its deliveries.
+  listWebhookDeliveries: {
+    actions: ['BatchGetItem', 'Query'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
+  // The endpoint, the test delivery and its attempt.
+  testWebhook: {
+    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
+  // The endpoint and the delivery, the attempt, disabling; on the local stage the local queue.
+  deliverWebhooks: {
+    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The push functions write only the key's usage item and the measurements; they read the tenant.
   pushMeasurement: {
@@ -455,7 +509,13 @@ describe('alarms', () => {
 
 describe('least privilege: one role per function', () => {
   it('knows every function: each is a JWT, push, page or public function, with its DynamoDB calls', () => {
-    const listed = [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS].sort();
+    const listed = [
+      ...JWT_FUNCTIONS,
+      ...PUSH_FUNCTIONS,
+      ...PAGE_FUNCTIONS,
+      ...PUBLIC_FUNCTIONS,
+      ...QUEUE_FUNCTIONS,
+    ].sort();
     expect(Object.keys(functionsOf(prod)).sort()).toEqual(listed);
     expect(Object.keys(DYNAMODB).sort()).toEqual(listed);
   });
@@ -480,12 +540,12 @@ describe('least privilege: one role per function', () => {
       for (const statement of dynamo.filter((s) => !onIndex.includes(s))) {
         expect(statement.Resource, name).toEqual([TABLE_ARN]);
       }
-      // Nothing but logs, X-Ray, DynamoDB and (JWT functions) the key.
+      // Nothing but logs, X-Ray, DynamoDB, (JWT functions) the key and (webhooks) the delivery queue.
       const services = new Set(
         statements.flatMap((s) => [s.Action].flat().map((a: string) => a.split(':')[0])),
       );
       for (const service of services)
-        expect(['logs', 'xray', 'dynamodb', 'ssm', 'kms'], name).toContain(service);
+        expect(['logs', 'xray', 'dynamodb', 'ssm', 'kms', 'sqs'], name).toContain(service);
     }
   });
 
@@ -564,9 +624,27 @@ describe('least privilege: one role per function', () => {
     }
   });
 
-  it('lets only the JWT functions read the key parameter, and decrypt it only through SSM for that parameter', () => {
+  it('lets only the functions that publish or deliver webhooks use the delivery queue, each only as it must', () => {
     const functions = functionsOf(prod);
-    for (const name of JWT_FUNCTIONS) {
+    const QUEUE_ARN = { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] };
+    const expected: Record<string, string[]> = {
+      revokeApiKey: ['SendMessage'],
+      rollApiKey: ['SendMessage'],
+      // Its event source's own three, and the wait before a delivery's next attempt.
+      deliverWebhooks: ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage'],
+    };
+    for (const [name, { fn }] of Object.entries(functions)) {
+      const statements = statementsOf(roleOf(prod, fn).role);
+      expect(actionsOf(statements, 'sqs:'), name).toEqual(expected[name] ?? []);
+      for (const statement of statements.filter((s) => JSON.stringify(s.Action).includes('sqs:'))) {
+        expect([statement.Resource].flat(), name).toEqual([QUEUE_ARN]);
+      }
+    }
+  });
+
+  it('lets only the JWT functions and the webhook worker read the key parameter, and decrypt it only through SSM for that parameter', () => {
+    const functions = functionsOf(prod);
+    for (const name of [...JWT_FUNCTIONS, ...QUEUE_FUNCTIONS]) {
       const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
       const read = statements.find((s) => JSON.stringify(s.Action).includes('ssm:'));
       expect(read, name).toMatchObject({ Action: ['ssm:GetParameter'], Resource: parameterArn('prod') });
@@ -599,6 +677,11 @@ describe('the JWT key is an SSM SecureString read at run time', () => {
     for (const name of JWT_FUNCTIONS) {
       expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
+    }
+    // The worker opens webhook secrets with the key, and verifies no token.
+    for (const name of QUEUE_FUNCTIONS) {
+      expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
+      expect(bundles[name], name).not.toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     }
     for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS]) {
       expect(bundles[name], name).not.toContain('@aws-sdk/client-ssm');
@@ -639,6 +722,10 @@ describe('CORS', () => {
         'usage',
         '{id}',
         '{kpiId}',
+        'webhooks',
+        '{id}',
+        'deliveries',
+        'test',
       ].sort(),
     );
     for (const [, method] of methods) {
@@ -764,6 +851,65 @@ describe('AWS WAF in front of the API stage', () => {
       'AWS::WAFv2::WebACLAssociation',
     ]);
     for (const resource of resources) expect(created(withOrigins, resource), resource.Type).toBe(false);
+  });
+});
+
+describe('webhook delivery on SQS', () => {
+  it('has a delivery queue whose redrive policy moves a message to its dead-letter queue after the 8 attempts', () => {
+    const queue = prod.Resources.WebhookDeliveryQueue!;
+    expect(queue.Type).toBe('AWS::SQS::Queue');
+    expect(queue.Properties).toMatchObject({
+      VisibilityTimeout: 360,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': ['WebhookDeliveryDeadLetterQueue', 'Arn'] },
+        maxReceiveCount: MAX_DELIVERY_ATTEMPTS,
+      },
+    });
+    // The messages outlive the schedule (27.6 hours), and the dead letters are kept long enough to look at.
+    const schedule = RETRY_DELAYS_SECONDS.reduce((sum, seconds) => sum + seconds, 0);
+    expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(schedule);
+    expect(prod.Resources.WebhookDeliveryDeadLetterQueue!.Properties.MessageRetentionPeriod).toBe(1_209_600);
+    // The queue hides a message being processed for 6x the worker's timeout, as AWS advises.
+    const { fn } = functionsOf(prod).deliverWebhooks!;
+    expect(queue.Properties.VisibilityTimeout).toBe(6 * fn.Properties.Timeout);
+  });
+
+  it('runs the worker from the queue, reporting batch item failures', () => {
+    const [[, mapping]] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping') as [
+      [string, CloudFormationResource],
+    ];
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] },
+      FunctionName: { 'Fn::GetAtt': ['DeliverWebhooksLambdaFunction', 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('tells every function the stage and the queue, and alarms on any dead letter', () => {
+    for (const [name, { fn }] of Object.entries(functionsOf(prod))) {
+      expect(fn.Properties.Environment.Variables.STAGE, name).toBe('prod');
+      expect(fn.Properties.Environment.Variables.WEBHOOK_QUEUE_URL, name).toEqual({
+        Ref: 'WebhookDeliveryQueue',
+      });
+    }
+    expect(prod.Resources.WebhookDeliveryDeadLetterQueueMessagesAlarm!.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': ['WebhookDeliveryDeadLetterQueue', 'QueueName'] } },
+      ],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('lets the operator CLI publish key events to the queue', () => {
+    const statements = prod.Resources.OperatorPolicy!.Properties.PolicyDocument.Statement as any[];
+    expect(statements.find((s) => s.Sid === 'PublishWebhookDeliveries')).toMatchObject({
+      Action: ['sqs:GetQueueUrl', 'sqs:SendMessage'],
+      Resource: { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] },
+    });
   });
 });
 
@@ -938,6 +1084,13 @@ describe('least privilege: what a run of each function sends', () => {
       );
     });
 
+  /** An endpoint of the tenant (https on any stage; http to a closed port of this machine for failures). */
+  const subscribe = (
+    tenantId: string,
+    eventTypes: ('kpi.quiet' | 'api_key.revoked' | 'api_key.rolled')[],
+    url = 'https://hooks.example.com/x',
+  ) => createEndpoint(webhookDeps, { tenantId, url, eventTypes, createdBy: null });
+
   type Scenario = (tenant: TestTenant) => Promise<{ run: () => Promise<{ status: number }[]> }>;
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => ({
@@ -1084,6 +1237,7 @@ describe('least privilege: what a run of each function sends', () => {
       };
     },
     revokeApiKey: async ({ tenant, users }) => {
+      await subscribe(tenant.id, ['api_key.revoked']);
       const { id } = await createApiKey(db, { tenantId: tenant.id, name: 'revoked' });
       return {
         run: async () => [
@@ -1097,6 +1251,7 @@ describe('least privilege: what a run of each function sends', () => {
       };
     },
     rollApiKey: async ({ tenant, users }) => {
+      await subscribe(tenant.id, ['api_key.rolled']);
       const { id } = await createApiKey(db, { tenantId: tenant.id, name: 'rolled' });
       return {
         run: async () => [
@@ -1166,7 +1321,7 @@ describe('least privilege: what a run of each function sends', () => {
     githubSecretScanning: async ({ tenant }) => {
       const leaked = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
       // A key made by a roll: its revocation also ends the grace period of the key it replaced.
-      const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: leaked.id });
+      const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: leaked.id }, publish);
       const body = JSON.stringify(
         [leaked.key, rolled.created.key, generateApiKey()].map((token) => ({
           token,
@@ -1184,6 +1339,89 @@ describe('least privilege: what a run of each function sends', () => {
             }),
           ),
         ],
+      };
+    },
+    createWebhook: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          createWebhookHandler,
+          post(
+            '/webhooks',
+            { url: 'https://hooks.example.com/x', eventTypes: ['kpi.quiet'] },
+            bearer(users.ADMIN.token),
+          ),
+        ),
+      ],
+    }),
+    listWebhooks: async ({ tenant, users }) => {
+      await subscribe(tenant.id, ['kpi.quiet']);
+      return {
+        run: async () => [await invoke(listWebhooksHandler, get('/webhooks', bearer(users.ADMIN.token)))],
+      };
+    },
+    deleteWebhook: async ({ tenant, users }) => {
+      const { id } = await subscribe(tenant.id, ['kpi.quiet']);
+      return {
+        run: async () => [
+          await invoke(deleteWebhookHandler, {
+            method: 'DELETE',
+            path: `/api/webhooks/${id}`,
+            pathParameters: { id },
+            headers: bearer(users.ADMIN.token),
+          }),
+        ],
+      };
+    },
+    listWebhookDeliveries: async ({ tenant, users }) => {
+      const { id } = await subscribe(tenant.id, ['kpi.quiet']);
+      return {
+        run: async () => [
+          await invoke(listDeliveriesHandler, {
+            ...get(`/webhooks/${id}/deliveries`, bearer(users.ADMIN.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    // An endpoint nobody listens on: the attempt fails at once, and the answer reports it (200).
+    testWebhook: async ({ tenant, users }) => {
+      const { id } = await subscribe(tenant.id, ['kpi.quiet'], `http://127.0.0.1:${await freePort()}/x`);
+      return {
+        run: async () => [
+          await invoke(testWebhookHandler, {
+            ...post(`/webhooks/${id}/test`, undefined, bearer(users.ADMIN.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    // A failed attempt, scheduled again (the local queue's visibility; on AWS ChangeMessageVisibility).
+    deliverWebhooks: async ({ tenant }) => {
+      await subscribe(tenant.id, ['kpi.quiet'], `http://127.0.0.1:${await freePort()}/x`);
+      await publish({
+        type: 'kpi.quiet',
+        tenantId: tenant.id,
+        occurredAt: new Date().toISOString(),
+        data: {},
+      });
+      const message = (await webhookLocalQueue(db).receive()).find((m) => m.body.includes(tenant.id))!;
+      return {
+        run: async () => {
+          const { batchItemFailures } = await deliverWebhooksHandler(
+            {
+              Records: [
+                {
+                  messageId: 'm1',
+                  receiptHandle: message.receipt,
+                  body: message.body,
+                  attributes: { ApproximateReceiveCount: '1' },
+                },
+              ],
+            } as never,
+            {} as never,
+          );
+          return [{ status: batchItemFailures.length === 1 ? 200 : 500 }];
+        },
       };
     },
   };

@@ -133,12 +133,17 @@ describe('serverless package (CloudFormation template)', () => {
       return [`${route.method.toUpperCase()} /api${route.path} → ${handler} (${authorization})`];
     });
     expect(routed.sort()).toEqual(declared.sort());
-    // A function without a route is the push routes' authorizer, and every push route uses it.
+    // A function without a route is the push routes' authorizer, which every push route uses, or a
+    // queue's worker, which its event source mapping runs.
     const authorizers = resourcesOfType('AWS::ApiGateway::Authorizer').map(([, a]) =>
       handlerOf(a.Properties.AuthorizerUri),
     );
+    const workers = resourcesOfType('AWS::Lambda::EventSourceMapping').map(([, m]) =>
+      handlerOf(m.Properties.FunctionName),
+    );
     const routeless = modules.filter(({ route }) => !route).map(({ name }) => `functions/${name}.handler`);
-    expect(routeless).toEqual(authorizers);
+    expect(routeless.sort()).toEqual([...authorizers, ...workers].sort());
+    expect(workers).toEqual(['functions/deliver-webhooks.handler']);
     expect(
       Object.values(functions)
         .map((fn) => fn.Properties.Handler)

@@ -399,3 +399,21 @@ describe('operator CLI for newcomers', CLI_TIMEOUT, () => {
     expect(JSON.stringify(listed)).not.toContain(rolled.key);
   });
 });
+
+describe('npm run admin: key events on AWS', CLI_TIMEOUT, () => {
+  it('refuses to revoke or roll a key on AWS without the webhook delivery queue, before writing anything', async () => {
+    for (const command of ['revoke-api-key', 'roll-api-key']) {
+      const error = await run([command, '--tenant', 't', '--id', 'k'], {
+        DYNAMODB_ENDPOINT: 'aws',
+        WEBHOOK_QUEUE_URL: '',
+        AWS_ACCESS_KEY_ID: 'none',
+        AWS_SECRET_ACCESS_KEY: 'none',
+      }).then(
+        () => undefined,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(error?.code, command).toBe(2);
+      expect(JSON.parse(error!.stderr).error, command).toMatch(/set WEBHOOK_QUEUE_URL/);
+    }
+  });
+});

@@ -27,7 +27,23 @@ describe('configuration (read once at cold start)', () => {
       LOGIN_FAILURE_CEILING_PER_EMAIL: 1000,
       LOGIN_LOCKOUT_WINDOW_SECONDS: 900,
       SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
+      STAGE: 'dev',
+      WEBHOOK_QUEUE_URL: undefined,
     });
+  });
+
+  it('reads the stage and the webhook queue, refusing a malformed one', () => {
+    const config = parseConfig({
+      ...valid,
+      STAGE: 'local',
+      WEBHOOK_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/q',
+    });
+    expect(config.STAGE).toBe('local');
+    expect(config.WEBHOOK_QUEUE_URL).toBe('https://sqs.eu-central-1.amazonaws.com/123456789012/q');
+    expect(() => parseConfig({ ...valid, STAGE: 'Prod stage' })).toThrow(/STAGE must be a stage name/);
+    expect(() => parseConfig({ ...valid, WEBHOOK_QUEUE_URL: 'not a url' })).toThrow(
+      /WEBHOOK_QUEUE_URL must be a URL/,
+    );
   });
 
   it('reads numbers from their strings', () => {

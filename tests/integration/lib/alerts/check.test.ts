@@ -8,7 +8,13 @@ import { keys } from '../../../../lib/db/keys';
 import { updateKpi } from '../../../../lib/db/kpis';
 import { listRecentMeasurements } from '../../../../lib/db/measurements';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
-import { createTestTenant, db, putMeasurement, type TestTenant } from '../../../support/fixtures';
+import {
+  createTestTenant,
+  db,
+  publish as publishToWebhooks,
+  putMeasurement,
+  type TestTenant,
+} from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { measurementFor, pushOne } from '../../../support/push';
 
@@ -177,9 +183,13 @@ describe('api_key.expiring: 7 days and 1 day before, once each', () => {
     const base = Date.now();
     const expiresAt = iso(base + 3 * DAY_MS);
     const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked', expiresAt });
-    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publishToWebhooks);
     const rolled = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'rolled', expiresAt });
-    const roll = await rollApiKey(db, { tenantId: tenant.tenant.id, keyId: rolled.id, gracePeriodHours: 24 });
+    const roll = await rollApiKey(
+      db,
+      { tenantId: tenant.tenant.id, keyId: rolled.id, gracePeriodHours: 24 },
+      publishToWebhooks,
+    );
     await run(base);
     await run(base + 2 * DAY_MS + 12 * HOUR_MS);
     const ids = eventsOf(tenant).map((event) => event.data.keyId);
@@ -264,7 +274,7 @@ describe('keys made before the expiry index', () => {
       name: 'old revoked',
       expiresAt: iso(base + 5 * DAY_MS),
     });
-    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publishToWebhooks);
     // As a key stored before the index existed: without its index attributes.
     for (const created of [old, revoked]) {
       await db.client.send(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../../../lib/api-keys/key-format';
 import { revokeLeakedKeys } from '../../../../lib/api-keys/leaks';
 import { createApiKey } from '../../../../lib/api-keys/service';
-import { createTestTenant, db } from '../../../support/fixtures';
+import { createTestTenant, db, publish } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
 /** What judging a report costs in DynamoDB calls, recorded on a client of its own. */
@@ -25,7 +25,7 @@ describe('keys found in public: what a report reads', () => {
       'NMIfyYncKcRALEXAMPLE',
       '',
     ];
-    const verdicts = await revokeLeakedKeys(probe.db, tokens.map(match));
+    const verdicts = await revokeLeakedKeys(probe.db, publish, tokens.map(match));
     expect(verdicts.map(({ label }) => label)).toEqual(tokens.map(() => 'false_positive'));
     expect(probe.calls).toHaveLength(0);
   });
@@ -33,7 +33,7 @@ describe('keys found in public: what a report reads', () => {
   it('reads a well-formed token once, strongly consistent, by its hash; an unknown one writes nothing', async () => {
     const probe = instrument(db);
     const unknown = generateApiKey();
-    const verdicts = await revokeLeakedKeys(probe.db, [match(unknown), match(unknown)]);
+    const verdicts = await revokeLeakedKeys(probe.db, publish, [match(unknown), match(unknown)]);
     expect(verdicts.map(({ label }) => label)).toEqual(['false_positive', 'false_positive']);
     expect(probe.calls.map(({ command }) => command)).toEqual(['GetItemCommand']);
     expect(probe.calls[0]?.input.ConsistentRead).toBe(true);
@@ -43,14 +43,14 @@ describe('keys found in public: what a report reads', () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
     const probe = instrument(db);
-    await revokeLeakedKeys(probe.db, [match(live.key)]);
+    await revokeLeakedKeys(probe.db, publish, [match(live.key)]);
     expect(probe.calls.map(({ command }) => command)).toEqual([
       'GetItemCommand',
       'QueryCommand',
       'UpdateItemCommand',
     ]);
     probe.reset();
-    const again = await revokeLeakedKeys(probe.db, [match(live.key)]);
+    const again = await revokeLeakedKeys(probe.db, publish, [match(live.key)]);
     expect(again[0]?.label).toBe('true_positive');
     expect(probe.calls.map(({ command }) => command)).toEqual(['GetItemCommand']);
   });

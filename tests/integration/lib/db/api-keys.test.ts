@@ -12,7 +12,7 @@ import { createUser } from '../../../../lib/db/users';
 import type { Plan } from '../../../../lib/domain/plan';
 import { uuidv7 } from '../../../../lib/ids';
 import { cancelled, injectFaults, throttling } from '../../../support/faults';
-import { db } from '../../../support/fixtures';
+import { db, publish } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
 /**
@@ -49,7 +49,7 @@ describe('plan maximum: which keys hold a slot', () => {
     });
 
     // A revoked key and an expired one free their slots, without any write to free them.
-    await revokeApiKey(db, tenant.id, third.id);
+    await revokeApiKey(db, tenant.id, third.id, undefined, publish);
     await create(tenant.id, new Date(Date.now() - 1000).toISOString());
     await create(tenant.id);
     await expect(create(tenant.id)).rejects.toMatchObject({ code: 'API_KEY_LIMIT_REACHED' });
@@ -140,7 +140,7 @@ describe('rolling a key, at the repository', () => {
     const probe = instrument(db);
     for (const gracePeriodHours of [-1, 1.5, 169, Number.NaN]) {
       await expect(
-        rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id, gracePeriodHours }),
+        rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id, gracePeriodHours }, publish),
       ).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
         message: 'The grace period is invalid.',
@@ -151,7 +151,7 @@ describe('rolling a key, at the repository', () => {
     for (const gracePeriodHours of [0, 168]) {
       const fresh = await create(tenant.id);
       await expect(
-        rollApiKey(db, { tenantId: tenant.id, keyId: fresh.id, gracePeriodHours }),
+        rollApiKey(db, { tenantId: tenant.id, keyId: fresh.id, gracePeriodHours }, publish),
       ).resolves.toBeDefined();
     }
   });
@@ -159,7 +159,7 @@ describe('rolling a key, at the repository', () => {
   it('without an actor records none: rolledBy stays null', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+    const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish);
     expect(rolled.previous.rolledBy).toBeNull();
     const stored = await getApiKeyByHash(db, hashApiKey(rolled.created.key));
     expect(stored?.replaces).toEqual({ id: key.id, prefix: key.prefix });
@@ -171,7 +171,7 @@ describe('rolling a key, at the repository', () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
     await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(tenant.id) }));
-    await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+    await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: `Tenant ${tenant.id} not found.`,
     });
@@ -192,7 +192,7 @@ describe('rolling a key, at the repository', () => {
       return conflict();
     });
     try {
-      await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+      await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
       });
       expect(count).toBe(25);
@@ -205,7 +205,7 @@ describe('rolling a key, at the repository', () => {
         : undefined,
     );
     try {
-      const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+      const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish);
       expect(rolled.previous.replacedBy?.id).toBe(rolled.created.id);
       expect(count).toBe(27);
     } finally {
@@ -220,7 +220,7 @@ describe('rolling a key, at the repository', () => {
       if (command.name === 'TransactWriteItemsCommand' && nth === 0) throw conflict();
       return undefined;
     });
-    await rollApiKey(conflicted.db, { tenantId: tenant.id, keyId: key.id });
+    await rollApiKey(conflicted.db, { tenantId: tenant.id, keyId: key.id }, publish);
     const commands = conflicted.calls.map((call) => call.command);
     expect(commands.filter((command) => command === 'TransactWriteItemsCommand')).toHaveLength(2);
     expect(commands).not.toContain('GetItemCommand');
@@ -233,7 +233,9 @@ describe('rolling a key, at the repository', () => {
         });
       return undefined;
     });
-    await expect(rollApiKey(refused.db, { tenantId: tenant.id, keyId: next.id })).rejects.toMatchObject({
+    await expect(
+      rollApiKey(refused.db, { tenantId: tenant.id, keyId: next.id }, publish),
+    ).rejects.toMatchObject({
       name: 'ValidationException',
     });
     expect(refused.calls.filter((call) => call.command === 'TransactWriteItemsCommand')).toHaveLength(1);
@@ -247,8 +249,8 @@ describe('a key id of the tenant', () => {
     const foreign = await create(other.id);
     for (const keyId of [randomUUID(), foreign.id]) {
       const notFound = { code: 'NOT_FOUND', message: `API key ${keyId} not found.` };
-      await expect(revokeApiKey(db, tenant.id, keyId)).rejects.toMatchObject(notFound);
-      await expect(rollApiKey(db, { tenantId: tenant.id, keyId })).rejects.toMatchObject(notFound);
+      await expect(revokeApiKey(db, tenant.id, keyId, undefined, publish)).rejects.toMatchObject(notFound);
+      await expect(rollApiKey(db, { tenantId: tenant.id, keyId }, publish)).rejects.toMatchObject(notFound);
     }
     expect((await listApiKeys(db, other.id, { limit: 10 })).items[0]).toMatchObject({
       revokedAt: null,
@@ -259,8 +261,8 @@ describe('a key id of the tenant', () => {
   it('rolled once cannot be rolled again: the answer names the key that replaced it', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
-    await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
+    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish);
+    await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject({
       code: 'API_KEY_ALREADY_ROLLED',
       message: `API key ${key.prefix}… was already rolled; it is replaced by ${created.prefix}… (id ${created.id}). Roll that key instead.`,
       extensions: { replacedBy: { id: created.id, prefix: created.prefix } },
@@ -280,24 +282,28 @@ describe('rolling a key the index shows stale', () => {
   it('revoked meanwhile: the key item itself says so, at once, instead of 25 retries', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    await revokeApiKey(db, tenant.id, key.id);
+    await revokeApiKey(db, tenant.id, key.id, undefined, publish);
     const probe = staleIndex(({ revokedAt: _, ...item }) => item);
-    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
-      code: 'API_KEY_NOT_ACTIVE',
-      extensions: { keyStatus: 'revoked' },
-    });
+    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject(
+      {
+        code: 'API_KEY_NOT_ACTIVE',
+        extensions: { keyStatus: 'revoked' },
+      },
+    );
     expect(probe.calls.filter((call) => call.command === 'TransactWriteItemsCommand')).toHaveLength(1);
   });
 
   it('rolled meanwhile: API_KEY_ALREADY_ROLLED naming the new key', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id });
+    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish);
     const probe = staleIndex(({ replacedBy: _r, expiresAt: _e, ...item }) => item);
-    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
-      code: 'API_KEY_ALREADY_ROLLED',
-      extensions: { replacedBy: { id: created.id } },
-    });
+    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject(
+      {
+        code: 'API_KEY_ALREADY_ROLLED',
+        extensions: { replacedBy: { id: created.id } },
+      },
+    );
     expect(probe.calls.filter((call) => call.command === 'TransactWriteItemsCommand')).toHaveLength(1);
   });
 
@@ -321,10 +327,12 @@ describe('rolling a key the index shows stale', () => {
         ? { patchResult: (result) => ({ ...result, Items: indexed }) }
         : undefined,
     );
-    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id })).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-      message: `API key ${key.id} not found.`,
-    });
+    await expect(rollApiKey(probe.db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject(
+      {
+        code: 'NOT_FOUND',
+        message: `API key ${key.id} not found.`,
+      },
+    );
     expect(probe.calls.filter((call) => call.command === 'TransactWriteItemsCommand')).toHaveLength(1);
   });
 });
@@ -341,7 +349,7 @@ describe('revoking a key', () => {
       );
     let remove = refuse('ValidationException');
     try {
-      await expect(revokeApiKey(db, tenant.id, key.id)).rejects.toMatchObject({
+      await expect(revokeApiKey(db, tenant.id, key.id, undefined, publish)).rejects.toMatchObject({
         name: 'ValidationException',
       });
     } finally {
@@ -349,7 +357,9 @@ describe('revoking a key', () => {
     }
     remove = refuse('ConditionalCheckFailedException');
     try {
-      await expect(revokeApiKey(db, tenant.id, key.id)).resolves.toEqual({ graceEnded: undefined });
+      await expect(revokeApiKey(db, tenant.id, key.id, undefined, publish)).resolves.toEqual({
+        graceEnded: undefined,
+      });
     } finally {
       remove();
     }
@@ -358,9 +368,9 @@ describe('revoking a key', () => {
   it('a key already revoked is left as it is, without a write', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    await revokeApiKey(db, tenant.id, key.id);
+    await revokeApiKey(db, tenant.id, key.id, undefined, publish);
     const probe = instrument(db);
-    await revokeApiKey(probe.db, tenant.id, key.id);
+    await revokeApiKey(probe.db, tenant.id, key.id, undefined, publish);
     expect(probe.calls.map((call) => call.command)).toEqual(['QueryCommand']);
   });
 });
@@ -400,7 +410,7 @@ describe('plan maximum: the first slots item', () => {
   it('rebuilt from the index counts the active keys of every page, past 1000 revoked ones', async () => {
     const tenant = await tenantOn('enterprise'); // unlimited: no slots item is kept
     const template = await create(tenant.id);
-    await revokeApiKey(db, tenant.id, template.id);
+    await revokeApiKey(db, tenant.id, template.id, undefined, publish);
     const { Item } = await db.client.send(
       new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(template.key)) }),
     );
@@ -430,7 +440,7 @@ describe('plan maximum: slots of keys that are gone, and a slots item rebuilt', 
     const tenant = await tenantOn('enterprise');
     await create(tenant.id);
     const revoked = await create(tenant.id);
-    await revokeApiKey(db, tenant.id, revoked.id);
+    await revokeApiKey(db, tenant.id, revoked.id, undefined, publish);
     await updateTenant(db, tenant.id, { plan: 'free' }); // drops the slots item (there is none on enterprise)
     const probe = instrument(db);
     await createApiKey(probe.db, { tenantId: tenant.id, name: 'third' });
@@ -462,7 +472,7 @@ describe('who made and changed a key, as stored and listed', () => {
       name: 'by operator',
       createdBy: { type: 'operator', name: 'ops-alice' },
     });
-    await revokeApiKey(db, tenant.id, byOperator.id, { type: 'user', userId: admin.id });
+    await revokeApiKey(db, tenant.id, byOperator.id, { type: 'user', userId: admin.id }, publish);
     const stored = await db.client.send(
       new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(byUser.key)) }),
     );

@@ -7,7 +7,7 @@ import { AppError } from '../../../../lib/errors';
 import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
 import { type PushDeps, pushMeasurements } from '../../../../lib/push/push-service';
 import { createTenantCache } from '../../../../lib/tenant-cache';
-import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
+import { createTestTenant, db, publish, type TestTenant } from '../../../support/fixtures';
 
 /**
  * 200 pushes at once across 5 keys and 2 tenants, in-process against DynamoDB Local. Every
@@ -63,7 +63,7 @@ describe('200 concurrent pushes across 5 keys and 2 tenants', () => {
       createApiKey(db, { tenantId: b.tenant.id, name: 'same period' }),
       createApiKey(db, { tenantId: b.tenant.id, name: 'revoked' }),
     ]);
-    await revokeApiKey(db, b.tenant.id, keys[4].id);
+    await revokeApiKey(db, b.tenant.id, keys[4].id, undefined, publish);
     const [flood, mixed, batches, samePeriod, revoked] = keys;
 
     const attempts: Attempt[] = [

@@ -11,7 +11,7 @@ import { AppError } from '../../../../lib/errors';
 import type { MeasurementInput } from '../../../../lib/push/measurement-schema';
 import { type PushDeps, type PushRequest, pushMeasurements } from '../../../../lib/push/push-service';
 import { createTenantCache } from '../../../../lib/tenant-cache';
-import { createRawKey, createTestTenant, db, type TestTenant } from '../../../support/fixtures';
+import { createRawKey, createTestTenant, db, publish, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput, metricsOf } from '../../../support/output';
 import { dailyMeasurements } from '../../../support/push';
@@ -193,7 +193,13 @@ describe('a rejected push writes no measurement; only a known key’s usage coun
   it('a revoked key, an expired key and a key of an inactive tenant: 403, no measurement, each refusal counted once on its key', async () => {
     const inactive = await createTestTenant({ active: false, kpiTypes: ['BSC_KPI'] });
     const revoked = await createRawKey(tenant.tenant.id);
-    await revokeApiKey(db, tenant.tenant.id, (await getApiKeyByHash(db, hashApiKey(revoked)))!.id);
+    await revokeApiKey(
+      db,
+      tenant.tenant.id,
+      (await getApiKeyByHash(db, hashApiKey(revoked)))!.id,
+      undefined,
+      publish,
+    );
     const expired = await createRawKey(tenant.tenant.id, new Date(Date.now() - 1000).toISOString());
     const cases: [string, TestTenant][] = [
       [revoked, tenant],
@@ -423,7 +429,7 @@ describe('what the key checks say (spec 5.2 steps 1-3)', () => {
   it('403: a revoked or expired key by its prefix, an inactive organization, a plan without push', async () => {
     const { deps } = setup(0);
     const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked' });
-    await revokeApiKey(db, tenant.tenant.id, revoked.id);
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publish);
     expect(await refused(deps, revoked.key)).toMatchObject({
       code: 'API_KEY_REVOKED',
       message: `API key ${revoked.prefix}… has been revoked.`,

@@ -1,0 +1,27 @@
+import { defineRoute, reply } from '../lib/http/route';
+import { webhookIdParams } from '../lib/http/schemas';
+import { audit } from '../lib/logger';
+import { db, jwtEndpoint } from '../lib/runtime';
+import { deleteEndpoint } from '../lib/webhooks/service';
+
+/** DELETE /webhooks/{id} (ADMIN): no more deliveries; idempotent; another tenant's endpoint is 404. */
+export const route = defineRoute({
+  operationId: 'deleteWebhook',
+  method: 'delete',
+  path: '/webhooks/{id}',
+  tag: 'Webhooks',
+  summary: 'Delete a webhook endpoint',
+  description:
+    'ADMIN. The endpoint gets no more deliveries (pending retries end) and no longer counts toward the maximum. Deleting it again is 204 too; its delivery log is gone with it.',
+  auth: 'jwt',
+  roles: ['ADMIN'],
+  pathParams: webhookIdParams,
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['NOT_FOUND'],
+  core: async ({ params: { id }, user }) => {
+    if (await deleteEndpoint(db, user.tenantId, id)) audit('webhook.deleted', { webhookId: id });
+    return reply(204, undefined);
+  },
+});
+
+export const handler = jwtEndpoint(route);

@@ -1,0 +1,134 @@
+import {
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Database } from './client';
+import { writtenUnlessConditionFails } from './errors';
+import { keys } from './keys';
+
+/**
+ * The items of the local queue (lib/webhooks/local-queue.ts): one per message, in its queue's
+ * partition, with the time it becomes visible and how often it was received, as SQS keeps them.
+ */
+export interface StoredMessage {
+  id: string;
+  body: string;
+  /** Epoch milliseconds from which the message may be received. */
+  visibleAt: number;
+  receiveCount: number;
+}
+
+const toMessage = (item: Record<string, unknown>): StoredMessage => ({
+  id: item.id as string,
+  body: item.body as string,
+  visibleAt: item.visibleAt as number,
+  receiveCount: item.receiveCount as number,
+});
+
+export const putMessage = async ({ client, tableName }: Database, queue: string, message: StoredMessage) => {
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.queueMessage(queue, message.id), type: 'QUEUEMESSAGE', ...message },
+    }),
+  );
+};
+
+/** Every message of a queue visible at `now`, oldest first. */
+export const visibleMessages = async (
+  { client, tableName }: Database,
+  queue: string,
+  now: number,
+): Promise<StoredMessage[]> => {
+  const { pk, skPrefix } = keys.queueMessages(queue);
+  const found: StoredMessage[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'visibleAt <= :now',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix, ':now': now },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...(result.Items ?? []).map(toMessage));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+};
+
+/**
+ * Receives a message: counts the receipt and hides it until `hiddenUntil`, unless another receiver
+ * took it first (false).
+ */
+export const claimMessage = (
+  { client, tableName }: Database,
+  queue: string,
+  message: StoredMessage,
+  hiddenUntil: number,
+): Promise<boolean> =>
+  writtenUnlessConditionFails(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.queueMessage(queue, message.id),
+        UpdateExpression: 'SET visibleAt = :hidden, receiveCount = :next',
+        ConditionExpression: 'receiveCount = :seen',
+        ExpressionAttributeValues: {
+          ':hidden': hiddenUntil,
+          ':next': message.receiveCount + 1,
+          ':seen': message.receiveCount,
+        },
+      }),
+    ),
+  );
+
+/** Makes a received message visible again at `visibleAt` (SQS's ChangeMessageVisibility). */
+export const putMessageVisibility = async (
+  { client, tableName }: Database,
+  queue: string,
+  messageId: string,
+  visibleAt: number,
+) => {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.queueMessage(queue, messageId),
+      UpdateExpression: 'SET visibleAt = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': visibleAt },
+    }),
+  );
+};
+
+export const deleteMessage = async ({ client, tableName }: Database, queue: string, messageId: string) => {
+  await client.send(new DeleteCommand({ TableName: tableName, Key: keys.queueMessage(queue, messageId) }));
+};
+
+/** Moves a message to another queue (the dead-letter queue) in one transaction. */
+export const moveMessage = async (
+  { client, tableName }: Database,
+  from: string,
+  to: string,
+  message: StoredMessage,
+) => {
+  await client.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName, Key: keys.queueMessage(from, message.id) } },
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.queueMessage(to, message.id), type: 'QUEUEMESSAGE', ...message },
+          },
+        },
+      ],
+    }),
+  );
+};

@@ -1,0 +1,333 @@
+import {
+  BatchGetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { DeliveryAttempt, DeliveryEventType, WebhookDelivery, WebhookEndpoint } from '../domain/webhook';
+import type { Database } from './client';
+import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
+import { keys } from './keys';
+import { type Page, type PageRequest, queryPage } from './pagination';
+
+/**
+ * Webhook endpoints and their deliveries. An endpoint lives in its tenant's partition (reading one
+ * needs the tenant, so another tenant's id finds nothing); a deleted endpoint stays as a tombstone
+ * until `ttl` removes it, so a repeated DELETE is still answered as the first was, and its deliveries
+ * expire with it. Which endpoint may be made, and when one is disabled, is decided above (lib/webhooks/).
+ */
+
+/** An endpoint as stored: the entity, its sealed secret and, once deleted, when. */
+export interface StoredEndpoint {
+  endpoint: WebhookEndpoint;
+  sealedSecret: string;
+  deletedAt: string | null;
+}
+
+const optional = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+const toStoredEndpoint = (item: Record<string, unknown>): StoredEndpoint => ({
+  endpoint: {
+    id: item.id as string,
+    tenantId: item.tenantId as string,
+    url: item.url as string,
+    eventTypes: item.eventTypes as WebhookEndpoint['eventTypes'],
+    description: optional(item.description),
+    status: item.status as WebhookEndpoint['status'],
+    disabledAt: optional(item.disabledAt),
+    disabledReason: optional(item.disabledReason),
+    createdAt: item.createdAt as string,
+    createdBy: (item.createdBy as WebhookEndpoint['createdBy']) ?? null,
+  },
+  sealedSecret: item.sealedSecret as string,
+  deletedAt: optional(item.deletedAt),
+});
+
+/** Why a new endpoint was not written: the tenant already has `max`. */
+export class EndpointLimitReached extends Error {
+  override name = 'EndpointLimitReached';
+}
+
+/**
+ * Writes a new endpoint and counts it, in one transaction: the count item allows at most `max` live
+ * endpoints per tenant, also when several are created at once. A transaction that met another on the
+ * count item is a WriteConflict: nothing was written, and the caller tries again.
+ */
+export const putEndpoint = async (db: Database, stored: StoredEndpoint, max: number): Promise<void> => {
+  const { endpoint } = stored;
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookCount(endpoint.tenantId),
+              UpdateExpression: 'SET #type = :type ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+              ExpressionAttributeValues: { ':one': 1, ':max': max, ':type': 'WEBHOOKCOUNT' },
+            },
+          },
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.webhookEndpoint(endpoint.tenantId, endpoint.id),
+                type: 'WEBHOOK',
+                ...endpoint,
+                description: endpoint.description ?? undefined,
+                disabledAt: undefined,
+                disabledReason: undefined,
+                sealedSecret: stored.sealedSecret,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    const [count] = cancellationReasons(error) ?? [];
+    if (count === 'ConditionalCheckFailed') {
+      throw new EndpointLimitReached(`at most ${max} endpoints`, { cause: error });
+    }
+    if (count === 'TransactionConflict') throw new WriteConflict('webhook count', { cause: error });
+    throw error;
+  }
+};
+
+/** Every endpoint of a tenant, deleted ones included (at most the maximum plus tombstones). */
+export const endpointsOf = async ({ client, tableName }: Database, tenantId: string) => {
+  const { pk, skPrefix } = keys.webhookEndpointsOfTenant(tenantId);
+  const found: StoredEndpoint[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
+    found.push(...(result.Items ?? []).map(toStoredEndpoint));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+};
+
+/**
+ * An endpoint, strongly consistent. A batch read of one key, so that the JWT functions need no action
+ * beyond the session check's BatchGetItem on the tenant's partition.
+ */
+export const readEndpoint = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  endpointId: string,
+): Promise<StoredEndpoint | undefined> => {
+  const { Responses } = await client.send(
+    new BatchGetCommand({
+      RequestItems: {
+        [tableName]: { Keys: [keys.webhookEndpoint(tenantId, endpointId)], ConsistentRead: true },
+      },
+    }),
+  );
+  const [item] = Responses?.[tableName] ?? [];
+  return item ? toStoredEndpoint(item) : undefined;
+};
+
+/** An endpoint and one of its deliveries, in one strongly consistent batch read. */
+export const readEndpointAndDelivery = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<{ stored: StoredEndpoint | undefined; delivery: WebhookDelivery | undefined }> => {
+  const endpointKey = keys.webhookEndpoint(tenantId, endpointId);
+  const deliveryKey = keys.webhookDelivery(endpointId, deliveryId);
+  const { Responses } = await client.send(
+    new BatchGetCommand({
+      RequestItems: { [tableName]: { Keys: [endpointKey, deliveryKey], ConsistentRead: true } },
+    }),
+  );
+  const items = Responses?.[tableName] ?? [];
+  const endpointItem = items.find((item) => item.pk === endpointKey.pk && item.sk === endpointKey.sk);
+  const deliveryItem = items.find((item) => item.pk === deliveryKey.pk && item.sk === deliveryKey.sk);
+  return {
+    stored: endpointItem ? toStoredEndpoint(endpointItem) : undefined,
+    delivery: deliveryItem ? toDelivery(deliveryItem) : undefined,
+  };
+};
+
+/**
+ * Marks an endpoint deleted, once, and gives its place back, in one transaction; `expiresAt` (epoch
+ * seconds) is when the tombstone goes. False when it was already deleted or never existed.
+ */
+export const putEndpointDeletion = async (
+  db: Database,
+  tenantId: string,
+  endpointId: string,
+  at: string,
+  expiresAt: number,
+): Promise<boolean> => {
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookEndpoint(tenantId, endpointId),
+              UpdateExpression: 'SET deletedAt = :at, #ttl = :ttl',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+              ExpressionAttributeNames: { '#ttl': 'ttl' },
+              ExpressionAttributeValues: { ':at': at, ':ttl': expiresAt },
+            },
+          },
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookCount(tenantId),
+              UpdateExpression: 'ADD #count :minusOne',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    const reasons = cancellationReasons(error) ?? [];
+    if (reasons[0] === 'ConditionalCheckFailed') return false;
+    if (reasons.includes('TransactionConflict')) throw new WriteConflict('webhook count', { cause: error });
+    throw error;
+  }
+};
+
+/** Disables an active endpoint, once: false when it was not active (already disabled, or deleted). */
+export const putEndpointDisabled = (
+  { client, tableName }: Database,
+  tenantId: string,
+  endpointId: string,
+  at: string,
+  reason: string,
+): Promise<boolean> =>
+  writtenUnlessConditionFails(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhookEndpoint(tenantId, endpointId),
+        UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
+        ConditionExpression: '#status = :active AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':disabled': 'disabled',
+          ':active': 'active',
+          ':at': at,
+          ':reason': reason,
+        },
+      }),
+    ),
+  );
+
+const toDelivery = (item: Record<string, unknown>): WebhookDelivery => ({
+  id: item.id as string,
+  endpointId: item.endpointId as string,
+  tenantId: item.tenantId as string,
+  eventType: item.eventType as DeliveryEventType,
+  status: item.status as WebhookDelivery['status'],
+  createdAt: item.createdAt as string,
+  payload: item.payload as string,
+  attempts: (item.attempts as DeliveryAttempt[] | undefined) ?? [],
+  nextAttemptAt: optional(item.nextAttemptAt),
+});
+
+/** A new delivery; `expiresAt` (epoch seconds) is when its log entry goes. */
+export const putDelivery = async (
+  { client, tableName }: Database,
+  delivery: WebhookDelivery,
+  expiresAt: number,
+): Promise<void> => {
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.webhookDelivery(delivery.endpointId, delivery.id),
+        type: 'WEBHOOKDELIVERY',
+        ...delivery,
+        nextAttemptAt: delivery.nextAttemptAt ?? undefined,
+        ttl: expiresAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+};
+
+/** Appends an attempt to a delivery's log and sets its status and next attempt time. */
+export const putDeliveryAttempt = async (
+  { client, tableName }: Database,
+  delivery: Pick<WebhookDelivery, 'endpointId' | 'id'>,
+  attempt: DeliveryAttempt,
+  status: WebhookDelivery['status'],
+  nextAttemptAt: string | null,
+): Promise<void> => {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.webhookDelivery(delivery.endpointId, delivery.id),
+      UpdateExpression: `SET attempts = list_append(if_not_exists(attempts, :none), :attempt), #status = :status${
+        nextAttemptAt ? ', nextAttemptAt = :next' : ''
+      }${nextAttemptAt ? '' : ' REMOVE nextAttemptAt'}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':none': [],
+        ':attempt': [attempt],
+        ':status': status,
+        ...(nextAttemptAt ? { ':next': nextAttemptAt } : {}),
+      },
+    }),
+  );
+};
+
+/** One page of an endpoint's deliveries, newest first (ids are UUIDv7). */
+export const deliveryPage = (
+  db: Database,
+  endpointId: string,
+  page: PageRequest,
+): Promise<Page<WebhookDelivery>> => {
+  const { pk, skPrefix } = keys.webhookDeliveries(endpointId);
+  return queryPage(
+    db,
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ScanIndexForward: false,
+    },
+    { pk },
+    page,
+    toDelivery,
+    { name: 'sk', prefix: skPrefix },
+  );
+};
+
+/** Ends a delivery without an attempt (its endpoint was deleted or disabled meanwhile). */
+export const putDeliveryEnded = async (
+  { client, tableName }: Database,
+  delivery: Pick<WebhookDelivery, 'endpointId' | 'id'>,
+): Promise<void> => {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.webhookDelivery(delivery.endpointId, delivery.id),
+      UpdateExpression: 'SET #status = :failed REMOVE nextAttemptAt',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':failed': 'failed' },
+    }),
+  );
+};

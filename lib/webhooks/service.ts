@@ -1,0 +1,185 @@
+import type { Seal } from '../crypto/seal';
+import type { Database } from '../db/client';
+import { WriteConflict } from '../db/errors';
+import type { Page, PageRequest } from '../db/pagination';
+import {
+  deliveryPage,
+  EndpointLimitReached,
+  endpointsOf,
+  putDeliveryAttempt,
+  putEndpoint,
+  putEndpointDeletion,
+  readEndpoint,
+  type StoredEndpoint,
+} from '../db/webhooks';
+import {
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_TEST_EVENT,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '../domain/webhook';
+import { AppError } from '../errors';
+import { uuidv7 } from '../ids';
+import type { WebhookEventType } from './events';
+import { DELIVERY_LOG_DAYS, deliveryBody, recordDelivery } from './publisher';
+import { newWebhookSecret, secretBinding } from './secrets';
+import { isSuccess, sendAttempt } from './send';
+import { webhookUrlProblem } from './urls';
+
+/**
+ * The use cases of webhook endpoints: create (the secret in the answer only), list, delete, read the
+ * delivery log and send a test delivery. Another tenant's endpoint is NOT_FOUND, as an unknown one.
+ */
+export interface WebhookDeps {
+  db: Database;
+  secrets: Seal;
+  /** The local stage: `http://` to this machine is allowed (./urls.ts). */
+  local: boolean;
+  now?: () => number;
+}
+
+/** A new endpoint with its signing secret: returned once, at creation, and never stored raw. */
+export interface CreatedEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+/**
+ * Writes that count endpoints meet each other on the tenant's count item when several run at once:
+ * each is tried again, after a short random wait, as the key use cases do.
+ */
+const MAX_WRITE_ATTEMPTS = 25;
+const retryingConflicts = async <T>(write: () => Promise<T>): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof WriteConflict) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+    }
+  }
+};
+
+const notFound = (id: string) => new AppError('NOT_FOUND', `Webhook endpoint ${id} not found.`);
+
+export const createEndpoint = async (
+  { db, secrets, local, now = Date.now }: WebhookDeps,
+  input: {
+    tenantId: string;
+    url: string;
+    eventTypes: WebhookEventType[];
+    description?: string | null | undefined;
+    createdBy: WebhookEndpoint['createdBy'];
+  },
+): Promise<CreatedEndpoint> => {
+  const problem = webhookUrlProblem(input.url, { local });
+  if (problem) {
+    throw new AppError('VALIDATION_FAILED', `The url ${problem}.`, {
+      errors: [{ path: 'url', message: problem }],
+    });
+  }
+  const at = now();
+  const endpoint: WebhookEndpoint = {
+    id: uuidv7(at),
+    tenantId: input.tenantId,
+    url: input.url,
+    eventTypes: [...new Set(input.eventTypes)],
+    description: input.description ?? null,
+    status: 'active',
+    disabledAt: null,
+    disabledReason: null,
+    createdAt: new Date(at).toISOString(),
+    createdBy: input.createdBy,
+  };
+  const secret = newWebhookSecret();
+  const sealedSecret = await secrets.seal(secret, secretBinding(endpoint.tenantId, endpoint.id));
+  try {
+    await retryingConflicts(() =>
+      putEndpoint(db, { endpoint, sealedSecret, deletedAt: null }, MAX_WEBHOOK_ENDPOINTS),
+    );
+  } catch (error) {
+    if (!(error instanceof EndpointLimitReached)) throw error;
+    throw new AppError(
+      'WEBHOOK_LIMIT_REACHED',
+      `A tenant may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
+      { extensions: { limit: MAX_WEBHOOK_ENDPOINTS } },
+    );
+  }
+  return { ...endpoint, secret };
+};
+
+/** The tenant's endpoints, oldest first (at most MAX_WEBHOOK_ENDPOINTS: one page). */
+export const listEndpoints = async (db: Database, tenantId: string): Promise<WebhookEndpoint[]> =>
+  (await endpointsOf(db, tenantId))
+    .filter(({ deletedAt }) => deletedAt === null)
+    .map(({ endpoint }) => endpoint);
+
+const liveEndpoint = async (db: Database, tenantId: string, id: string): Promise<StoredEndpoint> => {
+  const stored = await readEndpoint(db, tenantId, id);
+  if (!stored || stored.deletedAt !== null) throw notFound(id);
+  return stored;
+};
+
+/**
+ * Deletes an endpoint: it gets no more deliveries (pending ones end at their next attempt) and frees
+ * its place. Deleting it again is the same success; the tombstone and the log go after
+ * DELIVERY_LOG_DAYS. Returns whether this call deleted it.
+ */
+export const deleteEndpoint = async (
+  db: Database,
+  tenantId: string,
+  id: string,
+  now = Date.now(),
+): Promise<boolean> => {
+  const stored = await readEndpoint(db, tenantId, id);
+  if (!stored) throw notFound(id);
+  if (stored.deletedAt !== null) return false;
+  return retryingConflicts(() =>
+    putEndpointDeletion(
+      db,
+      tenantId,
+      id,
+      new Date(now).toISOString(),
+      Math.floor(now / 1000) + DELIVERY_LOG_DAYS * 86_400,
+    ),
+  );
+};
+
+/** One page of the endpoint's delivery log, newest first. */
+export const listDeliveries = async (
+  db: Database,
+  tenantId: string,
+  id: string,
+  page: PageRequest,
+): Promise<Page<WebhookDelivery>> => {
+  await liveEndpoint(db, tenantId, id);
+  return deliveryPage(db, id, page);
+};
+
+/**
+ * A test delivery (`webhook.test`), sent now, once, and answered with its result, as GitHub's "ping":
+ * whoever sets up an endpoint sees at once whether it receives and verifies. It is in the log like any
+ * delivery but never retried, and it is sent to a disabled endpoint too (to check it works again); it
+ * never disables one.
+ */
+export const sendTestDelivery = async (
+  { db, secrets, now = Date.now }: WebhookDeps,
+  tenantId: string,
+  id: string,
+): Promise<WebhookDelivery> => {
+  const { endpoint, sealedSecret } = await liveEndpoint(db, tenantId, id);
+  const at = now();
+  const timestamp = new Date(at).toISOString();
+  const payload = deliveryBody(WEBHOOK_TEST_EVENT, timestamp, { webhookId: endpoint.id });
+  const delivery = await recordDelivery(db, endpoint, WEBHOOK_TEST_EVENT, payload, at);
+  const attempt = await sendAttempt({
+    url: endpoint.url,
+    id: delivery.id,
+    payload,
+    secret: await secrets.open(sealedSecret, secretBinding(endpoint.tenantId, endpoint.id)),
+    attempt: 1,
+    at,
+  });
+  const status = isSuccess(attempt) ? 'succeeded' : 'failed';
+  await putDeliveryAttempt(db, delivery, attempt, status, null);
+  return { ...delivery, status, attempts: [attempt], nextAttemptAt: null };
+};

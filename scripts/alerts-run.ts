@@ -1,0 +1,39 @@
+/**
+ * `npm run alerts:run`: one run of the local stage's webhook delivery, against the local stack's
+ * table (`npm start`): every message of the local delivery queue that is due now is delivered once
+ * (one attempt each, retries scheduled as the SQS worker schedules them). On AWS the delivery worker
+ * (functions/deliver-webhooks.ts) does this for each message SQS hands it.
+ *
+ * Database: TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, else DynamoDB Local on
+ * DYNAMODB_PORT (default 8000). The webhook secrets open with the local stack's signing key (JWT_SECRET,
+ * else the one `npm start` keeps in the data folder).
+ */
+import { resolve } from 'node:path';
+import { createDatabase } from '../lib/db/client';
+import { drainLocalQueue } from '../lib/webhooks/drain';
+import { webhookLocalQueue } from '../lib/webhooks/local-queue';
+import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
+import { localData, storedJwtSecret } from './local-data';
+
+const main = async () => {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const env = process.env;
+  const db = createDatabase({
+    tableName: env.TABLE_NAME || 'strategy-service-local',
+    region: env.AWS_REGION || 'eu-central-1',
+    endpoint: env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${env.DYNAMODB_PORT || 8000}`,
+  });
+  const secret = env.JWT_SECRET || storedJwtSecret(localData(resolve(__dirname, '..'), env));
+  if (!secret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
+  const result = await drainLocalQueue({
+    queue: webhookLocalQueue(db),
+    deps: { db, secrets: createWebhookSecretSeal(secret) },
+  });
+  db.client.destroy();
+  console.log(JSON.stringify(result));
+};
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
