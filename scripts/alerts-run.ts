@@ -1,17 +1,21 @@
 /**
- * `npm run alerts:run`: one run of the local stage's webhook delivery, against the local stack's
- * table (`npm start`): every message of the local delivery queue that is due now is delivered once
- * (one attempt each, retries scheduled as the SQS worker schedules them). On AWS the delivery worker
- * (functions/deliver-webhooks.ts) does this for each message SQS hands it.
+ * `npm run alerts:run`: what AWS does on a schedule and on a queue, run once against the local stack's
+ * table (`npm start`). First the alert check (lib/alerts/check.ts; on AWS functions/check-alerts.ts,
+ * every 15 minutes) publishes quiet KPIs and expiring keys; then every message of the local delivery
+ * queue that is due now is delivered once (one attempt each, retries scheduled as the SQS worker
+ * schedules them). On AWS the delivery worker (functions/deliver-webhooks.ts) does this for each
+ * message SQS hands it.
  *
  * Database: TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, else DynamoDB Local on
  * DYNAMODB_PORT (default 8000). The webhook secrets open with the local stack's signing key (JWT_SECRET,
  * else the one `npm start` keeps in the data folder).
  */
 import { resolve } from 'node:path';
+import { runAlertCheck } from '../lib/alerts/check';
 import { createDatabase } from '../lib/db/client';
 import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
+import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
 import { localData, storedJwtSecret } from './local-data';
 
@@ -25,12 +29,15 @@ const main = async () => {
   });
   const secret = env.JWT_SECRET || storedJwtSecret(localData(resolve(__dirname, '..'), env));
   if (!secret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
+  const queue = webhookLocalQueue(db);
+  const check = await runAlertCheck({ db, publish: createPublisher({ db, queue }), now: Date.now() });
   const result = await drainLocalQueue({
-    queue: webhookLocalQueue(db),
+    queue,
     deps: { db, secrets: createWebhookSecretSeal(secret) },
   });
   db.client.destroy();
-  console.log(JSON.stringify(result));
+  console.log(JSON.stringify({ check, ...result }));
+  if (check.failed > 0) process.exitCode = 1;
 };
 
 main().catch((error) => {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Call, recordCalls } from '../../../bench/capacity';
+import { handler as checkAlertsHandler } from '../../../functions/check-alerts';
 import { handler as checkKeyHandler } from '../../../functions/check-push-key';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
 import { handler as createWebhookHandler } from '../../../functions/create-webhook';
@@ -31,6 +32,7 @@ import { handler as updateKpiHandler } from '../../../functions/update-kpi';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
+import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { freePort } from '../../../lib/local/processes';
 import { webhookDeps } from '../../../lib/runtime';
@@ -76,9 +78,14 @@ const bundles: Record<string, string> = {};
 beforeAll(async () => {
   const plugins = (await import(join(root, 'scripts/esbuild-plugins.cjs'))).default;
   const handlers = Object.fromEntries(
-    [...JWT_FUNCTIONS, ...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS, ...QUEUE_FUNCTIONS].map(
-      (name) => [name, ''],
-    ),
+    [
+      ...JWT_FUNCTIONS,
+      ...PUSH_FUNCTIONS,
+      ...PAGE_FUNCTIONS,
+      ...PUBLIC_FUNCTIONS,
+      ...QUEUE_FUNCTIONS,
+      ...SCHEDULED_FUNCTIONS,
+    ].map((name) => [name, '']),
   );
   // One after the other: two concurrent packages of one checkout disturb each other.
   prod = await packageTemplate('prod');
@@ -136,12 +143,17 @@ const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage'];
 const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs', 'githubSecretScanning'];
 /** Run by an SQS queue: the webhook delivery worker (it opens the webhook secrets with the JWT key). */
 const QUEUE_FUNCTIONS = ['deliverWebhooks'];
+/** Run by an EventBridge schedule: the alert check (it publishes, and opens no secret). */
+const SCHEDULED_FUNCTIONS = ['checkAlerts'];
 
 /**
  * The DynamoDB actions each function needs, whether it queries the index, and the partition keys of the
  * table it may touch (`dynamodb:LeadingKeys`, the patterns of lib/db/keys.ts): least privilege.
  */
-const DYNAMODB: Record<string, { actions: string[]; index: boolean; leadingKeys: string[] }> = {
+const DYNAMODB: Record<
+  string,
+  { actions: string[]; index: boolean; alertIndex?: boolean; leadingKeys: string[] }
+> = {
   // The e-mail item, user and tenant, the attempt counters, the new session.
   login: {
     actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
@@ -236,6 +248,14 @@ const DYNAMODB: Record<string, { actions: string[]; index: boolean; leadingKeys:
     index: false,
     leadingKeys: ['SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
+  // The alert index (gsi2), each cadenced KPI's newest periods, the marks on KPI and key items;
+  // publishing: the tenant's endpoints, a delivery per endpoint, on the local stage the queue.
+  checkAlerts: {
+    actions: ['PutItem', 'Query', 'UpdateItem'],
+    index: false,
+    alertIndex: true,
+    leadingKeys: ['APIKEY#*', 'KPI#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
   // The endpoint and the delivery, the attempt, disabling; on the local stage the local queue.
   deliverWebhooks: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
@@ -302,7 +322,12 @@ const leadingKeysOf = (statement: any): string[] | undefined =>
   statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
 
 const TABLE_ARN = { 'Fn::GetAtt': ['Table', 'Arn'] };
-const INDEX_ARN = { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi1']] };
+const indexArn = (name: string) => ({
+  'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', name]],
+});
+const INDEX_ARN = indexArn('gsi1');
+/** The sparse index of the alert check: KPIs with a cadence, keys by expiry day. */
+const ALERT_INDEX_ARN = indexArn('gsi2');
 const parameterArn = (stage: string) => ({
   'Fn::Join': [
     '',
@@ -515,6 +540,7 @@ describe('least privilege: one role per function', () => {
       ...PAGE_FUNCTIONS,
       ...PUBLIC_FUNCTIONS,
       ...QUEUE_FUNCTIONS,
+      ...SCHEDULED_FUNCTIONS,
     ].sort();
     expect(Object.keys(functionsOf(prod)).sort()).toEqual(listed);
     expect(Object.keys(DYNAMODB).sort()).toEqual(listed);
@@ -534,10 +560,16 @@ describe('least privilege: one role per function', () => {
       expect(actionsOf(statements, 'dynamodb:'), name).toEqual(expected.actions);
       const dynamo = statements.filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
       const onIndex = dynamo.filter((s) => JSON.stringify(s.Resource) === JSON.stringify([INDEX_ARN]));
-      // The index: Query only, and only where the function queries it.
+      const onAlertIndex = dynamo.filter(
+        (s) => JSON.stringify(s.Resource) === JSON.stringify([ALERT_INDEX_ARN]),
+      );
+      // Each index: Query only, and only where the function queries it.
       expect(onIndex.length > 0, name).toBe(expected.index);
-      for (const statement of onIndex) expect(statement.Action, name).toEqual(['dynamodb:Query']);
-      for (const statement of dynamo.filter((s) => !onIndex.includes(s))) {
+      expect(onAlertIndex.length > 0, name).toBe(expected.alertIndex ?? false);
+      for (const statement of [...onIndex, ...onAlertIndex]) {
+        expect(statement.Action, name).toEqual(['dynamodb:Query']);
+      }
+      for (const statement of dynamo.filter((s) => !onIndex.includes(s) && !onAlertIndex.includes(s))) {
         expect(statement.Resource, name).toEqual([TABLE_ARN]);
       }
       // Nothing but logs, X-Ray, DynamoDB, (JWT functions) the key and (webhooks) the delivery queue.
@@ -630,6 +662,7 @@ describe('least privilege: one role per function', () => {
     const expected: Record<string, string[]> = {
       revokeApiKey: ['SendMessage'],
       rollApiKey: ['SendMessage'],
+      checkAlerts: ['SendMessage'],
       // Its event source's own three, and the wait before a delivery's next attempt.
       deliverWebhooks: ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage'],
     };
@@ -655,7 +688,7 @@ describe('least privilege: one role per function', () => {
         'kms:EncryptionContext:PARAMETER_ARN': parameterArn('prod'),
       });
     }
-    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS]) {
+    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS, ...SCHEDULED_FUNCTIONS]) {
       const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
       expect(actionsOf(statements, 'ssm:'), name).toEqual([]);
       expect(actionsOf(statements, 'kms:'), name).toEqual([]);
@@ -683,7 +716,7 @@ describe('the JWT key is an SSM SecureString read at run time', () => {
       expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).not.toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     }
-    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS]) {
+    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS, ...SCHEDULED_FUNCTIONS]) {
       expect(bundles[name], name).not.toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).not.toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     }
@@ -1003,7 +1036,8 @@ describe('least privilege: what a run of each function sends', () => {
   /** One item access as IAM judges it: the action, the table or the index, the partition keys. */
   interface Access {
     action: string;
-    index: boolean;
+    /** The index a Query reads (its name), or false for the table. */
+    index: string | false;
     leadingKeys: string[];
   }
 
@@ -1052,7 +1086,7 @@ describe('least privilege: what a run of each function sends', () => {
         return [
           {
             action,
-            index: Boolean(input.IndexName),
+            index: input.IndexName ?? false,
             leadingKeys: input.IndexName ? [] : [input.ExpressionAttributeValues[placeholder!]],
           },
         ];
@@ -1075,7 +1109,7 @@ describe('least privilege: what a run of each function sends', () => {
     statements.some((statement) => {
       if (statement.Effect !== 'Allow') return false;
       if (![statement.Action].flat().includes(`dynamodb:${access.action}`)) return false;
-      const resource = access.index ? INDEX_ARN : TABLE_ARN;
+      const resource = access.index ? indexArn(access.index) : TABLE_ARN;
       if (JSON.stringify(statement.Resource) !== JSON.stringify([resource])) return false;
       const patterns = leadingKeysOf(statement);
       return (
@@ -1393,6 +1427,22 @@ describe('least privilege: what a run of each function sends', () => {
             pathParameters: { id },
           }),
         ],
+      };
+    },
+    // A daily KPI with nothing for two days and an endpoint for kpi.quiet: one event, one delivery.
+    checkAlerts: async ({ tenant, kpis }) => {
+      const arrived = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      await putMeasurement(kpis[0]!, '2026-11-01', '2026-11-01', 1, {
+        receivedAt: arrived,
+        updatedAt: arrived,
+      });
+      await updateKpi(db, tenant.id, kpis[0]!.id, { cadence: 'daily' });
+      await subscribe(tenant.id, ['kpi.quiet']);
+      return {
+        run: async () => {
+          const result = await checkAlertsHandler({}, { functionName: 'checkAlerts' } as never);
+          return [{ status: result.quietKpis > 0 ? 200 : 500 }];
+        },
       };
     },
     // A failed attempt, scheduled again (the local queue's visibility; on AWS ChangeMessageVisibility).

@@ -133,17 +133,21 @@ describe('serverless package (CloudFormation template)', () => {
       return [`${route.method.toUpperCase()} /api${route.path} → ${handler} (${authorization})`];
     });
     expect(routed.sort()).toEqual(declared.sort());
-    // A function without a route is the push routes' authorizer, which every push route uses, or a
-    // queue's worker, which its event source mapping runs.
+    // A function without a route is the push routes' authorizer, which every push route uses, a
+    // queue's worker, which its event source mapping runs, or a scheduled job, which a rule runs.
     const authorizers = resourcesOfType('AWS::ApiGateway::Authorizer').map(([, a]) =>
       handlerOf(a.Properties.AuthorizerUri),
     );
     const workers = resourcesOfType('AWS::Lambda::EventSourceMapping').map(([, m]) =>
       handlerOf(m.Properties.FunctionName),
     );
+    const scheduled = resourcesOfType('AWS::Events::Rule').flatMap(([, rule]) =>
+      rule.Properties.Targets.map((target: any) => handlerOf(target.Arn)),
+    );
     const routeless = modules.filter(({ route }) => !route).map(({ name }) => `functions/${name}.handler`);
-    expect(routeless.sort()).toEqual([...authorizers, ...workers].sort());
+    expect(routeless.sort()).toEqual([...authorizers, ...workers, ...scheduled].sort());
     expect(workers).toEqual(['functions/deliver-webhooks.handler']);
+    expect(scheduled).toEqual(['functions/check-alerts.handler']);
     expect(
       Object.values(functions)
         .map((fn) => fn.Properties.Handler)
@@ -168,7 +172,7 @@ describe('serverless package (CloudFormation template)', () => {
     expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
   });
 
-  it('grants DynamoDB item actions on this table and its index only (no Scan, no wildcard)', () => {
+  it('grants DynamoDB item actions on this table and its indexes only (no Scan, no wildcard)', () => {
     // Per function: tests/integration/infra/operations-template.test.ts.
     const statements = resourcesOfType('AWS::IAM::Role').flatMap(([, role]) =>
       (role.Properties.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument.Statement),
@@ -185,6 +189,7 @@ describe('serverless package (CloudFormation template)', () => {
         expect([
           { 'Fn::GetAtt': ['Table', 'Arn'] },
           { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi1']] },
+          { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, 'index', 'gsi2']] },
         ]).toContainEqual(resource);
       }
     }
