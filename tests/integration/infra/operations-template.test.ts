@@ -283,11 +283,12 @@ const DYNAMODB: Record<
   health: { actions: ['GetItem'], index: false, leadingKeys: ['HEALTH'] },
   openApiDocument: { actions: [], index: false, leadingKeys: [] },
   apiDocs: { actions: [], index: false, leadingKeys: [] },
-  // A reported key by hash; an active one's revocation: the key by id (index) and its update.
+  // A reported key by hash; an active one's revocation: the key by id (index) and its update;
+  // api_key.revoked: the tenant's endpoints, a delivery per endpoint, on the local stage the queue.
   githubSecretScanning: {
-    actions: ['GetItem', 'Query', 'UpdateItem'],
+    actions: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*'],
+    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
 };
 
@@ -663,6 +664,7 @@ describe('least privilege: one role per function', () => {
       revokeApiKey: ['SendMessage'],
       rollApiKey: ['SendMessage'],
       checkAlerts: ['SendMessage'],
+      githubSecretScanning: ['SendMessage'],
       // Its event source's own three, and the wait before a delivery's next attempt.
       deliverWebhooks: ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage'],
     };
@@ -1356,6 +1358,8 @@ describe('least privilege: what a run of each function sends', () => {
       const leaked = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
       // A key made by a roll: its revocation also ends the grace period of the key it replaced.
       const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: leaked.id }, publish);
+      // An endpoint for api_key.revoked: the revocation publishes a delivery to it.
+      await subscribe(tenant.id, ['api_key.revoked']);
       const body = JSON.stringify(
         [leaked.key, rolled.created.key, generateApiKey()].map((token) => ({
           token,
