@@ -16,8 +16,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { indexExistingKeyExpiries } from '../lib/alerts/check';
 import type { Database } from '../lib/db/client';
-import { createTable } from '../lib/db/table';
+import { addMissingIndexes, createTable } from '../lib/db/table';
 import { logger } from '../lib/logger';
 import { type SeedFile, seedDemoData } from './seed';
 
@@ -141,7 +142,8 @@ export const storedJwtSecret = (data: LocalData): string =>
 
 /**
  * Creates the table if it is missing and seeds the demo data into an empty one; a table that holds
- * data is left as it is, and its seed record gets the current base URL. JWT_SECRET, when set, is the
+ * data keeps it (it only gets the indexes a later version added), and its seed record gets the current
+ * base URL. JWT_SECRET, when set, is the
  * signing key; otherwise a new database gets a new key: a token signed before names users and tenants
  * that are gone, and is refused (401, sign in again) instead of answered with empty lists.
  */
@@ -153,6 +155,9 @@ export const prepareLocalData = async (
 ): Promise<PreparedData> => {
   const state = await tableState(db);
   if (state === 'missing') await createTable(db);
+  // A database of an earlier version gets the indexes it lacks, and its keys' expiries their entries
+  // in the alert index, which only keys created since carry: its data stays usable as it is.
+  else if ((await addMissingIndexes(db)).length > 0) await indexExistingKeyExpiries(db, Date.now());
   if (state !== 'filled') {
     const seed = await quietly(() => seedDemoData(db, baseUrl));
     writeSeedFile(data.seedFile, seed);

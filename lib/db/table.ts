@@ -1,7 +1,11 @@
 import {
+  type AttributeDefinition,
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
+  type GlobalSecondaryIndex,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import tableDefinition from '../../infra/table.json';
@@ -22,6 +26,29 @@ export const createTable = async ({ client, tableName }: Database): Promise<void
     new CreateTableCommand({ ...(definition as CreateTableCommandInput), TableName: tableName }),
   );
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: ttl }));
+};
+
+/**
+ * Creates the indexes of `infra/table.json` that an existing table lacks, one UpdateTable each (DynamoDB
+ * creates one index per call), and returns their names: a local database made by an earlier version
+ * keeps its data when a later version adds an index. On AWS, CloudFormation does this from the same file.
+ */
+export const addMissingIndexes = async ({ client, tableName }: Database): Promise<string[]> => {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  const definition = tableDefinition as CreateTableCommandInput;
+  const missing = (definition.GlobalSecondaryIndexes ?? []).filter((index) => !present.has(index.IndexName));
+  for (const index of missing) {
+    const attributes = new Set(index.KeySchema?.map((key) => key.AttributeName));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: definition.AttributeDefinitions?.filter((a) => attributes.has(a.AttributeName)),
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+  }
+  return missing.map((index) => index.IndexName as string);
 };
 
 /**

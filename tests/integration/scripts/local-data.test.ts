@@ -3,15 +3,22 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { CreateTableCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { listApiKeys } from '../../../lib/api-keys/service';
+import tableDefinition from '../../../infra/table.json';
+import { hashApiKey } from '../../../lib/api-keys/key-format';
+import { createApiKey, listApiKeys } from '../../../lib/api-keys/service';
 import { createTokenService } from '../../../lib/auth/tokens';
+import { keysExpiringBetween } from '../../../lib/db/alerts';
 import { createDatabase, type Database } from '../../../lib/db/client';
+import { keys } from '../../../lib/db/keys';
 import { listKpis } from '../../../lib/db/kpis';
 import { listStrategicCycles } from '../../../lib/db/strategic-cycles';
 import { createTable } from '../../../lib/db/table';
-import { getTenant, listTenants } from '../../../lib/db/tenants';
+import { createTenant, getTenant, listTenants } from '../../../lib/db/tenants';
 import { listUsers } from '../../../lib/db/users';
+import { FEATURES } from '../../../lib/domain/plan';
 import { claim, holderOf, localData, prepareLocalData, tableState, wipe } from '../../../scripts/local-data';
 import { type SeedFile, seedDemoData } from '../../../scripts/seed';
 
@@ -119,6 +126,51 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     expect(JSON.parse(readFileSync(data.seedFile, 'utf8'))).toEqual(second.seed);
     // Nothing was seeded again: the same tenants, no more.
     expect((await listTenants(db, page)).items.map((tenant) => tenant.id).sort()).toEqual(tenants);
+  }, 300_000);
+
+  it('a database of an earlier version keeps its data and gets the index it lacks, with its keys in it', async () => {
+    const data = localData(root, { LOCAL_DATA_DIR: newDir() });
+    const db = newDatabase();
+    // The table as a version before the alert index (gsi2) made it, holding a key that expires.
+    const {
+      TimeToLiveSpecification: _ttl,
+      PointInTimeRecoverySpecification: _pitr,
+      SSESpecification: _sse,
+      ...definition
+    } = tableDefinition;
+    const input = { ...definition, TableName: db.tableName } as CreateTableCommandInput;
+    await db.client.send(
+      new CreateTableCommand({
+        ...input,
+        AttributeDefinitions: input.AttributeDefinitions?.filter((a) => !a.AttributeName?.startsWith('gsi2')),
+        GlobalSecondaryIndexes: input.GlobalSecondaryIndexes?.filter((index) => index.IndexName !== 'gsi2'),
+      }),
+    );
+    const tenant = await createTenant(db, {
+      name: 'Before',
+      plan: 'business',
+      features: [...FEATURES],
+      active: true,
+    });
+    const expiresAt = Date.now() + 5 * DAY_MS;
+    const key = await createApiKey(db, {
+      tenantId: tenant.id,
+      name: 'made before',
+      expiresAt: new Date(expiresAt).toISOString(),
+    });
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.apiKey(hashApiKey(key.key)),
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+      }),
+    );
+
+    const prepared = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
+    expect(prepared.seeded).toBe(false);
+    expect((await listTenants(db, page)).items.map(({ id }) => id)).toEqual([tenant.id]);
+    const expiring = await keysExpiringBetween(db, expiresAt - DAY_MS, expiresAt + DAY_MS);
+    expect(expiring.map((found) => found.key.id)).toEqual([key.id]);
   }, 300_000);
 
   it('an empty table is seeded too; a table with data but no record is kept, and says so (no demo logins)', async () => {
