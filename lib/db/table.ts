@@ -1,9 +1,7 @@
 import {
-  type AttributeDefinition,
   CreateTableCommand,
   type CreateTableCommandInput,
   DescribeTableCommand,
-  type GlobalSecondaryIndex,
   ListTablesCommand,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
