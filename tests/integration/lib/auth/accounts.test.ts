@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { revocationReason, updateAccount } from '../../../../lib/auth/accounts';
+import { WriteConflict } from '../../../../lib/db/errors';
+import { getUser, updateUser } from '../../../../lib/db/users';
+import { AppError } from '../../../../lib/errors';
+import { throttling } from '../../../support/faults';
+import { createTestTenant, db } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
+
+/**
+ * lib/auth/accounts.ts: which changes end a user's sessions, and how a change is decided again when
+ * someone else changed the user between its read and its write (a real conditional write on DynamoDB
+ * Local; the other change is made just before the write is sent).
+ */
+describe('which account changes end every session', () => {
+  const user = { role: 'EDITOR', disabled: false } as Parameters<typeof revocationReason>[0];
+
+  it('disabling, a demotion and a new password do; a promotion, the same role and no change do not', () => {
+    expect(revocationReason(user, { disabled: true })).toBe('disabled');
+    expect(revocationReason({ ...user, disabled: true }, { disabled: true })).toBeUndefined();
+    expect(revocationReason(user, { disabled: false })).toBeUndefined();
+    expect(revocationReason(user, { role: 'VIEWER' })).toBe('demoted');
+    expect(revocationReason(user, { role: 'ADMIN' })).toBeUndefined();
+    expect(revocationReason(user, { role: 'EDITOR' })).toBeUndefined();
+    expect(revocationReason(user, { passwordHash: 'scrypt$new' })).toBe('password-changed');
+    expect(revocationReason(user, {})).toBeUndefined();
+  });
+});
+
+describe('updateAccount', () => {
+  /** A client on which, before each of the first `times` updates, another change sets the user's role. */
+  const raced = (tenantId: string, userId: string, roles: ('ADMIN' | 'EDITOR' | 'VIEWER')[]) =>
+    instrument(db, async ({ name }, nth) => {
+      const role = name === 'UpdateItemCommand' ? roles[nth] : undefined;
+      if (role) await updateUser(db, tenantId, userId, { role });
+      return undefined;
+    });
+
+  it('decides again on the user as changed: a demotion that became a promotion ends no session', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    const admin = users.ADMIN;
+    const probe = raced(tenant.id, admin.id, ['VIEWER']);
+    const updated = await updateAccount(probe.db, tenant.id, admin.id, { role: 'EDITOR' });
+    expect(updated.role).toBe('EDITOR');
+    expect(updated.tokenVersion).toBe(admin.tokenVersion);
+    expect(probe.calls.filter((call) => call.command === 'GetItemCommand')).toHaveLength(2);
+  });
+
+  it('gives up after three tries when the user keeps changing, and changes nothing', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    const editor = users.EDITOR;
+    const probe = raced(tenant.id, editor.id, ['VIEWER', 'ADMIN', 'VIEWER', 'ADMIN']);
+    const failure = await updateAccount(probe.db, tenant.id, editor.id, { disabled: true }).catch(
+      (error: Error) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe(`User ${editor.id} kept changing; the change was not made.`);
+    expect((failure as Error).cause).toBeInstanceOf(WriteConflict);
+    expect(probe.calls.filter((call) => call.command === 'UpdateItemCommand')).toHaveLength(3);
+    const stored = await getUser(db, tenant.id, editor.id);
+    expect(stored?.disabled).toBe(false);
+    expect(stored?.tokenVersion).toBe(editor.tokenVersion);
+  });
+
+  it('passes on a failure that is not a conflict at once, without trying again', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    let updates = 0;
+    const probe = instrument(db, ({ name }) => {
+      if (name !== 'UpdateItemCommand') return undefined;
+      updates++;
+      throw throttling();
+    });
+    await expect(
+      updateAccount(probe.db, tenant.id, users.VIEWER.id, { disabled: true }),
+    ).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
+    expect(updates).toBe(1);
+  });
+
+  it('answers NOT_FOUND, naming the user, for a user the tenant does not have', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const missing = randomUUID();
+    const failure = await updateAccount(db, tenant.id, missing, { disabled: true }).catch((error) => error);
+    expect(failure).toBeInstanceOf(AppError);
+    expect(failure).toMatchObject({ code: 'NOT_FOUND', message: `User ${missing} not found.` });
+  });
+});
