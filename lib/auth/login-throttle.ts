@@ -178,11 +178,7 @@ export const loginThrottle = (
     const { refusal: refused, strict } = judge(counters, policy, now);
     if (refused) throw tooManyAttempts(refused);
     const reserve = (key: typeof ofEmailKey, open: AttemptCounter | undefined, limit?: number) =>
-      reserveAttempt(db, key, {
-        ...window,
-        windowOpen: open !== undefined,
-        ...(limit === undefined ? {} : { limit }),
-      });
+      reserveAttempt(db, key, { ...window, windowOpen: open !== undefined, limit });
     // Past the ceiling, only a source without a failure for the e-mail gets an attempt.
     const [pair, address, perEmail] = await settleAll([
       reserve(fromSourceKey, fromSource, strict ? 1 : policy.maxFailures),

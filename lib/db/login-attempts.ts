@@ -91,7 +91,7 @@ export const reserveAttempt = async (
     now = Date.now(),
     limit,
     windowOpen = false,
-  }: AttemptWindow & { limit?: number; windowOpen?: boolean },
+  }: AttemptWindow & { limit?: number | undefined; windowOpen?: boolean },
 ): Promise<Reservation> => {
   const windowMs = windowSeconds * 1000;
   const common = {
