@@ -28,8 +28,11 @@ export const createTable = async ({ client, tableName }: Database): Promise<void
 
 /**
  * Creates the indexes of `infra/table.json` that an existing table lacks, one UpdateTable each (DynamoDB
- * creates one index per call), and returns their names: a local database made by an earlier version
- * keeps its data when a later version adds an index. On AWS, CloudFormation does this from the same file.
+ * creates one index per call, and takes the next only once the table is active again), and returns
+ * their names once every index is active: a local database made by an earlier version keeps its data
+ * when a later version adds an index. DynamoDB Local fills a new index in the background and, while it
+ * does, may fail a write to the item it is copying with InternalFailure, so nothing writes before the
+ * index is active. On AWS, CloudFormation does this from the same file.
  */
 export const addMissingIndexes = async ({ client, tableName }: Database): Promise<string[]> => {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -45,8 +48,22 @@ export const addMissingIndexes = async ({ client, tableName }: Database): Promis
         GlobalSecondaryIndexUpdates: [{ Create: index }],
       }),
     );
+    await waitUntilActive({ client, tableName });
   }
   return missing.map((index) => index.IndexName as string);
+};
+
+/** Resolves once the table and each of its indexes are active; polls every 200 ms for at most `timeoutMs`. */
+const waitUntilActive = async ({ client, tableName }: Database, timeoutMs = 120_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    if (Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE')) return;
+    // Stryker disable next-line EqualityOperator: one millisecond either way at the deadline
+    if (Date.now() > deadline) throw new Error(`Table ${tableName} did not become active in time`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 };
 
 /**

@@ -3,7 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CreateTableCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import tableDefinition from '../../../infra/table.json';
@@ -168,6 +172,14 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
 
     const prepared = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
     expect(prepared.seeded).toBe(false);
+    // The new index is active before anything writes to it (DynamoDB Local fails writes while filling it).
+    const { Table } = await db.client.send(new DescribeTableCommand({ TableName: db.tableName }));
+    expect(
+      Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.IndexStatus]).sort(),
+    ).toEqual([
+      ['gsi1', 'ACTIVE'],
+      ['gsi2', 'ACTIVE'],
+    ]);
     expect((await listTenants(db, page)).items.map(({ id }) => id)).toEqual([tenant.id]);
     const expiring = await keysExpiringBetween(db, expiresAt - DAY_MS, expiresAt + DAY_MS);
     expect(expiring.map((found) => found.key.id)).toEqual([key.id]);
