@@ -213,12 +213,18 @@ describe('POST /auth/login lockout: progressive delay and windows', () => {
 
 describe('POST /auth/login lockout: one source, many e-mails', () => {
   it('a source that fails across e-mails gets 429 for every e-mail once it reaches its limit; other sources do not', async () => {
-    const { attempt } = service(policy({ maxFailuresPerSource: 5 }));
+    const { attempt, source } = service(policy({ maxFailuresPerSource: 5 }));
+    const locks = [];
     for (let i = 0; i < 5; i++) {
-      expect((await attempt(`spray-${i}-${randomUUID()}@example.test`, 'Winter2026!')).code).toBe(
-        'INVALID_CREDENTIALS',
+      const { result, lines } = await captureOutput(() =>
+        attempt(`spray-${i}-${randomUUID()}@example.test`, 'Winter2026!'),
       );
+      expect(result.code).toBe('INVALID_CREDENTIALS');
+      locks.push(lines.filter((line) => line.audit === 'login.source-locked'));
     }
+    // The failure that reaches the limit says so in the audit log, once.
+    expect(locks.map((lines) => lines.length)).toEqual([0, 0, 0, 0, 1]);
+    expect(locks[4]?.[0]).toMatchObject({ source });
     expect(await attempt(user.email, user.password)).toMatchObject({
       code: 'TOO_MANY_LOGIN_ATTEMPTS',
       message: expect.stringMatching(

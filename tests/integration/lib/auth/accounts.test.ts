@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { revocationReason, updateAccount } from '../../../../lib/auth/accounts';
+import { updateAccount } from '../../../../lib/auth/accounts';
 import { WriteConflict } from '../../../../lib/db/errors';
 import { getUser, updateUser } from '../../../../lib/db/users';
 import { AppError } from '../../../../lib/errors';
@@ -9,25 +9,10 @@ import { createTestTenant, db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
 /**
- * lib/auth/accounts.ts: which changes end a user's sessions, and how a change is decided again when
- * someone else changed the user between its read and its write (a real conditional write on DynamoDB
+ * lib/auth/accounts.ts: how a change is decided again when someone else changed the user between its
+ * read and its write (a real conditional write on DynamoDB
  * Local; the other change is made just before the write is sent).
  */
-describe('which account changes end every session', () => {
-  const user = { role: 'EDITOR', disabled: false } as Parameters<typeof revocationReason>[0];
-
-  it('disabling, a demotion and a new password do; a promotion, the same role and no change do not', () => {
-    expect(revocationReason(user, { disabled: true })).toBe('disabled');
-    expect(revocationReason({ ...user, disabled: true }, { disabled: true })).toBeUndefined();
-    expect(revocationReason(user, { disabled: false })).toBeUndefined();
-    expect(revocationReason(user, { role: 'VIEWER' })).toBe('demoted');
-    expect(revocationReason(user, { role: 'ADMIN' })).toBeUndefined();
-    expect(revocationReason(user, { role: 'EDITOR' })).toBeUndefined();
-    expect(revocationReason(user, { passwordHash: 'scrypt$new' })).toBe('password-changed');
-    expect(revocationReason(user, {})).toBeUndefined();
-  });
-});
-
 describe('updateAccount', () => {
   /** A client on which, before each of the first `times` updates, another change sets the user's role. */
   const raced = (tenantId: string, userId: string, roles: ('ADMIN' | 'EDITOR' | 'VIEWER')[]) =>

@@ -181,7 +181,9 @@ describe('the session check of every JWT request', () => {
     const { outcome, reads } = setup(30);
     for (let i = 0; i <= 10_000; i++) await outcome({ ...principal, sessionId: `s${i}` });
     expect(reads()).toBe(10_001);
+    // The newest and the second oldest are still cached: exactly 10,000 are kept.
     await outcome({ ...principal, sessionId: 's10000' });
+    await outcome({ ...principal, sessionId: 's1' });
     expect(reads()).toBe(10_001);
     await outcome({ ...principal, sessionId: 's0' });
     expect(reads()).toBe(10_002);
