@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { login, type SessionDeps } from '../../../../lib/auth/sessions';
+import { login, logout, refresh, type SessionDeps, startSession } from '../../../../lib/auth/sessions';
+import { keys } from '../../../../lib/db/keys';
 import { updateTenant } from '../../../../lib/db/tenants';
 import { updateUser } from '../../../../lib/db/users';
 import { AppError } from '../../../../lib/errors';
 import { logger } from '../../../../lib/logger';
+import { throttling } from '../../../support/faults';
 import { createTestTenant, db, tokens } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput, metricsOf } from '../../../support/output';
@@ -143,5 +146,37 @@ describe('login: answers and audit lines', () => {
       expect(audits).toEqual([]);
       expect(metricsOf(lines)).toEqual([]);
     }
+  });
+
+  it('a failed read of the e-mail is a server failure, not an unknown e-mail: it passes on, unaudited', async () => {
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    const probe = instrument(db, ({ name, input }) => {
+      if (name === 'GetItemCommand' && String(input.Key?.pk?.S ?? input.Key?.pk).startsWith('EMAIL#')) {
+        throw throttling();
+      }
+      return undefined;
+    });
+    const { result, audits } = await attempt({ db: probe.db, tokens, lockout }, users.ADMIN.email, 'wrong');
+    expect(result).toMatchObject({ name: 'ThrottlingException' });
+    expect(audits).toEqual([]);
+  });
+});
+
+describe('refresh and logout', () => {
+  it('a refresh token whose organization is gone gives 401, naming the account', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(tenant.id) }));
+    await expect(refresh({ db, tokens }, users.EDITOR.refreshToken)).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: 'The account of this token no longer exists.',
+    });
+  });
+
+  it('a logout without options ends only its own session', async () => {
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    const other = await startSession({ db, tokens }, users.VIEWER);
+    await logout({ db, tokens }, users.VIEWER.refreshToken);
+    await expect(refresh({ db, tokens }, users.VIEWER.refreshToken)).rejects.toBeInstanceOf(AppError);
+    expect((await refresh({ db, tokens }, other.refreshToken)).token).toEqual(expect.any(String));
   });
 });
