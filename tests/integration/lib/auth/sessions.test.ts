@@ -172,10 +172,19 @@ describe('refresh and logout', () => {
     });
   });
 
-  it('a logout without options ends only its own session', async () => {
-    const { users } = await createTestTenant({ kpiTypes: [] });
+  it('a logout without options ends only its own session, audited with its user', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
     const other = await startSession({ db, tokens }, users.VIEWER);
-    await logout({ db, tokens }, users.VIEWER.refreshToken);
+    const { lines } = await captureOutput(() => logout({ db, tokens }, users.VIEWER.refreshToken));
+    logger.resetKeys();
+    expect(lines.filter((line) => line.audit)).toEqual([
+      expect.objectContaining({
+        audit: 'logout',
+        everywhere: false,
+        tenantId: tenant.id,
+        userId: users.VIEWER.id,
+      }),
+    ]);
     await expect(refresh({ db, tokens }, users.VIEWER.refreshToken)).rejects.toBeInstanceOf(AppError);
     expect((await refresh({ db, tokens }, other.refreshToken)).token).toEqual(expect.any(String));
   });
