@@ -23,6 +23,7 @@ import { createTable } from '../../../lib/db/table';
 import { createTenant, getTenant, listTenants } from '../../../lib/db/tenants';
 import { listUsers } from '../../../lib/db/users';
 import { FEATURES } from '../../../lib/domain/plan';
+import { freePort, startDynamoDbLocal } from '../../../lib/local/processes';
 import { claim, holderOf, localData, prepareLocalData, tableState, wipe } from '../../../scripts/local-data';
 import { type SeedFile, seedDemoData } from '../../../scripts/seed';
 
@@ -133,8 +134,20 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
   }, 300_000);
 
   it('a database of an earlier version keeps its data and gets the index it lacks, with its keys in it', async () => {
-    const data = localData(root, { LOCAL_DATA_DIR: newDir() });
-    const db = newDatabase();
+    // As npm start runs it: a DynamoDB Local of its own with its database file on disk. (In the run's
+    // shared in-memory one, other test files' writes could keep the new index from ever becoming active.)
+    const dir = newDir();
+    const data = localData(root, { LOCAL_DATA_DIR: dir });
+    const dynamo = await startDynamoDbLocal(await freePort(), { dataDir: join(dir, 'dynamodb') });
+    try {
+      await upgradeEarlierVersion(data, dynamo.endpoint);
+    } finally {
+      await dynamo.stop();
+    }
+  }, 300_000);
+
+  const upgradeEarlierVersion = async (data: ReturnType<typeof localData>, endpoint: string) => {
+    const db = createDatabase({ tableName: 'strategy-service-local', region: 'eu-central-1', endpoint });
     // The table as a version before the alert index (gsi2) made it, holding a key that expires.
     const {
       TimeToLiveSpecification: _ttl,
@@ -183,7 +196,7 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     expect((await listTenants(db, page)).items.map(({ id }) => id)).toEqual([tenant.id]);
     const expiring = await keysExpiringBetween(db, expiresAt - DAY_MS, expiresAt + DAY_MS);
     expect(expiring.map((found) => found.key.id)).toEqual([key.id]);
-  }, 300_000);
+  };
 
   it('an empty table is seeded too; a table with data but no record is kept, and says so (no demo logins)', async () => {
     const data = localData(root, { LOCAL_DATA_DIR: newDir() });
