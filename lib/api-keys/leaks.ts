@@ -96,6 +96,7 @@ export const revokeLeakedKeys = async (
 ): Promise<LeakVerdict[]> => {
   const labels = new Map<string, LeakLabel>();
   const unique = [...new Map(matches.map((match) => [match.token, match])).values()];
+  // Stryker disable next-line EqualityOperator: one more turn would judge an empty batch
   for (let start = 0; start < unique.length; start += CONCURRENCY) {
     const batch = unique.slice(start, start + CONCURRENCY);
     const judged = await Promise.all(batch.map((match) => judge(db, publish, match, now)));

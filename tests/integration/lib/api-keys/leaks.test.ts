@@ -1,9 +1,14 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../../../lib/api-keys/key-format';
+import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
 import { revokeLeakedKeys } from '../../../../lib/api-keys/leaks';
 import { createApiKey } from '../../../../lib/api-keys/service';
+import { getApiKeyByHash } from '../../../../lib/db/api-keys';
+import { keys } from '../../../../lib/db/keys';
+import { throttling } from '../../../support/faults';
 import { createTestTenant, db, publish } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
+import { captureOutput } from '../../../support/output';
 
 /** What judging a report costs in DynamoDB calls, recorded on a client of its own. */
 const match = (token: string) => ({
@@ -53,5 +58,65 @@ describe('keys found in public: what a report reads', () => {
     const again = await revokeLeakedKeys(probe.db, publish, [match(live.key)]);
     expect(again[0]?.label).toBe('true_positive');
     expect(probe.calls.map(({ command }) => command)).toEqual(['GetItemCommand']);
+  });
+});
+
+describe('keys found in public: what a revocation records, and when it cannot be made', () => {
+  it('stores the first 512 characters of a long URL with the revocation; the audit line has it whole', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
+    const url = `https://github.com/o/r/blob/s/${'a'.repeat(600)}`;
+    const { lines } = await captureOutput(() => revokeLeakedKeys(db, publish, [{ ...match(live.key), url }]));
+    const stored = await getApiKeyByHash(db, hashApiKey(live.key));
+    expect(stored?.revokedBy).toEqual({ type: 'secret-scanning', source: 'github', url: url.slice(0, 512) });
+    expect(lines.filter((line) => line.audit === 'api_key.leaked')).toEqual([
+      expect.objectContaining({ keyId: live.id, url, revoked: true }),
+    ]);
+  });
+
+  it('judges each token of a report larger than one batch of reads once', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
+    const unknown = Array.from({ length: 11 }, () => generateApiKey());
+    const { result, lines } = await captureOutput(() =>
+      revokeLeakedKeys(db, publish, [...unknown, live.key].map(match)),
+    );
+    expect(result.map(({ label }) => label)).toEqual([
+      ...unknown.map(() => 'false_positive'),
+      'true_positive',
+    ]);
+    expect(lines.filter((line) => line.audit === 'api_key.leaked')).toEqual([
+      expect.objectContaining({ keyId: live.id, revoked: true }),
+    ]);
+  });
+
+  it('a key the tenant index does not show yet is left as it is: 503 with Retry-After, and GitHub reports again', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const live = await createApiKey(db, { tenantId: tenant.id, name: 'made a moment ago' });
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.apiKey(hashApiKey(live.key)),
+        UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      }),
+    );
+    await expect(revokeLeakedKeys(db, publish, [match(live.key)])).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'Retry the report.',
+      headers: { 'Retry-After': '1' },
+    });
+    expect((await getApiKeyByHash(db, hashApiKey(live.key)))?.revokedAt).toBeNull();
+  });
+
+  it('any other failure of the revocation reaches the caller as it is', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
+    const probe = instrument(db, ({ name }) => {
+      if (name === 'UpdateItemCommand') throw throttling();
+      return undefined;
+    });
+    await expect(revokeLeakedKeys(probe.db, publish, [match(live.key)])).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
   });
 });

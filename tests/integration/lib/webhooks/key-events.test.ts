@@ -4,6 +4,7 @@ import { webhookDeps } from '../../../../lib/runtime';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
 import { createEndpoint, listDeliveries } from '../../../../lib/webhooks/service';
 import { createTestTenant, db } from '../../../support/fixtures';
+import { captureOutput } from '../../../support/output';
 
 /**
  * Key events come from the key use cases themselves, so every caller that revokes or rolls (the API,
@@ -63,18 +64,46 @@ describe('key events from the use cases', () => {
     ]);
   });
 
-  it('a failing publisher does not undo or fail the revocation', async () => {
+  it('a failing publisher does not undo or fail the revocation; the failure is logged without a secret', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
-    const key = await createApiKey(db, { tenantId: tenant.id, name: 'Kept' });
-    const failing = async () => {
-      throw new Error('queue down');
-    };
-    await expect(revokeApiKey(db, tenant.id, key.id, undefined, failing)).resolves.toEqual({
-      graceEnded: undefined,
-    });
+    for (const thrown of [Object.assign(new Error('queue down'), { name: 'QueueDown' }), 'not an Error']) {
+      const key = await createApiKey(db, { tenantId: tenant.id, name: 'Kept' });
+      const failing = async () => {
+        throw thrown;
+      };
+      const { result, lines } = await captureOutput(() =>
+        revokeApiKey(db, tenant.id, key.id, undefined, failing),
+      );
+      expect(result).toEqual({ graceEnded: undefined });
+      expect(lines.filter((line) => line.level === 'ERROR')).toEqual([
+        expect.objectContaining({
+          message: 'Publishing a key event to webhooks failed',
+          event: 'api_key.revoked',
+          keyId: key.id,
+          error: thrown instanceof Error ? 'QueueDown' : 'unknown',
+        }),
+      ]);
+      const { events, publish } = recording();
+      await revokeApiKey(db, tenant.id, key.id, undefined, publish);
+      expect(events).toEqual([]);
+    }
+  });
+
+  it('names a user who revokes by id, never by e-mail', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    const key = await createApiKey(db, { tenantId: tenant.id, name: 'Mine' });
     const { events, publish } = recording();
-    await revokeApiKey(db, tenant.id, key.id, undefined, publish);
-    expect(events).toEqual([]);
+    const by = { type: 'user', userId: users.ADMIN.id, email: users.ADMIN.email } as const;
+    await revokeApiKey(db, tenant.id, key.id, by, publish);
+    expect(events.map((event) => event.data.revokedBy)).toEqual([{ type: 'user', userId: users.ADMIN.id }]);
+  });
+
+  it('revoking the new key of a roll in its grace period ends the grace of the old one, and says which', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const key = await createApiKey(db, { tenantId: tenant.id, name: 'Rolled' });
+    const { created } = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, recording().publish);
+    const { graceEnded } = await revokeApiKey(db, tenant.id, created.id, undefined, recording().publish);
+    expect(graceEnded).toEqual({ id: key.id, prefix: key.prefix });
   });
 
   it('the real publisher records one pending delivery per subscribed endpoint', async () => {
