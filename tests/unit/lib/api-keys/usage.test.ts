@@ -45,7 +45,13 @@ describe('a key’s last 30 days, as the key list shows them', () => {
     // The day of 2026-09-01 is outside the 30 days: it counts for lastUsedAt only.
     expect(usage.accepted).toBe(1);
     expect(lastUsedAt).toBe('2026-09-01T08:00:00.000Z');
-    // Days older than the 30 are never the last source.
-    expect(recentUsage([days[2]!], NOW).usage.lastRequestAt).toBeNull();
+    // Days older than the 30 are never the last source; the first of the 30 is.
+    const request = (date: string) => stored(date, { requests: 1, lastRequestAt: `${date}T01:00:00.000Z` });
+    expect(recentUsage([request('2026-10-26')], NOW).usage.lastRequestAt).toBeNull();
+    expect(recentUsage([request('2026-10-27')], NOW).usage.lastRequestAt).toBe('2026-10-27T01:00:00.000Z');
+    // A newer day without a request of its own (only its TTL and counters were written) is passed over.
+    expect(recentUsage([stored('2026-11-25', {}), request('2026-11-20')], NOW).usage.lastRequestAt).toBe(
+      '2026-11-20T01:00:00.000Z',
+    );
   });
 });
