@@ -54,7 +54,7 @@ export const sourceOf = (address: string | undefined | null): Source => {
   // Stryker disable next-line StringLiteral,MethodExpression: groups are parsed as hex, whatever their case; a tail's default only adds groups after the fourth
   const [head = '', tail = ''] = text.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
-  // Stryker disable next-line ConditionalExpression,ArrayDeclaration: an empty or dummy right part only moves groups after the fourth
+  // Stryker disable next-line ConditionalExpression,ArrayDeclaration,StringLiteral: an empty or dummy right part only moves groups after the fourth
   const right = tail === '' ? [] : tail.split(':');
   // An IPv4-mapped or -embedded tail stands for two groups; only the first four groups matter here.
   const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
