@@ -3,7 +3,7 @@ import type { ApiKey } from '../domain/api-key';
 import type { Kpi } from '../domain/kpi';
 import { toApiKey } from './api-keys';
 import type { Database } from './client';
-import { isConditionalCheckFailed } from './errors';
+import { writtenUnlessConditionFails } from './errors';
 import { GSI2, hashOfApiKeyItem, type ItemKey, keys } from './keys';
 import { toKpi } from './kpis';
 
@@ -91,15 +91,8 @@ export const keysExpiringBetween = async (
 };
 
 /** Runs a conditional update; false when its condition failed (someone else recorded it first). */
-const conditionally = async (db: Database, update: ConstructorParameters<typeof UpdateCommand>[0]) => {
-  try {
-    await db.client.send(new UpdateCommand(update));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
-};
+const conditionally = (db: Database, update: ConstructorParameters<typeof UpdateCommand>[0]) =>
+  writtenUnlessConditionFails(db.client.send(new UpdateCommand(update)));
 
 /**
  * Records that a KPI's quiet spell (named by the last arrival before it) is notified: true for exactly
