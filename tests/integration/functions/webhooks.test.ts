@@ -12,7 +12,7 @@ import { createApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../lib/db/webhooks';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../../lib/domain/webhook';
-import { webhookSecrets } from '../../../lib/runtime';
+import { egress, webhookSecrets } from '../../../lib/runtime';
 import { drainLocalQueue } from '../../../lib/webhooks/drain';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
 import { deleteEndpoint } from '../../../lib/webhooks/service';
@@ -43,7 +43,8 @@ const sendTest = withId('POST', '/test', testHandler);
 const admin = (tenant: TestTenant) => bearer(tenant.users.ADMIN.token);
 
 /** Delivers every due message of the local queue once, at the real time (the schedule test drives a clock). */
-const drain = () => drainLocalQueue({ queue: webhookLocalQueue(db), deps: { db, secrets: webhookSecrets } });
+const drain = () =>
+  drainLocalQueue({ queue: webhookLocalQueue(db), deps: { db, secrets: webhookSecrets, egress } });
 
 let tenant: TestTenant;
 let other: TestTenant;
