@@ -18,6 +18,7 @@
  * | session          | SESSION#<sid>       | SESSION                     |                |                   |
  * | webhook endpoint | TENANT#<tid>        | WEBHOOK#<wid>               |                |                   |
  * | webhook count    | TENANT#<tid>        | WEBHOOKCOUNT                |                |                   |
+ * | webhook tests    | TENANT#<tid>        | WEBHOOKTESTS                |                |                   |
  * | webhook delivery | WEBHOOK#<wid>       | DELIVERY#<did>              |                |                   |
  * | local queue msg  | QUEUE#<name>        | MESSAGE#<mid>               |                |                   |
  * | health probe     | HEALTH              | HEALTH                      |                |                   |
@@ -51,7 +52,8 @@
  * (at most MAX_WEBHOOK_ENDPOINTS items), and the count item, written in the same transaction as an
  * endpoint, holds the tenant to that maximum under concurrency. An endpoint's deliveries share its
  * partition, keyed by their UUIDv7 id, so the delivery log is one Query, newest first; they expire
- * (`ttl`). The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
+ * (`ttl`). The tenant's test deliveries are counted per minute on one item of its partition (a
+ * fixed-window counter, lib/db/window-counters.ts), which holds them to their limit. The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
  * partition; a drain reads it with one Query.
  */
 export const keys = {
@@ -118,6 +120,7 @@ export const keys = {
   }),
   webhookEndpointsOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'WEBHOOK#' }),
   webhookCount: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'WEBHOOKCOUNT' }),
+  webhookTests: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'WEBHOOKTESTS' }),
   webhookDelivery: (endpointId: string, deliveryId: string) => ({
     pk: `WEBHOOK#${endpointId}`,
     sk: `DELIVERY#${deliveryId}`,

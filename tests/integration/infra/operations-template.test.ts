@@ -38,6 +38,7 @@ import { freePort } from '../../../lib/local/processes';
 import { webhookDeps } from '../../../lib/runtime';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lib/webhooks/schedule';
+import { ATTEMPT_TIMEOUT_MS } from '../../../lib/webhooks/send';
 import { createEndpoint } from '../../../lib/webhooks/service';
 import { iamLike } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
@@ -945,6 +946,57 @@ describe('webhook delivery on SQS', () => {
       Action: ['sqs:GetQueueUrl', 'sqs:SendMessage'],
       Resource: { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] },
     });
+  });
+});
+
+describe('capacity of the functions that call tenant URLs', () => {
+  /**
+   * The functions whose bundle builds the egress guard (lib/egress/): the ones that call URLs tenants
+   * chose. The bundles are tree-shaken, so a function that never sends such a request does not carry it.
+   */
+  const callingTenantUrls = () =>
+    Object.entries(bundles)
+      .filter(([, code]) => /\bcreateEgress\b/.test(code))
+      .map(([name]) => name)
+      .sort();
+
+  it('finds them by their bundle: the webhook functions, and neither push nor login nor the authorizer', () => {
+    const calling = callingTenantUrls();
+    expect(calling).toEqual(expect.arrayContaining(['deliverWebhooks', 'testWebhook']));
+    for (const name of [...PUSH_FUNCTIONS, 'login', 'refreshToken', 'createWebhook', 'listKpis']) {
+      expect(calling, name).not.toContain(name);
+    }
+  });
+
+  it('gives every one of them reserved concurrency, and all of them together at most 100 of the account’s 1,000', () => {
+    const fns = functionsOf(prod);
+    const reserved = callingTenantUrls().map((name) => {
+      const value = fns[name]!.fn.Properties.ReservedConcurrentExecutions;
+      expect(Number.isInteger(value) && value > 0, `${name} has reserved concurrency`).toBe(true);
+      return value as number;
+    });
+    expect(reserved.reduce((sum, value) => sum + value, 0)).toBeLessThanOrEqual(100);
+    // Everything else draws on the unreserved pool: no other function reserves any of it.
+    for (const [name, { fn }] of Object.entries(fns)) {
+      if (!callingTenantUrls().includes(name)) {
+        expect(fn.Properties.ReservedConcurrentExecutions, name).toBeUndefined();
+      }
+    }
+  });
+
+  it('lets the queue start no more delivery workers than the worker’s reserved concurrency', () => {
+    const [[, mapping]] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping') as [
+      [string, CloudFormationResource],
+    ];
+    const reserved = functionsOf(prod).deliverWebhooks!.fn.Properties.ReservedConcurrentExecutions;
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeGreaterThanOrEqual(2);
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(reserved);
+  });
+
+  it('gives each attempt at most 5 s, within the test function’s own time-out', () => {
+    expect(ATTEMPT_TIMEOUT_MS).toBeLessThanOrEqual(5000);
+    const { fn } = functionsOf(prod).testWebhook!;
+    expect(fn.Properties.Timeout * 1000).toBeGreaterThan(ATTEMPT_TIMEOUT_MS);
   });
 });
 
