@@ -16,6 +16,7 @@ import {
   type PlannedMeasurement,
   planMeasurements,
   putMeasurements,
+  toMeasurement,
   upsertMeasurement,
   type WriteContext,
   type WrittenMeasurement,
@@ -314,7 +315,10 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
       apiKeyPrefix: apiKey.prefix,
       at,
     };
-    const existing = (input: MeasurementInput) => byKey.get(itemId(measurementKey(input)));
+    const existing = (input: MeasurementInput) => {
+      const item = byKey.get(itemId(measurementKey(input)));
+      return item ? toMeasurement(item) : undefined;
+    };
     if (dryRun) {
       const items = planMeasurements(
         measurements.map((input) => ({ input, existing: existing(input) })),
