@@ -97,7 +97,9 @@ const environment = z
     LOGIN_LOCKOUT_WINDOW_SECONDS: positiveInt(15 * 60),
     /**
      * Where GitHub publishes the public keys that sign its secret-scanning reports
-     * (functions/github-secret-scanning.ts); tests and the local stack serve keys of their own.
+     * (functions/github-secret-scanning.ts); tests and the local stack serve keys of their own, over
+     * `http:` to this machine. A deployed stage requires `https:` (below): whoever could answer a
+     * plain-text fetch of the keys could sign reports that revoke any tenant's keys.
      */
     SECRET_SCANNING_KEYS_URL: z._default(
       z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
@@ -119,6 +121,10 @@ const environment = z
     z.refine(
       (config) => (config.JWT_SECRET === undefined) !== (config.JWT_SECRET_PARAMETER === undefined),
       'set exactly one of JWT_SECRET (local stack, tests) and JWT_SECRET_PARAMETER (AWS).',
+    ),
+    z.refine(
+      (config) => config.STAGE === 'local' || new URL(config.SECRET_SCANNING_KEYS_URL).protocol === 'https:',
+      { path: ['SECRET_SCANNING_KEYS_URL'], message: 'must be an https URL outside the local stage' },
     ),
   );
 
