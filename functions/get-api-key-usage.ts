@@ -98,7 +98,7 @@ export const route = defineRoute({
   path: '/api-keys/{id}/usage',
   tag: 'API keys',
   summary: 'Show how a key is used',
-  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and, for ADMINs only, where the last one came from (\`lastSourceIp\`, \`lastUserAgent\`: absent for other roles); and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
+  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and, for ADMINs only, where the last one came from (\`lastSourceIp\`, \`lastUserAgent\`: \`null\` for other roles); and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
   auth: 'jwt',
   pathParams: apiKeyIdParams,
   query: usageQuerySchema,

@@ -40,7 +40,7 @@ export const route = defineRoute({
   path: '/api-keys',
   tag: 'API keys',
   summary: 'List API keys',
-  description: `Every role may list the tenant’s keys; never the raw key. Each key has its KPI scope, its roll state, who created, rolled and revoked it, and its last 30 days of use (\`usage\`: requests and refusals per day, and, for ADMINs only, where the last request came from: \`lastSourceIp\` and \`lastUserAgent\` are absent for other roles). The list also carries the tenant’s \`plan\`, so a client can say "2 of 3 keys used" and warn when the plan lacks push. ${PAGE_NOTE}`,
+  description: `Every role may list the tenant’s keys; never the raw key. Each key has its KPI scope, its roll state, who created, rolled and revoked it, and its last 30 days of use (\`usage\`: requests and refusals per day, and, for ADMINs only, where the last request came from: \`lastSourceIp\` and \`lastUserAgent\` are \`null\` for other roles). The list also carries the tenant’s \`plan\`, so a client can say "2 of 3 keys used" and warn when the plan lacks push. ${PAGE_NOTE}`,
   auth: 'jwt',
   query: pageQuerySchema,
   responses: {

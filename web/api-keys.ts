@@ -249,9 +249,8 @@ const usageCell = (state: State, key: Key) => {
 };
 
 /** Where a request came from: the address and the User-Agent, cut to the cell; `title` has both whole. */
-/** Absent for every role but ADMIN, which alone sees where keys were used from. */
-const sourceView = (ip: string | null | undefined, userAgent: string | null | undefined) =>
-  !ip && !userAgent
+const sourceView = (ip: string | null, userAgent: string | null) =>
+  ip === null && userAgent === null
     ? nothing
     : html`<span class="source" title=${[ip, userAgent].filter(Boolean).join(' · ')}>${
         ip ? html`<code class="source-ip">${ip}</code>` : nothing

@@ -52,26 +52,26 @@ export type ApiKeyView = z.output<typeof apiKeyViewSchema>;
 /**
  * Where a key's last request came from: the caller's address and User-Agent, which say where the
  * systems that hold the key run. Only ADMINs, who manage the keys, see them; every other role sees the
- * rest of the usage, and these fields are absent from its answers.
+ * rest of the usage with both `null`, as GitHub's API answers a hidden e-mail.
  */
 export const sourceFields = (what: string) => ({
   lastSourceIp: z
-    .optional(z.nullable(z.string()))
-    .check(z.describe(`Where ${what} came from, as API Gateway saw it. ADMIN only: absent for other roles.`)),
+    .nullable(z.string())
+    .check(
+      z.describe(`Where ${what} came from, as API Gateway saw it. ADMIN only: \`null\` for other roles.`),
+    ),
   lastUserAgent: z
-    .optional(z.nullable(z.string()))
-    .check(z.describe('Its User-Agent, at most 200 characters. ADMIN only: absent for other roles.')),
+    .nullable(z.string())
+    .check(z.describe('Its User-Agent, at most 200 characters. ADMIN only: `null` for other roles.')),
 });
 
 /** Whether a role sees where keys were used from (`sourceFields`). */
 export const seesKeySources = (role: Role): boolean => role === 'ADMIN';
 
-/** A usage record without where it came from, for the roles that do not see it. */
-export const withoutSource = <T extends { lastSourceIp?: unknown; lastUserAgent?: unknown }>({
-  lastSourceIp: _ip,
-  lastUserAgent: _agent,
-  ...rest
-}: T): Omit<T, 'lastSourceIp' | 'lastUserAgent'> => rest;
+/** A usage record with where it came from hidden, for the roles that do not see it. */
+export const withoutSource = <T extends { lastSourceIp: string | null; lastUserAgent: string | null }>(
+  usage: T,
+): T => ({ ...usage, lastSourceIp: null, lastUserAgent: null });
 
 /** A key's last 30 days of use, as the key list shows it. */
 export const recentUsageSchema = z

@@ -93,6 +93,8 @@ describe('API keys: happy path', () => {
         accepted: 0,
         refused: 0,
         lastRequestAt: null,
+        lastSourceIp: null,
+        lastUserAgent: null,
       },
     });
     expect(listed.usage.days).toHaveLength(30);

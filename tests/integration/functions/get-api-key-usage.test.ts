@@ -174,6 +174,8 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
       firstRequestAt: null,
       lastRequestAt: null,
       lastUsedAt: null,
+      lastSourceIp: null,
+      lastUserAgent: null,
     });
   });
 });
@@ -207,19 +209,15 @@ describe('GET /api-keys/{id}/usage and GET /api-keys: where a key was used from,
     expect(seen.recent).toMatchObject({ requests: 1, ...SOURCE });
   });
 
-  it('EDITOR and VIEWER see the rest of the usage, and no address or User-Agent anywhere in it', async () => {
+  it('EDITOR and VIEWER see the rest of the usage, with no address or User-Agent anywhere in it', async () => {
     const admin = await read('ADMIN');
-    const strip = ({ lastSourceIp: _ip, lastUserAgent: _agent, ...rest }: Record<string, unknown>) => rest;
+    const hidden = (part: Record<string, unknown>) => ({ ...part, lastSourceIp: null, lastUserAgent: null });
     for (const role of ['EDITOR', 'VIEWER'] as const) {
       const seen = await read(role);
-      expect(seen.day, role).toEqual(strip(admin.day));
-      expect(seen.totals, role).toEqual(strip(admin.totals));
-      expect(seen.recent, role).toEqual(strip(admin.recent));
-      for (const part of [seen.day, seen.totals, seen.recent]) {
-        expect(part, role).not.toHaveProperty('lastSourceIp');
-        expect(part, role).not.toHaveProperty('lastUserAgent');
-      }
-      expect(JSON.stringify(seen), role).not.toContain('billing-sync');
+      expect(seen.day, role).toEqual(hidden(admin.day));
+      expect(seen.totals, role).toEqual(hidden(admin.totals));
+      expect(seen.recent, role).toEqual(hidden(admin.recent));
+      expect(JSON.stringify(seen), role).not.toMatch(/billing-sync|127\.0\.0\.1/);
     }
   });
 });
