@@ -5,6 +5,7 @@ import {
   type AttemptCounter,
   clearAttempts,
   delayAttempts,
+  type ReservationDelay,
   readAttemptCounters,
   releaseAttempt,
   reserveAttempt,
@@ -177,14 +178,23 @@ export const loginThrottle = (
     const counters = { fromSource, ofSource, ofEmail };
     const { refusal: refused, strict } = judge(counters, policy, now);
     if (refused) throw tooManyAttempts(refused);
-    const reserve = (key: typeof ofEmailKey, open: AttemptCounter | undefined, limit?: number) =>
-      reserveAttempt(db, key, { ...window, windowOpen: open !== undefined, limit });
+    const reserve = (
+      key: typeof ofEmailKey,
+      open: AttemptCounter | undefined,
+      limit?: number,
+      delay?: ReservationDelay,
+    ) =>
+      reserveAttempt(db, key, { ...window, windowOpen: open !== undefined, seen: open?.count, limit, delay });
+    // The progressive delay is set by the reservation itself, before the password is verified, so
+    // parallel guesses cannot slip past it; the failure then starts it again from its answer.
+    const progressive = { free: policy.freeFailures, after: (count: number) => delayAfter(count, policy) };
     // Past the ceiling, only a source without a failure for the e-mail gets an attempt.
     const [pair, address, perEmail] = await settleAll([
-      reserve(fromSourceKey, fromSource, strict ? 1 : policy.maxFailures),
+      reserve(fromSourceKey, fromSource, strict ? 1 : policy.maxFailures, progressive),
       reserve(ofSourceKey, ofSource, policy.maxFailuresPerSource),
       reserve(ofEmailKey, ofEmail),
     ]);
+    // A given-back reservation keeps the delay it set: the source's other limits refused the attempt.
     const give = () =>
       settleAll([
         pair.reserved ? releaseAttempt(db, fromSourceKey, pair.counter) : undefined,
@@ -202,8 +212,8 @@ export const loginThrottle = (
       async failed() {
         const failures = pair.counter.count;
         const wait = delayAfter(failures, policy);
-        // The wait runs from the failure's answer, not from the attempt's start: the verification
-        // itself takes a good part of a second.
+        // The reservation set the wait from the attempt's start; it runs from the failure's answer:
+        // the verification itself takes a good part of a second.
         if (wait > 0) await delayAttempts(db, fromSourceKey, pair.counter, clock() + wait);
         return {
           lockedSource: failures === policy.maxFailures,

@@ -142,15 +142,45 @@ describe('POST /auth/login lockout: parallel guesses', () => {
     });
   });
 
-  it('30 parallel wrong passwords through the handler: at most 10 are answered 401, the rest 429', async () => {
+  it('30 parallel wrong passwords through the handler: at most the 3 free ones and the one that starts the delay are answered 401, the rest 429', async () => {
     const attacker = newSource();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) => post({ email: user.email, password: `wrong-${i}` }, attacker)),
     );
     const unauthorized = results.filter((r) => r.status === 401).length;
-    expect(unauthorized).toBeLessThanOrEqual(10);
+    expect(unauthorized).toBeLessThanOrEqual(4);
     for (const result of results.filter((r) => r.status !== 401)) expectLocked(result);
     expectLocked(await post({ email: user.email, password: user.password }, attacker));
+  });
+});
+
+describe('POST /auth/login lockout: parallel guesses and the progressive delay', () => {
+  it('cannot skip the delay: of 30 parallel guesses only the free ones and the one that starts the delay are verified', async () => {
+    const { clock, verified, attempt, source } = service(policy());
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attempt(user.email, `wrong-${i}`)),
+    );
+    const codes = results.map((result) => result.code);
+    // The fourth reservation set the 1 s delay in the same write that counted it.
+    expect(verified).toHaveLength(4);
+    expect(codes.filter((code) => code === 'INVALID_CREDENTIALS')).toHaveLength(verified.length);
+    const refused = results.filter((result) => result.code === 'TOO_MANY_LOGIN_ATTEMPTS');
+    expect(refused).toHaveLength(30 - verified.length);
+    expect(await countersOf(user.email, source)).toMatchObject({ fromSource: verified.length });
+    // Still within the delay, the right password is refused too, before it is verified.
+    expect(await attempt(user.email, user.password)).toMatchObject({
+      code: 'TOO_MANY_LOGIN_ATTEMPTS',
+      message: 'Wait before the next login for this e-mail from this address. Try again in 1 seconds.',
+    });
+    clock.now += 1000;
+    // The next wave after the delay: one more verification, which doubles it.
+    const next = await Promise.all(Array.from({ length: 10 }, () => attempt(user.email, 'wrong')));
+    expect(next.filter((result) => result.code === 'INVALID_CREDENTIALS')).toHaveLength(1);
+    expect(verified).toHaveLength(5);
+    clock.now += 1999;
+    expect(await attempt(user.email, user.password)).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+    clock.now += 1;
+    expect((await attempt(user.email, user.password)).code).toBe('OK');
   });
 });
 
