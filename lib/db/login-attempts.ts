@@ -51,18 +51,23 @@ const current = (item: Record<string, unknown> | undefined, windowSeconds: numbe
 /**
  * The counters of the current windows, in the order of `keys`; undefined where there is none or its
  * window has passed. One strongly consistent BatchGetItem: an attempt counted a moment ago by another
- * container must count.
+ * container must count. `windowSeconds` is every counter's window, or one per key.
  */
 export const readAttemptCounters = async (
   db: Database,
   keys: ItemKey[],
-  { windowSeconds, now = Date.now() }: AttemptWindow,
+  {
+    windowSeconds,
+    now = Date.now(),
+  }: Omit<AttemptWindow, 'windowSeconds'> & {
+    windowSeconds: number | readonly number[];
+  },
 ): Promise<(AttemptCounter | undefined)[]> => {
   const items = await batchGet(db, keys);
-  return keys.map((key) =>
+  return keys.map((key, index) =>
     current(
       items.find((item) => item.pk === key.pk && item.sk === key.sk),
-      windowSeconds,
+      typeof windowSeconds === 'number' ? windowSeconds : (windowSeconds[index] as number),
       now,
     ),
   );

@@ -26,6 +26,7 @@ describe('configuration (read once at cold start)', () => {
       LOGIN_MAX_FAILURES_PER_SOURCE: 100,
       LOGIN_FAILURE_CEILING_PER_EMAIL: 1000,
       LOGIN_LOCKOUT_WINDOW_SECONDS: 900,
+      LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE: 10,
       SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
       STAGE: 'dev',
       WEBHOOK_QUEUE_URL: undefined,
