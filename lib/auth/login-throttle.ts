@@ -297,7 +297,7 @@ export const loginThrottle = (
       reserve(ofEmailKey, ofEmail, {}),
       gateOf(),
     ]);
-    // A given-back reservation keeps the delay it set: the source's other limits refused the attempt.
+    // A given-back reservation keeps the delay it set: another counter refused the attempt, in a race.
     const give = () =>
       settleAll([
         pair.reserved ? releaseAttempt(db, fromSourceKey, pair.counter) : undefined,
