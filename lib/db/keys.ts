@@ -14,6 +14,8 @@
  * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
  * | login attempts   | LOGIN#<email>       | FAILURES                    |                |                   |
  * |  … from a source | LOGIN#<email>       | SOURCE#<address>            |                |                   |
+ * |  … new devices   | LOGIN#<email>       | NEWDEVICES                  |                |                   |
+ * |  … of a device   | LOGIN#<email>       | DEVICE#<device token id>    |                |                   |
  * | … of a source    | LOGINSOURCE#<addr>  | FAILURES                    |                |                   |
  * | session          | SESSION#<sid>       | SESSION                     |                |                   |
  * | webhook endpoint | TENANT#<tid>        | WEBHOOK#<wid>               |                |                   |
@@ -97,6 +99,13 @@ export const keys = {
     sk: `SOURCE#${source}`,
   }),
   loginAttemptsOfSource: (source: string) => ({ pk: `LOGINSOURCE#${source}`, sk: 'FAILURES' }),
+  /** Past the e-mail's ceiling: the attempts without a device token of the account, per minute. */
+  loginAttemptsOfNewDevices: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'NEWDEVICES' }),
+  /** Past the e-mail's ceiling: the failures with one device token of the account. */
+  loginAttemptsOfDevice: (email: string, deviceId: string) => ({
+    pk: `LOGIN#${email}`,
+    sk: `DEVICE#${deviceId}`,
+  }),
   session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
   healthProbe: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
   kpiCadenceIndex: (tenantId: string, kpiId: string) => ({

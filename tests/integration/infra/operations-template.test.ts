@@ -34,6 +34,7 @@ import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
 import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
+import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { freePort } from '../../../lib/local/processes';
 import { webhookDeps } from '../../../lib/runtime';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
@@ -841,8 +842,27 @@ describe('AWS WAF in front of the API stage', () => {
       expect(match).toMatchObject({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'STARTS_WITH' });
     }
     expect(matches.map((m: any) => m.SearchString).sort()).toEqual(['/api/auth/', '/prod/api/auth/']);
-    const { ResponseCode, CustomResponseBodyKey } = rule.Action.Block.CustomResponse;
+    // `/api/%61uth/login`, `/api//auth/login` and `/API/Auth/login` reach the login too: the path is
+    // percent-decoded, then normalised, then lowercased (in that order) before it is compared, with a
+    // search string that is already all three.
+    for (const match of matches) {
+      const steps = [...match.TextTransformations].sort((a: any, b: any) => a.Priority - b.Priority);
+      expect(steps.map((step: any) => step.Type)).toEqual(['URL_DECODE', 'NORMALIZE_PATH', 'LOWERCASE']);
+      expect(new Set(steps.map((step: any) => step.Priority)).size).toBe(steps.length);
+      expect(match.SearchString).toBe(decodeURIComponent(match.SearchString).toLowerCase());
+    }
+    const { ResponseCode, CustomResponseBodyKey, ResponseHeaders } = rule.Action.Block.CustomResponse;
     expect(ResponseCode).toBe(429);
+    // WAF's own answer replaces API Gateway's gateway responses: it carries their headers itself.
+    const headers = Object.fromEntries(
+      (ResponseHeaders as { Name: string; Value: string }[]).map(({ Name, Value }) => [Name, Value]),
+    );
+    expect(headers).toEqual({
+      'Retry-After': '300',
+      'Cache-Control': 'no-store',
+      'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY,
+      ...JSON_SECURITY_HEADERS,
+    });
     const body = JSON.parse(acl.Properties.CustomResponseBodies[CustomResponseBodyKey].Content);
     expect(body).toMatchObject({
       type: problemType('RATE_LIMIT_EXCEEDED'),
@@ -887,6 +907,27 @@ describe('AWS WAF in front of the API stage', () => {
       'AWS::WAFv2::WebACLAssociation',
     ]);
     for (const resource of resources) expect(created(withOrigins, resource), resource.Type).toBe(false);
+  });
+});
+
+describe("API Gateway's own answers", () => {
+  it('renders every 4xx and 5xx API Gateway answers itself with the security headers of the functions’ answers', () => {
+    const responses = resourcesOfType(prod, 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      const response = responses.find((r) => r.ResponseType === type);
+      expect(response, type).toMatchObject({ RestApiId: { Ref: 'ApiGatewayRestApi' } });
+      // No status of its own: the answer keeps API Gateway's (413, 502, 504, a WAF block's 403).
+      expect(response, type).not.toHaveProperty('StatusCode');
+    }
+    for (const response of responses) {
+      const headers = response.ResponseParameters as Record<string, string>;
+      const header = (name: string) => headers[`gatewayresponse.header.${name}`];
+      expect(header('Strict-Transport-Security'), response.ResponseType).toBe(
+        `'${STRICT_TRANSPORT_SECURITY}'`,
+      );
+      expect(header('X-Content-Type-Options'), response.ResponseType).toBe("'nosniff'");
+      expect(header('Content-Security-Policy'), response.ResponseType).toBe("'default-src \\'none\\''");
+    }
   });
 });
 
