@@ -545,7 +545,7 @@ describe('the KPI page in Chromium', () => {
       /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}Last data [A-Z][a-z]{2} \d{1,2}, \d{4}\. Expected monthly \(72 h grace\)\.$/,
     );
     const bsc = acme.kpis.find((kpi) => kpi.type === 'BSC_KPI')!;
-    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('ReceivingExpected daily (24 h grace).');
+    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('ReceivingExpected monthly (24 h grace).');
     const swot = acme.kpis.find((kpi) => kpi.type === 'SWOT_KPI')!;
     expect(await cell(page, swot.name, 'Status').textContent()).toBe('No cadence set');
     await shot(page, 'kpis-06-demo-list');
