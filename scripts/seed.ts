@@ -28,6 +28,12 @@ import {
 /** The shape of `.local/seed.json`: a contract that other tooling (tests, demos) reads. */
 export interface SeedFile {
   baseUrl: string;
+  /**
+   * Where the DynamoDB Local of the `npm start` that wrote the record answers, so the local runners
+   * (`npm run alerts:run`, the operator CLI) find it as `demo:push` finds the base URL. Absent in
+   * records of earlier versions.
+   */
+  dynamodbEndpoint?: string;
   tenants: SeedTenant[];
 }
 

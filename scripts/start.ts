@@ -147,7 +147,10 @@ const main = async () => {
   );
   dynamo = await startDynamoDbLocal(dynamoPort, { dataDir: data.dynamoDir });
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
-  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, baseUrl);
+  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, {
+    baseUrl,
+    dynamodbEndpoint: dynamo.endpoint,
+  });
 
   console.log(`Starting serverless offline on port ${httpPort} ...`);
   offlineTemp = privateTempDir('strategy-offline-');

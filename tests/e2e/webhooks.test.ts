@@ -12,15 +12,20 @@ import { type Receiver, startReceiver } from '../support/webhook-receiver';
  */
 const root = resolve(__dirname, '..', '..');
 
+/**
+ * As a developer runs it beside `npm start`: no database setting, it finds the stack's DynamoDB Local
+ * (on a port of the test's choosing) in the stack's demo record.
+ */
 const alertsRun = async () => {
+  const { DYNAMODB_ENDPOINT: _endpoint, DYNAMODB_PORT: _port, ...env } = process.env;
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', 'scripts/alerts-run.ts'],
     {
       cwd: root,
       env: {
-        ...process.env,
-        DYNAMODB_ENDPOINT: inject('stackDynamodbEndpoint'),
+        ...env,
+        SEED_FILE: inject('seedFile'),
         TABLE_NAME: 'strategy-service-local',
         JWT_SECRET: inject('stackJwtSecret'),
       },
