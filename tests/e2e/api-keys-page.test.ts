@@ -678,7 +678,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('true');
     expect(await toggle.getAttribute('aria-controls')).toBe(`usage-${used.body.id}`);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-      'Usage of Revenue job',
+      `Usage of Revenue job (${used.body.prefix})`,
     );
     const figure = (id: string) => panel.locator(`[data-figure="${id}"] dd`).textContent();
     expect([await figure('requests'), await figure('accepted'), await figure('refused')]).toEqual([

@@ -407,8 +407,9 @@ describe('kpi-push', () => {
         status: unknown;
         measurements: { periodStart: string; actual: number; target: number | null }[];
       };
+    // Files git would offer to add: neither tracked nor ignored.
     const files = () =>
-      execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+      execFileSync('git', ['ls-files', '--others', '--exclude-standard'], {
         cwd: root,
         encoding: 'utf8',
       });
