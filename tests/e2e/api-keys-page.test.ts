@@ -707,7 +707,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     // Tab leaves the button for the row's next control; Space on the button closes the panel.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-      'Roll Revenue job',
+      `Roll Revenue job (${used.body.prefix})`,
     );
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Space');
