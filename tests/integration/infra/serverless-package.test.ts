@@ -165,7 +165,7 @@ describe('serverless package (CloudFormation template)', () => {
   });
 
   it('zips each function with its bundle and a source map without the sources, and runs it with source maps on', async () => {
-    // docs/performance.md, "Source maps": readable traces for about 10 ms per cold start, half the zip.
+    // docs/performance.md, "Source maps": readable traces for 11 to 20 ms per cold start, half the zip.
     const functions = resourcesOfType('AWS::Lambda::Function');
     for (const [, fn] of functions) {
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toContain('--enable-source-maps');
