@@ -3,8 +3,11 @@
  *
  * 1. Bundles: every function built as `serverless package` builds it (bench/bundles.ts), once with the
  *    AWS SDK bundled and once with it left to the runtime: size, the service's own code in it (lib/ and
- *    functions/), and the load time in fresh `node` processes, all interleaved, against the minimal
- *    handler (bench/minimal-handler.ts) built the same way.
+ *    functions/). The deployed functions come from `serverless package` itself: each zip's size and
+ *    files, and the load time of its handler unpacked, in fresh `node` processes with the environment
+ *    the template gives it (NODE_OPTIONS included), also without `--enable-source-maps`; all interleaved
+ *    with the external-SDK builds and the minimal handler (bench/minimal-handler.ts), under the same
+ *    NODE_OPTIONS.
  * 2. Counting pass: each scenario's handler, loaded from its bundle (as serverless.yml deploys the SDK),
  *    with the call recorder of bench/capacity.ts on the bundle's own DynamoDB client: requests,
  *    sequential round trips, read and write units.
@@ -37,10 +40,15 @@ import {
   type Bundle,
   buildBundle,
   deployedSdkMode,
+  type Loadable,
+  lambdaEnv,
+  loadEnv,
   loadTimes,
   median,
+  packageFunctions,
   quantile,
   type SdkMode,
+  withoutSourceMaps,
 } from './bundles';
 import { type Call, capacityOf, recordCalls, roundGroups, roundsOf } from './capacity';
 
@@ -55,6 +63,8 @@ export interface BenchOptions {
   loadRuns: number;
   /** Skip the timing pass and the other SDK mode (quick mode in `npm test`: what does not depend on time). */
   timing: boolean;
+  /** With `timing`: false times only the functions' loads and first invocations (`--loads`), not the scenarios. */
+  scenarios?: boolean;
   /** Where the bundles are built (default `.esbuild-bench`); tests use a folder of their own. */
   outDir?: string;
   log?: (line: string) => void;
@@ -114,8 +124,16 @@ export interface FunctionResult {
   mode: SdkMode;
   bytes: number;
   ownBytes: number;
+  /** The bundle alone, deflated as a zip entry stores it. */
   zippedBytes: number;
+  /** The deployed mode, with the timing pass: the zip `serverless package` made, as uploaded. */
+  packagedZipBytes: number | null;
+  /** Its source map, unpacked (0: none in the zip). */
+  mapBytes: number | null;
+  /** Deployed: the packaged handler with the deployed environment; external: under the same NODE_OPTIONS. */
   loadMs: number | null;
+  /** Deployed: the same, without `--enable-source-maps`. */
+  loadNoSourceMapsMs: number | null;
   /** Load time over the minimal handler's in the same mode. */
   loadRatio: number | null;
   largest: string;
@@ -637,7 +655,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         operations: 0,
       };
 
-      if (options.timing) {
+      if (options.timing && options.scenarios !== false) {
         const groups = roundGroups(captured);
         // An issued-again conditional write may fail its condition (the handler's own write already
         // ran): DynamoDB did the same work and answered in the same round trip, which is what is timed.
@@ -696,7 +714,10 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       bytes: bundle.bytes,
       ownBytes: bundle.ownBytes,
       zippedBytes: bundle.zippedBytes,
+      packagedZipBytes: null,
+      mapBytes: null,
       loadMs: null,
+      loadNoSourceMapsMs: null,
       loadRatio: null,
       largest: Object.entries(bundle.byPackage)
         .sort(([, a], [, b]) => b - a)
@@ -712,27 +733,67 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       ratio: null as number | null,
     };
     if (options.timing) {
-      log('load times (every bundle of both modes, interleaved)…');
-      const files = [...bundles.map((b) => b.outfile), ...[...minimal.values()].map((b) => b.outfile)];
-      const times = loadTimes(files, options.loadRuns);
-      for (const [mode, bundle] of minimal) {
-        (minimalResults[mode] as { loadMs: number | null }).loadMs = round2(
-          times.get(bundle.outfile) ?? null,
-        );
+      log('serverless package (the deployed artifact)…');
+      const packaged = await packageFunctions(root, join(outDir, 'packaged'));
+      const packagedPush = packaged.find((fn) => fn.label === 'push-measurement');
+      if (!packagedPush) throw new Error('serverless package made no push-measurement function');
+      // Every process loads under the deployed NODE_OPTIONS; the external builds find the SDK as the
+      // runtime provides it (here: node_modules).
+      const deployedOptions = { NODE_OPTIONS: packagedPush.environment.NODE_OPTIONS ?? '' };
+      const loads = new Map<string, Loadable>();
+      const loadOf = (key: string, load: Loadable) => {
+        loads.set(key, load);
+        return load;
+      };
+      for (const fn of packaged) {
+        loadOf(`packaged:${fn.label}`, { file: fn.handlerFile, env: lambdaEnv(fn) });
+        loadOf(`no-maps:${fn.label}`, { file: fn.handlerFile, env: withoutSourceMaps(lambdaEnv(fn)) });
       }
-      for (const [index, f] of functions.entries()) {
-        const ms = times.get((bundles[index] as Bundle).outfile) ?? null;
+      for (const bundle of bundles.filter((b) => b.mode !== deployedMode)) {
+        loadOf(`built:${bundle.mode}:${bundle.label}`, {
+          file: bundle.outfile,
+          env: { ...loadEnv, ...deployedOptions },
+        });
+      }
+      for (const [mode, bundle] of minimal) {
+        loadOf(`minimal:${mode}`, { file: bundle.outfile, env: { ...loadEnv, ...deployedOptions } });
+      }
+      log(`load times (${loads.size} loads × ${options.loadRuns}, interleaved)…`);
+      const times = loadTimes([...loads.values()], options.loadRuns);
+      const timeOf = (key: string) => {
+        const load = loads.get(key);
+        return load ? (times.get(load) ?? null) : null;
+      };
+      for (const mode of minimal.keys()) {
+        (minimalResults[mode] as { loadMs: number | null }).loadMs = round2(timeOf(`minimal:${mode}`));
+      }
+      for (const f of functions) {
+        const fn = packaged.find((candidate) => candidate.label === f.function);
+        if (f.mode === deployedMode && fn) {
+          f.packagedZipBytes = fn.zipBytes;
+          f.mapBytes = Object.entries(fn.files)
+            .filter(([name]) => name.endsWith('.map'))
+            .reduce((sum, [, bytes]) => sum + bytes, 0);
+          f.loadNoSourceMapsMs = round2(timeOf(`no-maps:${f.function}`));
+        }
+        const ms = timeOf(
+          f.mode === deployedMode ? `packaged:${f.function}` : `built:${f.mode}:${f.function}`,
+        );
         const base = minimalResults[f.mode]?.loadMs ?? null;
         f.loadMs = round2(ms);
         f.loadRatio = ms !== null && base ? round2(ms / base) : null;
       }
       log('first invocations…');
       const firsts: number[] = [];
-      const pushBundle = bundles.find(
-        (b) => b.label === 'push-measurement' && b.mode === deployedMode,
-      ) as Bundle;
       for (let k = 0; k < options.loadRuns; k++) {
-        firsts.push(firstPushInvocation(pushBundle.outfile, baseEnv, seeded, opIndex++));
+        firsts.push(
+          firstPushInvocation(
+            packagedPush.handlerFile,
+            { ...baseEnv, ...deployedOptions },
+            seeded,
+            opIndex++,
+          ),
+        );
       }
       const warm = results.find((r) => r.scenario === 'push single, tenant cached')?.handlerP50Ms ?? null;
       firstInvocation.pushSingleMs = round2(median(firsts));
@@ -750,6 +811,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         warmup: options.warmup,
         loadRuns: options.loadRuns,
         timing: options.timing,
+        scenarios: options.scenarios,
       },
       scenarios: results,
       functions,

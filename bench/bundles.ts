@@ -1,15 +1,20 @@
 /**
  * Function bundles as `serverless package` builds them: serverless.yml `custom.esbuild` (bundle,
- * minify, linked source map, node target, cjs, `mainFields`, its plugins), one bundle per function
+ * minify, linked source map and whether it holds the sources, node target, cjs, `mainFields`, its
+ * plugins), one bundle per function
  * (`package.individually`). The AWS SDK is either bundled or left to the Lambda runtime's copy
  * (`external`): the benchmark builds both to compare them, and its timing runs on the one serverless.yml
- * deploys (`exclude`).
+ * deploys (`exclude`). The load times of the deployed functions come from `serverless package` itself
+ * (`packageFunctions`): each function's zip as it is uploaded, unpacked, loaded with the environment
+ * the CloudFormation template gives it (NODE_OPTIONS included), as Lambda's runtime loads it.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import JSZip from 'jszip';
 
 export type SdkMode = 'bundled' | 'external';
 
@@ -75,6 +80,7 @@ export const buildBundle = async (
     bundle: true,
     minify: true,
     sourcemap: 'linked',
+    sourcesContent: esbuildOption(root, 'sourcesContent') !== 'false',
     target: esbuildOption(root, 'target'),
     platform: 'node',
     format: 'cjs',
@@ -118,10 +124,20 @@ export const loadEnv = {
   NODE_PATH: join(__dirname, '..', 'node_modules'),
 };
 
-/** The in-process `require` time of `file` in a fresh `node` process, ms. */
-export const loadMs = (file: string): number => {
+/** A file to load, with the environment of the process that loads it. */
+export interface Loadable {
+  file: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The in-process `require` time of `file` in a fresh `node` process, ms. NODE_OPTIONS of `env` apply to
+ * that process, as the deployed NODE_OPTIONS apply to Lambda's runtime: `--enable-source-maps` makes
+ * Node read and parse the bundle's source map when it loads the bundle, inside the timed `require`.
+ */
+export const loadMs = ({ file, env }: Loadable): number => {
   const script = `const t=performance.now();require(${JSON.stringify(file)});process.stdout.write(String(performance.now()-t))`;
-  return Number(execFileSync(process.execPath, ['-e', script], { env: loadEnv, encoding: 'utf8' }));
+  return Number(execFileSync(process.execPath, ['-e', script], { env, encoding: 'utf8' }));
 };
 
 export const median = (xs: readonly number[]) => quantile(xs, 0.5);
@@ -141,11 +157,161 @@ export const quantile = (xs: readonly number[], q: number): number => {
  * The median load time of each file, `runs` fresh processes each, interleaved (every file once per
  * round, in a rotating order) so that the machine's noise hits all of them alike.
  */
-export const loadTimes = (files: readonly string[], runs: number): Map<string, number> => {
-  const samples = new Map<string, number[]>(files.map((file) => [file, []]));
+export const loadTimes = (loads: readonly Loadable[], runs: number): Map<Loadable, number> => {
+  const samples = new Map<Loadable, number[]>(loads.map((load) => [load, []]));
   for (let run = 0; run < runs; run++) {
-    const order = [...files.slice(run % files.length), ...files.slice(0, run % files.length)];
-    for (const file of order) samples.get(file)?.push(loadMs(file));
+    const order = [...loads.slice(run % loads.length), ...loads.slice(0, run % loads.length)];
+    for (const load of order) samples.get(load)?.push(loadMs(load));
   }
-  return new Map(files.map((file) => [file, median(samples.get(file) ?? [])]));
+  return new Map(loads.map((load) => [load, median(samples.get(load) ?? [])]));
 };
+
+// ---------------------------------------------------------------------------------------------------
+// The deployed artifact: `serverless package`'s zips
+
+/** One function as `serverless package` packs it for Lambda. */
+export interface PackagedFunction {
+  /** The function's file name in functions/, e.g. `push-measurement`. */
+  label: string;
+  /** The zip as uploaded, bytes. */
+  zipBytes: number;
+  /** Each file in the zip and its size unpacked, bytes. */
+  files: Record<string, number>;
+  /** The handler's file, unpacked from the zip. */
+  handlerFile: string;
+  /** The function's environment variables as the template sets them (references as placeholders). */
+  environment: Record<string, string>;
+  memorySize: number;
+}
+
+interface TemplateFunction {
+  Type: string;
+  Properties: {
+    Handler: string;
+    MemorySize?: number;
+    Code: { S3Key: unknown };
+    Environment?: { Variables?: Record<string, unknown> };
+  };
+}
+
+/**
+ * A variable's value as Lambda would see it. CloudFormation references (a queue URL, an ARN) only
+ * resolve on AWS: a placeholder of the same kind stands in, so config that is checked at load passes.
+ */
+const resolvedValue = (name: string, value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : name.endsWith('_URL')
+      ? 'https://sqs.eu-central-1.amazonaws.com/000000000000/placeholder'
+      : `placeholder-${name.toLowerCase()}`;
+
+/**
+ * Runs `serverless package --stage <stage>` into `outDir` as a deploy would (no AWS credentials, a
+ * build folder and temp folder of its own), and unpacks every function's zip into `outDir/<function>`.
+ */
+export const packageFunctions = async (
+  root: string,
+  outDir: string,
+  stage = 'prod',
+): Promise<PackagedFunction[]> => {
+  rmSync(outDir, { recursive: true, force: true });
+  const packageDir = join(outDir, 'package');
+  const tmp = join(outDir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const workFolder = `.esbuild-bench-package-${randomBytes(4).toString('hex')}`;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        join(root, 'node_modules/serverless/bin/serverless.js'),
+        'package',
+        '--stage',
+        stage,
+        '--package',
+        packageDir,
+      ],
+      {
+        cwd: root,
+        env: {
+          ...env,
+          TMPDIR: tmp,
+          TMP: tmp,
+          TEMP: tmp,
+          ESBUILD_WORK_FOLDER: workFolder,
+          SLS_TELEMETRY_DISABLED: '1',
+          AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+  } finally {
+    rmSync(join(root, workFolder), { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const template = JSON.parse(
+    readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8'),
+  ) as { Resources: Record<string, TemplateFunction> };
+  const functions: PackagedFunction[] = [];
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const { Handler, MemorySize, Code, Environment } = resource.Properties;
+    const handlerPath = Handler.replace(/\.[^.]+$/, '');
+    const label = handlerPath.replace(/^functions\//, '');
+    const zipName = JSON.stringify(Code.S3Key).match(/([\w.-]+\.zip)/)?.[1];
+    if (!zipName) throw new Error(`no zip for ${Handler}`);
+    const zipFile = join(packageDir, zipName);
+    const zip = await JSZip.loadAsync(readFileSync(zipFile));
+    const dir = join(outDir, label);
+    const files: Record<string, number> = {};
+    for (const entry of Object.values(zip.files)) {
+      if (entry.dir) continue;
+      const content = await entry.async('nodebuffer');
+      files[entry.name] = content.length;
+      mkdirSync(dirname(join(dir, entry.name)), { recursive: true });
+      writeFileSync(join(dir, entry.name), content);
+    }
+    functions.push({
+      label,
+      zipBytes: statSync(zipFile).size,
+      files,
+      handlerFile: join(dir, `${handlerPath}.js`),
+      environment: Object.fromEntries(
+        Object.entries(Environment?.Variables ?? {}).map(([name, value]) => [
+          name,
+          resolvedValue(name, value),
+        ]),
+      ),
+      memorySize: MemorySize ?? 1024,
+    });
+  }
+  return functions.sort((a, b) => a.label.localeCompare(b.label));
+};
+
+/**
+ * The environment Lambda's Node runtime gives a function: the template's variables, NODE_OPTIONS
+ * included, and the runtime's own (region, function name, memory, credentials of its role).
+ */
+export const lambdaEnv = (
+  fn: PackagedFunction,
+  overrides: Record<string, string> = {},
+): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  AWS_REGION: 'eu-central-1',
+  AWS_DEFAULT_REGION: 'eu-central-1',
+  AWS_LAMBDA_FUNCTION_NAME: `strategy-service-prod-${fn.label}`,
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  AWS_ACCESS_KEY_ID: 'AKIDMEASURE',
+  AWS_SECRET_ACCESS_KEY: 'measure',
+  AWS_SESSION_TOKEN: 'measure',
+  LAMBDA_TASK_ROOT: dirname(dirname(fn.handlerFile)),
+  ...fn.environment,
+  ...overrides,
+});
+
+/** NODE_OPTIONS without `--enable-source-maps`: the same function loaded without reading its map. */
+export const withoutSourceMaps = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  ...env,
+  NODE_OPTIONS: (env.NODE_OPTIONS ?? '').replace('--enable-source-maps', '').trim(),
+});

@@ -1,6 +1,9 @@
 /**
- * npm run bench [-- --quick] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *
+ * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
+ * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
+ * not the scenarios; it writes no results file unless `--out` names one.
  * Prints one table per part and the budgets, writes the results as JSON, and exits 1 when a budget is
  * broken. `--quick` (what `npm test` runs, tests/integration/bench/quick.test.ts) skips the timing pass
  * and checks only the budgets that do not depend on time: round trips, units, bundle sizes.
@@ -13,6 +16,7 @@ import { type BenchResults, costPerMillionUsd, runBench } from './bench';
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    loads: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
@@ -46,7 +50,10 @@ export const printResults = (results: BenchResults) => {
       'KB min': +(f.bytes / 1000).toFixed(1),
       'own KB': +(f.ownBytes / 1000).toFixed(1),
       'KB zipped': +(f.zippedBytes / 1000).toFixed(1),
+      'zip KB (packaged)': f.packagedZipBytes === null ? '' : +(f.packagedZipBytes / 1000).toFixed(1),
+      'map KB': f.mapBytes === null ? '' : +(f.mapBytes / 1000).toFixed(1),
       'load ms': f.loadMs ?? '',
+      'load ms, no source maps': f.loadNoSourceMapsMs ?? '',
       'load / minimal': f.loadRatio ?? '',
       largest: f.largest,
     })),
@@ -64,7 +71,11 @@ export const printResults = (results: BenchResults) => {
   }
   console.log('\npush single beyond the floor (GetItem key → PutItem measurement):');
   for (const line of results.beyondFloor) console.log(`- ${line}`);
-  const checked = results.budgets.filter((b) => results.options.timing || !b.timed);
+  // `--loads` measures no scenario: the budgets it has no figure for are not checked.
+  const checked = results.budgets.filter(
+    (b) =>
+      (results.options.timing || !b.timed) && !(results.options.scenarios === false && b.measured === null),
+  );
   console.table(
     checked.map((b) => ({ budget: b.name, limit: b.limit, measured: b.measured, ok: b.ok ? 'yes' : 'NO' })),
   );
@@ -78,10 +89,11 @@ const main = async () => {
     warmup: Number(values.warmup),
     loadRuns: Number(values.runs),
     timing: !quick,
+    scenarios: !values.loads,
     log: (line) => console.error(line),
   });
   const broken = printResults(results);
-  const out = values.out ?? (quick ? undefined : 'bench/results.json');
+  const out = values.out ?? (quick || values.loads ? undefined : 'bench/results.json');
   if (out) writeFileSync(resolve(out), `${JSON.stringify(results, null, 2)}\n`);
   if (broken.length > 0) {
     console.error(`\n${broken.length} budget(s) broken: ${broken.map((b) => b.name).join('; ')}`);

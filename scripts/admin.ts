@@ -3,7 +3,8 @@
  * explains it. Prints JSON (or, with `--field`, one field as plain text, for scripts).
  *
  * Database: the table named by TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, or,
- * without it, DynamoDB Local on DYNAMODB_PORT (default 8000), the same variable `npm start` reads.
+ * without it, DynamoDB Local on DYNAMODB_PORT, the same variable `npm start` reads, else where the
+ * running `npm start` put it (scripts/local-data.ts `localDynamoDb`).
  * DYNAMODB_ENDPOINT=aws uses AWS with the usual credential chain, and then also the stage's
  * usage plans (scripts/usage-plans.ts). Every command calls the same lib functions as the service.
  *
@@ -12,6 +13,7 @@
  * meaning 00:00:00 UTC of that day. Output is always UTC with milliseconds, `2027-06-30T00:00:00.000Z`.
  */
 import { userInfo } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
 import { indexExistingKeyExpiries } from '../lib/alerts/check';
@@ -45,6 +47,7 @@ import type { Publish } from '../lib/webhooks/events';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { sqsQueue } from '../lib/webhooks/queue';
+import { localDynamoDb, unreachableDynamoDb } from './local-data';
 import { type UsagePlans, usagePlansFromEnv } from './usage-plans';
 
 // ---------------------------------------------------------------------------------------------------
@@ -530,7 +533,7 @@ const optionLines = (options: Record<string, [string, string]>, secret?: AnyComm
 const ENVIRONMENT = [
   'Environment:',
   '  TABLE_NAME         the table (default strategy-service-local)',
-  '  DYNAMODB_PORT      port of the local DynamoDB, as for npm start (default 8000)',
+  "  DYNAMODB_PORT      port of the local DynamoDB, as for npm start (default: npm start's, else 8000)",
   '  DYNAMODB_ENDPOINT  a DynamoDB endpoint URL instead; "aws" for AWS (then STAGE or TABLE_NAME name the stage)',
   '  OPERATOR           your name, recorded on the API keys you create, roll or revoke (default: your login)',
 ];
@@ -570,11 +573,10 @@ const overview = () =>
 // ---------------------------------------------------------------------------------------------------
 // Running a command
 
-/** The database the CLI works on: `DYNAMODB_ENDPOINT`, else DynamoDB Local on `DYNAMODB_PORT`. */
-const endpointFromEnv = (env: NodeJS.ProcessEnv): string | undefined => {
-  if (env.DYNAMODB_ENDPOINT === 'aws') return undefined;
-  return env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${env.DYNAMODB_PORT || 8000}`;
-};
+/** The database the CLI works on: AWS for `DYNAMODB_ENDPOINT=aws`, else the local stack's DynamoDB. */
+const localDb = (env: NodeJS.ProcessEnv) =>
+  env.DYNAMODB_ENDPOINT === 'aws' ? undefined : localDynamoDb(resolve(__dirname, '..'), env);
+const endpointFromEnv = (env: NodeJS.ProcessEnv): string | undefined => localDb(env)?.endpoint;
 
 /** A field of the result as plain text: one line per item for a list. */
 const pick = (result: unknown, field: string): string => {
@@ -700,10 +702,8 @@ main().catch((error) => {
   }));
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code;
-  const hint =
-    code === 'ECONNREFUSED'
-      ? `. Is DynamoDB running at ${endpointFromEnv(process.env)}? Start it with npm start, or set DYNAMODB_PORT (or DYNAMODB_ENDPOINT) to where it runs.`
-      : '';
+  const local = localDb(process.env);
+  const hint = code === 'ECONNREFUSED' && local ? `. ${unreachableDynamoDb(local)}` : '';
   console.error(JSON.stringify({ error: `${message}${hint}`, details }, null, 2));
   process.exit(error instanceof UsageError ? 2 : 1);
 });

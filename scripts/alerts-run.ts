@@ -7,8 +7,9 @@
  * message SQS hands it.
  *
  * Database: TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, else DynamoDB Local on
- * DYNAMODB_PORT (default 8000). The webhook secrets open with the local stack's signing key (JWT_SECRET,
- * else the one `npm start` keeps in the data folder).
+ * DYNAMODB_PORT, else where the running `npm start` put it (its demo record; scripts/local-data.ts
+ * `localDynamoDb`). The webhook secrets open with the local stack's signing key (JWT_SECRET, else the
+ * one `npm start` keeps in the data folder).
  */
 import { resolve } from 'node:path';
 import { runAlertCheck } from '../lib/alerts/check';
@@ -18,7 +19,10 @@ import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
-import { localData, storedJwtSecret } from './local-data';
+import { localData, localDynamoDb, storedJwtSecret, unreachableDynamoDb } from './local-data';
+
+const root = resolve(__dirname, '..');
+const dynamoDb = localDynamoDb(root, process.env);
 
 const main = async () => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -26,9 +30,9 @@ const main = async () => {
   const db = createDatabase({
     tableName: env.TABLE_NAME || 'strategy-service-local',
     region: env.AWS_REGION || 'eu-central-1',
-    endpoint: env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${env.DYNAMODB_PORT || 8000}`,
+    endpoint: dynamoDb.endpoint,
   });
-  const secret = env.JWT_SECRET || storedJwtSecret(localData(resolve(__dirname, '..'), env));
+  const secret = env.JWT_SECRET || storedJwtSecret(localData(root, env));
   if (!secret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
   const queue = webhookLocalQueue(db);
   const check = await runAlertCheck({ db, publish: createPublisher({ db, queue }), now: Date.now() });
@@ -43,6 +47,7 @@ const main = async () => {
 };
 
 main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
+  const refused = (error as { code?: string }).code === 'ECONNREFUSED';
+  console.error(refused ? unreachableDynamoDb(dynamoDb) : error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { indexExistingKeyExpiries } from '../lib/alerts/check';
@@ -128,6 +128,12 @@ const quietly = async <T>(work: () => Promise<T>): Promise<T> => {
   }
 };
 
+/** Where a running `npm start` answers: its API, and its DynamoDB Local. */
+export interface LocalStack {
+  baseUrl: string;
+  dynamodbEndpoint: string;
+}
+
 export interface PreparedData {
   /** The demo record; undefined when the table holds data but the record is gone. */
   seed: SeedFile | undefined;
@@ -143,14 +149,14 @@ export const storedJwtSecret = (data: LocalData): string =>
 /**
  * Creates the table if it is missing and seeds the demo data into an empty one; a table that holds
  * data keeps it (it only gets the indexes a later version added), and its seed record gets the current
- * base URL. JWT_SECRET, when set, is the
+ * base URL and DynamoDB endpoint. JWT_SECRET, when set, is the
  * signing key; otherwise a new database gets a new key: a token signed before names users and tenants
  * that are gone, and is refused (401, sign in again) instead of answered with empty lists.
  */
 export const prepareLocalData = async (
   db: Database,
   data: LocalData,
-  baseUrl: string,
+  { baseUrl, dynamodbEndpoint }: LocalStack,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PreparedData> => {
   const state = await tableState(db);
@@ -159,7 +165,8 @@ export const prepareLocalData = async (
   // in the alert index, which only keys created since carry: its data stays usable as it is.
   else if ((await addMissingIndexes(db)).length > 0) await indexExistingKeyExpiries(db, Date.now());
   if (state !== 'filled') {
-    const seed = await quietly(() => seedDemoData(db, baseUrl));
+    const { tenants } = await quietly(() => seedDemoData(db, baseUrl));
+    const seed: SeedFile = { baseUrl, dynamodbEndpoint, tenants };
     writeSeedFile(data.seedFile, seed);
     let jwtSecret = env.JWT_SECRET;
     if (!jwtSecret) {
@@ -172,8 +179,10 @@ export const prepareLocalData = async (
     return { seed, seeded: true, jwtSecret };
   }
   const stored = readSeedFile(data.seedFile);
-  const seed = stored && { ...stored, baseUrl };
-  if (seed && stored.baseUrl !== baseUrl) writeSeedFile(data.seedFile, seed);
+  const seed = stored && { baseUrl, dynamodbEndpoint, tenants: stored.tenants };
+  if (seed && (stored.baseUrl !== baseUrl || stored.dynamodbEndpoint !== dynamodbEndpoint)) {
+    writeSeedFile(data.seedFile, seed);
+  }
   let jwtSecret = env.JWT_SECRET || storedJwtSecret(data);
   if (!jwtSecret) {
     jwtSecret = newSecret();
@@ -181,3 +190,32 @@ export const prepareLocalData = async (
   }
   return { seed, seeded: false, jwtSecret };
 };
+
+/** Where a local runner finds DynamoDB, and what said so (for its messages). */
+export interface LocalDynamoDb {
+  endpoint: string;
+  from: string;
+}
+
+/**
+ * The local stack's DynamoDB, for the runners beside `npm start` (`npm run alerts:run`, the operator
+ * CLI): DYNAMODB_ENDPOINT or DYNAMODB_PORT when set; else where the last `npm start` of this data folder
+ * put it, as its demo record says (the way `demo:push` finds the base URL); else npm start's default
+ * port, 8000.
+ */
+export const localDynamoDb = (root: string, env: NodeJS.ProcessEnv): LocalDynamoDb => {
+  if (env.DYNAMODB_ENDPOINT) return { endpoint: env.DYNAMODB_ENDPOINT, from: 'DYNAMODB_ENDPOINT' };
+  if (env.DYNAMODB_PORT) return { endpoint: `http://127.0.0.1:${env.DYNAMODB_PORT}`, from: 'DYNAMODB_PORT' };
+  const { seedFile } = localData(root, env);
+  const recorded = readSeedFile(seedFile)?.dynamodbEndpoint;
+  if (recorded) {
+    const shown = seedFile.startsWith(`${root}/`) ? relative(root, seedFile) : seedFile;
+    return { endpoint: recorded, from: `npm start's, recorded in ${shown}` };
+  }
+  return { endpoint: 'http://127.0.0.1:8000', from: "npm start's default port" };
+};
+
+/** What to do when nothing answers at the runner's DynamoDB endpoint. */
+export const unreachableDynamoDb = ({ endpoint, from }: LocalDynamoDb): string =>
+  `Nothing answers at ${endpoint} (${from}): start the local stack with npm start, or set ` +
+  'DYNAMODB_PORT (or DYNAMODB_ENDPOINT) to where its DynamoDB Local runs.';

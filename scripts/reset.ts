@@ -59,7 +59,11 @@ const main = async (): Promise<number> => {
     region: 'eu-central-1',
     endpoint: dynamo.endpoint,
   });
-  const { seed } = await prepareLocalData(db, data, `http://localhost:${process.env.PORT || 3000}/api`);
+  // Recorded where the next npm start with the same settings answers: its ports, not this one's.
+  const { seed } = await prepareLocalData(db, data, {
+    baseUrl: `http://localhost:${process.env.PORT || 3000}/api`,
+    dynamodbEndpoint: `http://127.0.0.1:${process.env.DYNAMODB_PORT || 8000}`,
+  });
   await dynamo.stop();
   dynamo = undefined;
   console.log(

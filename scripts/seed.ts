@@ -28,6 +28,12 @@ import {
 /** The shape of `.local/seed.json`: a contract that other tooling (tests, demos) reads. */
 export interface SeedFile {
   baseUrl: string;
+  /**
+   * Where the DynamoDB Local of the `npm start` that wrote the record answers, so the local runners
+   * (`npm run alerts:run`, the operator CLI) find it as `demo:push` finds the base URL. Absent in
+   * records of earlier versions.
+   */
+  dynamodbEndpoint?: string;
   tenants: SeedTenant[];
 }
 
@@ -124,7 +130,7 @@ const ACME_KPIS: Record<KpiType, { name: string; unit: string; cadence?: KpiCade
     PESTLE_KPI: { name: 'Open regulatory findings', unit: 'findings' },
     THEME_KPI: { name: 'Employee engagement score', unit: 'points' },
     KPI_DEFINITION: { name: 'On-time delivery rate', unit: '%' },
-    BSC_KPI: { name: 'Monthly recurring revenue', unit: 'EUR', cadence: 'daily', graceHours: 24 },
+    BSC_KPI: { name: 'Monthly recurring revenue', unit: 'EUR', cadence: 'monthly', graceHours: 24 },
     ASIS_KPI: { name: 'Support ticket backlog', unit: 'tickets' },
     OKR_KEY_RESULT: { name: 'Tickets solved by self-service', unit: 'share' },
     PRODUCT_SCORECARD_KPI: { name: 'App store rating', unit: 'stars', cadence: 'monthly', graceHours: 72 },
@@ -143,7 +149,8 @@ export const ACME_REVENUE: HistoryPlan = {
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-const demoTenants: TenantPlan[] = [
+/** The demo organizations; exported for the test that holds their KPIs' cadences to their periods. */
+export const demoTenants: TenantPlan[] = [
   {
     name: 'Acme Corporation',
     plan: 'business',
@@ -167,7 +174,7 @@ const demoTenants: TenantPlan[] = [
     ],
     // Several months of data for the KPI page; SWOT and PESTLE stay empty (no cadence, so not quiet),
     // and the product scorecard, expected monthly, stopped five months ago: it is quiet, while the
-    // revenue, expected daily, is receiving. Against their targets, the engagement score is on
+    // revenue, expected monthly as its periods are, is receiving. Against their targets, the engagement score is on
     // track, the revenue at risk and the self-service share (an ambitious target) off track.
     history: {
       BSC_KPI: ACME_REVENUE,

@@ -13,8 +13,14 @@
  * the push authorizer denies a refused key with the problem in its context, which API Gateway puts
  * into the ACCESS_DENIED response. serverless-offline drops a denying authorizer's context, so this
  * plugin also records, per `x-api-key`, the context of the authorizer's last answer (it wraps
- * serverless-offline's Lambda runner; only `serverless offline` loads this). (serverless-offline also
- * answers 401 when the authorizer fails; on AWS that is AUTHORIZER_FAILURE, rendered as 503.)
+ * serverless-offline's Lambda runner; only `serverless offline` loads this).
+ *
+ * serverless-offline also answers 401 when the authorizer fails (throws anything but `Unauthorized`,
+ * or times out), where API Gateway answers AUTHORIZER_FAILURE, which the API renders as a 503 with
+ * Retry-After: with DynamoDB down, a client would learn locally that its key is bad (401, final) where
+ * AWS tells it to retry. The same wrapper counts such failures per `x-api-key`, and a 401 of a request
+ * with that key takes one of them and is answered with AUTHORIZER_FAILURE instead. (The count, not a
+ * flag: of concurrent requests with one key, each failure turns exactly one 401.)
  *
  * A request that matches no route gets serverless-offline's own 404 (`{"error":"Serverless-offline:
  * route not found.","existingRoutes":[…]}`, from its catch-all route `/{p*}`); API Gateway answers it
@@ -75,10 +81,12 @@ class ServerlessOfflineGatewayResponses {
 
   /**
    * Remembers the context of every authorizer answer by the request's `x-api-key`, the identity source
-   * of the push authorizer (an answer is the same for every request with that key).
+   * of the push authorizer (an answer is the same for every request with that key), and counts its
+   * failures by key.
    * @param {Map<string, Record<string, unknown>>} contexts
+   * @param {Map<string, number>} failures
    */
-  async recordAuthorizerContexts(contexts) {
+  async recordAuthorizerContexts(contexts, failures) {
     const { default: Lambda } = await import('serverless-offline/lambda');
     const wrapped = Symbol.for('strategy-service.authorizer-context');
     const get = Lambda.prototype.get;
@@ -96,10 +104,20 @@ class ServerlessOfflineGatewayResponses {
       };
       lambdaFunction.runHandler = async () => {
         const ran = event;
-        const result = await runHandler();
         const key = Object.entries(ran?.headers ?? {}).find(
           ([name]) => name.toLowerCase() === 'x-api-key',
         )?.[1];
+        let result;
+        try {
+          result = await runHandler();
+        } catch (error) {
+          // The Lambda authorizer contract: only the error `Unauthorized` is a refusal (401).
+          const refusal = error === 'Unauthorized' || /** @type {any} */ (error)?.message === 'Unauthorized';
+          if (key !== undefined && ran?.type === 'REQUEST' && !refusal) {
+            failures.set(String(key), (failures.get(String(key)) ?? 0) + 1);
+          }
+          throw error;
+        }
         if (key && result?.policyDocument && result.context) contexts.set(String(key), result.context);
         return result;
       };
@@ -110,7 +128,17 @@ class ServerlessOfflineGatewayResponses {
   async install() {
     /** @type {Map<string, Record<string, unknown>>} */
     const contexts = new Map();
-    await this.recordAuthorizerContexts(contexts);
+    /** @type {Map<string, number>} */
+    const failures = new Map();
+    await this.recordAuthorizerContexts(contexts, failures);
+    /** Takes one recorded failure of the authorizer for this key, if there is one. */
+    const failed = (/** @type {string} */ key) => {
+      const count = failures.get(key) ?? 0;
+      if (count === 0) return false;
+      if (count === 1) failures.delete(key);
+      else failures.set(key, count - 1);
+      return true;
+    };
     const offline = this.serverless.pluginManager.plugins.find(
       (/** @type {any} */ plugin) => plugin.constructor?.name === 'ServerlessOffline',
     );
@@ -120,12 +148,16 @@ class ServerlessOfflineGatewayResponses {
     server.ext('onPreResponse', (/** @type {any} */ request, /** @type {any} */ h) => {
       const refused = request.response?.isBoom && request.auth?.error;
       const unrouted = request.route?.path === '/{p*}' && request.response?.statusCode === 404;
+      const key = String(request.headers['x-api-key'] ?? '');
+      const refusedType = refused && RESPONSE_TYPE_BY_STATUS[request.response.output.statusCode];
       const type = unrouted
         ? 'MISSING_AUTHENTICATION_TOKEN'
-        : refused && RESPONSE_TYPE_BY_STATUS[request.response.output.statusCode];
+        : refusedType === 'UNAUTHORIZED' && failed(key)
+          ? 'AUTHORIZER_FAILURE'
+          : refusedType;
       const gatewayResponse = type && responses[type];
       if (!gatewayResponse) return h.continue;
-      const context = contexts.get(String(request.headers['x-api-key'] ?? '')) ?? {};
+      const context = contexts.get(key) ?? {};
       const body = gatewayResponse.template
         .replaceAll('$context.requestId', randomUUID())
         .replace(/\$context\.authorizer\.(\w+)/g, (_, name) => String(context[name] ?? ''));

@@ -10,9 +10,13 @@
  * folder, and says what to do. Ctrl-C (SIGINT) or SIGTERM stops everything, by process group.
  * STACK_LOG_FILE: also append everything serverless-offline and the handlers print (the JSON log and
  * metric lines) to this file, so a test can read every line a run wrote.
+ * The handlers are built into a folder of this stack's own (ESBUILD_WORK_FOLDER, default
+ * `.esbuild-offline-<PORT>`), removed when it stops: `serverless package` builds into `.esbuild/` and
+ * deletes it when done, and a second stack rebuilds its own folder, so neither takes away the handlers
+ * this one serves.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { createDatabase } from '../lib/db/client';
 import {
@@ -49,6 +53,11 @@ const stage = 'local';
 const tableName = `strategy-service-${stage}`;
 const baseUrl = `http://localhost:${httpPort}/api`;
 const quiet = process.env.OFFLINE_LOG === 'quiet';
+/** One stack per HTTP port, so one build folder per port; a folder given in the environment is kept. */
+const buildFolder = process.env.ESBUILD_WORK_FOLDER || `.esbuild-offline-${httpPort}`;
+const removeBuild = () => {
+  if (!process.env.ESBUILD_WORK_FOLDER) rmSync(join(root, buildFolder), { recursive: true, force: true });
+};
 const logFile = process.env.STACK_LOG_FILE ? resolve(process.env.STACK_LOG_FILE) : undefined;
 
 /** A path for messages: relative to the checkout when inside it. */
@@ -65,6 +74,7 @@ const shutdown = async (code: number) => {
   stopping = true;
   await Promise.all([stopGroupAndWait(offline), dynamo?.stop()]);
   offlineTemp?.remove();
+  if (offline) removeBuild();
   release?.();
   process.exit(code);
 };
@@ -147,7 +157,10 @@ const main = async () => {
   );
   dynamo = await startDynamoDbLocal(dynamoPort, { dataDir: data.dynamoDir });
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
-  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, baseUrl);
+  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, {
+    baseUrl,
+    dynamodbEndpoint: dynamo.endpoint,
+  });
 
   console.log(`Starting serverless offline on port ${httpPort} ...`);
   offlineTemp = privateTempDir('strategy-offline-');
@@ -171,6 +184,7 @@ const main = async () => {
       env: {
         ...process.env,
         ...offlineTemp.env,
+        ESBUILD_WORK_FOLDER: buildFolder,
         JWT_SECRET: jwtSecret,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         AWS_REGION: 'eu-central-1',

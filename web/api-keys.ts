@@ -17,6 +17,7 @@ import type {
   ApiKeyUsageResponse,
   CreatedApiKeyResponse,
   KpiPage,
+  RevokedApiKeyResponse,
   RolledApiKeyResponse,
 } from './shared/api-types';
 import { ApiError, api, createPage, describe, isAdmin, type PageState, SessionEnded } from './shared/shell';
@@ -58,7 +59,8 @@ type Dialog =
   /** The raw key is in the state only while its dialog is open: the service never returns it again. */
   | { kind: 'reveal'; created: CreatedApiKeyResponse; rolled: Key | null; copied: string | null }
   | { kind: 'roll'; key: Key; busy: boolean; error: string | null }
-  | { kind: 'revoke'; key: Key; busy: boolean; error: string | null };
+  /** `alsoStops`: the old key of a roll whose grace period revoking `key` ends, known before confirming. */
+  | { kind: 'revoke'; key: Key; alsoStops: Key | null; busy: boolean; error: string | null };
 type DialogOf<K extends Dialog['kind']> = Extract<Dialog, { kind: K }>;
 
 interface Keys {
@@ -105,6 +107,21 @@ const actorText = (actor: Actor): string | null => {
 
 /** A key counts against the plan while it is active and not rolled (its replacement holds the slot). */
 const holdsSlot = (key: Key) => key.status === 'active' && key.replacedBy === null;
+
+/**
+ * The old key of a roll that still works in its grace period, for its replacement `key`: revoking the
+ * replacement ends that grace too (the service's rule, docs/api.md "Revoke").
+ */
+const inGraceBefore = (key: Key, keys: Key[] | null): Key | null =>
+  (key.replaces &&
+    keys?.find(
+      (other) =>
+        other.id === key.replaces?.id && other.status === 'active' && other.replacedBy?.id === key.id,
+    )) ||
+  null;
+
+/** A key as a button or heading names it: its name and prefix, since a roll's two keys share the name. */
+const keyLabel = (key: Key) => `${key.name} (${key.prefix})`;
 
 const scopeText = (kpiIds: string[] | null, kpiNames: Map<string, string>) => {
   if (kpiIds === null) return 'All KPIs';
@@ -225,7 +242,7 @@ const usageSummary = (usage: ApiKeyRecentUsage) => {
 
 const usageToggle = (state: State, key: Key) => {
   const open = state.usage.has(key.id);
-  return html`<button type="button" class="usage-toggle" aria-expanded=${open ? 'true' : 'false'} aria-controls=${open ? `usage-${key.id}` : nothing} aria-label="Usage of ${key.name}" @click=${() => toggleUsage(key)}>Usage</button>`;
+  return html`<button type="button" class="usage-toggle" aria-expanded=${open ? 'true' : 'false'} aria-controls=${open ? `usage-${key.id}` : nothing} aria-label="Usage of ${keyLabel(key)}" @click=${() => toggleUsage(key)}>Usage</button>`;
 };
 
 /** The last 30 days: the chart, the requests and the refusal share as text, and the Usage button. */
@@ -314,7 +331,7 @@ const usageRow = (state: State, key: Key, columns: number) => {
   return html`<tr class="usage-row" data-usage-of=${key.id}>
     <td colspan=${columns}>
       <section id="usage-${key.id}" class="usage-panel" aria-labelledby="usage-title-${key.id}" aria-busy=${panel.loading ? 'true' : nothing}>
-        <h3 id="usage-title-${key.id}" tabindex="-1">Usage of “${key.name}”</h3>
+        <h3 id="usage-title-${key.id}" tabindex="-1">Usage of “${key.name}” <code>${key.prefix}</code></h3>
         ${panel.error ? loadFailed(`usage-error-${key.id}`, 'The usage', panel.error, () => retryUsage(key.id)) : nothing}
         ${panel.loading ? loadingNotice(`usage-loading-${key.id}`, 'Loading the usage…') : nothing}
         ${panel.usage ? usageDetail(panel.usage) : nothing}
@@ -326,17 +343,23 @@ const usageRow = (state: State, key: Key, columns: number) => {
 // ---------------------------------------------------------------------------------------------------
 // The view
 
-/** "2 of 3 keys used", the push warning, and why Create is disabled, from the list and the plan. */
+/**
+ * "2 of 3 keys used", the push warning, and why Create is disabled, from the list and the plan. While a
+ * rolled key works in its grace period the list shows more active keys than the count: the count says
+ * why, where it stands.
+ */
 const planView = (state: State, keys: Key[]) => {
   const { plan } = state;
   if (!plan) return { usage: null, pushWarning: null, limit: null };
   const used = keys.filter(holdsSlot).length;
   const max = plan.apiKeyLimit;
+  const rolling = keys.some((key) => key.status === 'active' && key.replacedBy !== null);
   return {
-    usage:
+    usage: `${
       max === null
         ? `${plural(used, 'key')} in use · unlimited on the ${plan.name} plan`
-        : `${used} of ${max} keys used on the ${plan.name} plan`,
+        : `${used} of ${max} keys used on the ${plan.name} plan`
+    }${rolling ? '; a rolled key and its replacement count as one until the old key stops working' : ''}`,
     pushWarning: plan.features.includes(PUSH_FEATURE)
       ? null
       : `Your organization’s ${plan.name} plan does not include pushing measurements (${PUSH_FEATURE}). ` +
@@ -370,7 +393,9 @@ const activeRow = (state: State, key: Key, admin: boolean, now: number) => {
     <td data-label="Status"><span class="badge ${key.status}">${key.status}</span>${
       key.replacedBy
         ? html` <span class="note">replaced by <code>${key.replacedBy.prefix}</code></span>`
-        : nothing
+        : inGraceBefore(key, state.keys)
+          ? html` <span class="note">replaces <code>${key.replaces?.prefix}</code></span>`
+          : nothing
     }</td>
     <td data-label="KPIs">${scopeText(key.kpiIds, state.kpiNames)}</td>
     <td data-label="Expires">${timeCell(key.expiresAt, 'Never')}${soon ? html` <span class="soon">${soon}</span>` : nothing}</td>
@@ -382,8 +407,8 @@ const activeRow = (state: State, key: Key, admin: boolean, now: number) => {
         ? html`<td class="row-actions">${
             key.replacedBy
               ? nothing
-              : html`<button type="button" aria-label="Roll ${key.name}" @click=${() => openRoll(key)}>Roll</button>`
-          }<button type="button" class="danger" aria-label="Revoke ${key.name}" @click=${() => openRevoke(key)}>Revoke</button></td>`
+              : html`<button type="button" aria-label="Roll ${keyLabel(key)}" @click=${() => openRoll(key)}>Roll</button>`
+          }<button type="button" class="danger" aria-label="Revoke ${keyLabel(key)}" @click=${() => openRevoke(key)}>Revoke</button></td>`
         : nothing
     }
   </tr>${usageRow(state, key, ACTIVE_COLUMNS + (admin ? 1 : 0))}`;
@@ -582,14 +607,24 @@ const rollDialog = (dialog: DialogOf<'roll'> | null) =>
       : nothing
   }</dialog>`;
 
+/** Until when an old key of a roll works, in words. */
+const graceEnd = (key: Key) => {
+  const end = key.expiresAt ? new Date(key.expiresAt) : null;
+  return end ? `${dateOnly.format(end)} ${timeOnly.format(end)}` : 'the end of its grace period';
+};
+
 const revokeDialog = (dialog: DialogOf<'revoke'> | null) =>
-  html`<dialog id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby="revoke-text" ${modal(dialog !== null)} @close=${() => closed('revoke')}>${
+  html`<dialog id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby=${dialog?.alsoStops ? 'revoke-text revoke-also' : 'revoke-text'} ${modal(dialog !== null)} @close=${() => closed('revoke')}>${
     dialog
       ? html`<div class="stack">
           <h2 id="revoke-title">Revoke API key “${dialog.key.name}”?</h2>
           <p id="revoke-text">“${dialog.key.name}” (prefix ${dialog.key.prefix}) stops working immediately: requests with it are refused. A revoked key cannot be reactivated.${
             dialog.key.replacedBy ? ` Its replacement ${dialog.key.replacedBy.prefix}… keeps working.` : ''
-          }</p>
+          }</p>${
+            dialog.alsoStops
+              ? html`<p id="revoke-also" class="notice warning"><strong>The old key ${dialog.alsoStops.prefix}… stops working too.</strong> This key replaced it in a roll, and it works until ${graceEnd(dialog.alsoStops)} only while its replacement does: revoking this key ends its grace period now. To keep this key and stop the old one, revoke ${dialog.alsoStops.prefix}… instead.</p>`
+              : nothing
+          }
           ${message('revoke-error', 'error', dialog.error, 'alert')}
           <div class="actions">
             <button type="button" id="revoke-cancel" @click=${() => closed('revoke')}>Cancel</button>
@@ -880,7 +915,8 @@ const closeReveal = () => {
 
 const openRevoke = (key: Key) => {
   page.clearMessages();
-  page.update({ loadError: null, dialog: { kind: 'revoke', key, busy: false, error: null } });
+  const alsoStops = inGraceBefore(key, page.state.keys);
+  page.update({ loadError: null, dialog: { kind: 'revoke', key, alsoStops, busy: false, error: null } });
   focusById('revoke-cancel');
 };
 
@@ -890,10 +926,17 @@ const confirmRevoke = async () => {
   const { key } = dialog;
   patchDialog('revoke', { busy: true, error: null });
   try {
-    await api<void>('DELETE', `/api-keys/${encodeURIComponent(key.id)}`);
+    const { graceEnded } = await api<RevokedApiKeyResponse>(
+      'DELETE',
+      `/api-keys/${encodeURIComponent(key.id)}`,
+    );
     closed('revoke');
     await loadKeys();
-    page.announce(`API key “${key.name}” revoked.`);
+    page.announce(
+      graceEnded
+        ? `API key “${key.name}” revoked; the old key ${graceEnded.prefix}… stopped working too.`
+        : `API key “${key.name}” revoked.`,
+    );
     focusById('keys-title');
   } catch (error) {
     if (error instanceof SessionEnded) return;

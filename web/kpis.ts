@@ -121,17 +121,24 @@ const formatValue = (value: number | null, unit?: string) =>
 
 const dayOf = (date: string) => new Date(`${date}T00:00:00Z`);
 
-/** A period as people say it: one day, a calendar month, or a range (dates are UTC calendar dates). */
+/**
+ * A period as people say it, as short as it stays unambiguous: one day ("Nov 16, 2026"), a calendar
+ * month ("Nov 2026"), whole months ("Jul – Sep 2026"), or a range that names a month or a year once
+ * ("Nov 16 – 22, 2026"). The list and the detail use it alike; dates are UTC calendar dates.
+ */
 const formatPeriod = (start: string, end: string) => {
-  if (start === end) return utcDay.format(dayOf(start));
   const first = dayOf(start);
+  const last = dayOf(end);
+  if (start === end) return utcDay.format(first);
   const next = dayOf(end);
   next.setUTCDate(next.getUTCDate() + 1);
-  const wholeMonth =
-    first.getUTCDate() === 1 &&
-    next.getUTCDate() === 1 &&
-    next.getUTCMonth() === (first.getUTCMonth() + 1) % 12;
-  return wholeMonth ? utcMonth.format(first) : `${utcDay.format(first)} – ${utcDay.format(dayOf(end))}`;
+  if (first.getUTCDate() === 1 && next.getUTCDate() === 1) {
+    const lastMonth = new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), 1));
+    return lastMonth.getTime() === first.getTime()
+      ? utcMonth.format(first)
+      : utcMonth.formatRange(first, lastMonth);
+  }
+  return utcDay.formatRange(first, last);
 };
 
 /** What a KPI expects, in words: its cadence and grace period. */

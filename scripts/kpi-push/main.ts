@@ -37,7 +37,8 @@ Options:
   --version            the version
 
 Retries: 429 waits for Retry-After; 502, 503, 504 and network errors are retried with exponential
-backoff and jitter; other answers are final (another 4xx cannot succeed by repeating it).
+backoff and jitter; other answers are final (another 4xx cannot succeed by repeating it). A refused
+connection before the service ever answered is a wrong URL, not an outage: exit 2 at once.
 
 Reruns are safe: a measurement is stored per KPI and period, so sending the same rows again replaces
 them instead of adding duplicates. After a partial failure, run the same command again.
@@ -45,7 +46,8 @@ them instead of adding duplicates. After a partial failure, run the same command
 Exit codes:
   0  every row stored (with --dry-run: every row passed the service's checks)
   2  usage: bad option, missing URL or key, unreadable file, a URL that is not the
-     service's (e.g. without /api), dry run not offered; nothing sent
+     service's (e.g. without /api) or where nothing listens (connection refused on the
+     first request), dry run not offered; nothing sent
   3  invalid input: problems listed by line; nothing sent
   4  rejected by the service (e.g. 401/403 key problem, 404 unknown KPI); fix and rerun
   5  gave up: the service kept failing (429/5xx) or could not be reached; rerun later

@@ -321,8 +321,11 @@ const TRANSIENT = (status: number) => status === 429 || status >= 500;
 /**
  * Why the base URL is not the service's, or undefined when it may be. GET <base>/health answers 200
  * `{"status":"ok"}` on the service: a 404 (say, a URL without /api) or any other answer proves a wrong
- * URL, and a host that does not exist too. A 429, a 5xx, a timeout or a refused connection prove
- * nothing (the service may be down for a moment): the push goes on, and its retries decide.
+ * URL, and a host that does not exist too. So does a refused connection on this first contact: nothing
+ * listens at that port (a typo'd port, or a local service that is not running), and retrying for
+ * minutes would only hide that as an outage. A 429, a 5xx or a timeout prove nothing (the service may
+ * be down for a moment): the push goes on, and its retries decide; so do connections refused later in
+ * the run, after the service has answered once.
  */
 const checkBaseUrl = async (baseUrl: URL, log: (line: string) => void): Promise<string | undefined> => {
   const url = `${baseUrl.href.replace(/\/+$/, '')}/health`;
@@ -335,7 +338,11 @@ const checkBaseUrl = async (baseUrl: URL, log: (line: string) => void): Promise<
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     log(`GET ${url}: ${code ?? (error as Error).name}`);
-    return code === 'ENOTFOUND' ? `the host of ${printable(baseUrl)} does not exist` : undefined;
+    if (code === 'ENOTFOUND') return `the host of ${printable(baseUrl)} does not exist`;
+    if (code === 'ECONNREFUSED') {
+      return `nothing listens at ${baseUrl.origin} (connection refused): check the URL and its port (KPI_PUSH_URL or --url), and that the service runs there`;
+    }
+    return undefined;
   }
   log(`GET ${url}: ${response.status}`);
   if (TRANSIENT(response.status)) return undefined;

@@ -545,6 +545,48 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
       // Both keys push during the grace period.
       expect((await push(newKey, bsc.id)).status).toBeOneOf([200, 201]);
       expect((await push(original.body.key, bsc.id)).status).toBeOneOf([200, 201]);
+
+      // The count says why it is one less than the active rows, where it stands.
+      expect(await page.locator('#plan-usage').textContent()).toMatch(
+        /^\d+ of 5 keys used on the business plan; a rolled key and its replacement count as one until the old key stops working$/,
+      );
+      // The two rows share a name; their buttons do not share an accessible name.
+      const newPrefix = newKey.slice(0, 8);
+      expect(await replacement.locator('[data-label="Status"]').textContent()).toBe(
+        `active replaces ${original.body.prefix}`,
+      );
+      for (const prefix of [original.body.prefix, newPrefix]) {
+        for (const action of ['Revoke', 'Usage of']) {
+          const name = `${action} Rotating job (${prefix})`;
+          expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(1);
+        }
+      }
+      expect(
+        await page.getByRole('button', { name: `Roll Rotating job (${newPrefix})`, exact: true }).count(),
+      ).toBe(1);
+
+      // Revoking the new key: before confirming, the dialog says that the old key stops too.
+      await page.getByRole('button', { name: `Revoke Rotating job (${newPrefix})`, exact: true }).click();
+      const revoke = page.locator('#revoke-dialog');
+      await revoke.waitFor();
+      expect(await revoke.locator('#revoke-also').textContent()).toMatch(
+        new RegExp(
+          `^The old key ${original.body.prefix}… stops working too\\. This key replaced it in a roll, and it works until .+ only while its replacement does: revoking this key ends its grace period now\\. To keep this key and stop the old one, revoke ${original.body.prefix}… instead\\.$`,
+        ),
+      );
+      expect(await revoke.getAttribute('aria-describedby')).toBe('revoke-text revoke-also');
+      await shot(page, '14-revoke-rolled-replacement');
+      await expectAccessible(page, 'revoking a replacement');
+      await page.locator('#revoke-confirm').click();
+      await revoke.waitFor({ state: 'hidden' });
+      await page
+        .locator('#status', {
+          hasText: `API key “Rotating job” revoked; the old key ${original.body.prefix}… stopped working too.`,
+        })
+        .waitFor({ state: 'attached' });
+      expect((await push(newKey, bsc.id)).body.type).toMatch(/\/api-key-revoked$/);
+      expect((await push(original.body.key, bsc.id)).body.type).toMatch(/\/api-key-expired$/);
+      expect(await page.locator('#keys-body tr', { hasText: 'Rotating job' }).count()).toBe(0);
       expect(errors).toEqual([]);
     } finally {
       const listed = await request('GET', '/api-keys', { headers: auth });
@@ -640,7 +682,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('true');
     expect(await toggle.getAttribute('aria-controls')).toBe(`usage-${used.body.id}`);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-      'Usage of Revenue job',
+      `Usage of Revenue job (${used.body.prefix})`,
     );
     const figure = (id: string) => panel.locator(`[data-figure="${id}"] dd`).textContent();
     expect([await figure('requests'), await figure('accepted'), await figure('refused')]).toEqual([
@@ -669,7 +711,7 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     // Tab leaves the button for the row's next control; Space on the button closes the panel.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-      'Roll Revenue job',
+      `Roll Revenue job (${used.body.prefix})`,
     );
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Space');

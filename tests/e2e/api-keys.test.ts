@@ -40,7 +40,8 @@ describe('API keys over HTTP (serverless-offline)', () => {
     expect(statuses[acme.apiKeys[2]!.id]).toBe('expired');
 
     const revoked = await request('DELETE', `/api-keys/${created.body.id}`, { headers: auth });
-    expect(revoked.status).toBe(204);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ id: created.body.id, status: 'revoked', graceEnded: null });
 
     const viewerAuth = { Authorization: `Bearer ${(await loginAs(viewer.email, viewer.password)).token}` };
     expect((await request('GET', '/api-keys', { headers: viewerAuth })).status).toBe(200);

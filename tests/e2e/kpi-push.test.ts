@@ -1,11 +1,19 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Decision, type ProxiedRequest, startFaultProxy } from '../support/fault-proxy';
-import { baseUrl, createPushTenant, type PushTenant, storedMeasurements } from '../support/http';
+import {
+  baseUrl,
+  createPushTenant,
+  loginAs,
+  type PushTenant,
+  request,
+  seed,
+  storedMeasurements,
+} from '../support/http';
 import { committedDocument } from '../support/openapi';
 
 /**
@@ -379,5 +387,54 @@ describe('kpi-push', () => {
       'GET /api/health',
       'POST /api/integrations/push/measurements/batch',
     ]);
+  });
+
+  it("the integration guide's local recipe runs as written: no file left in the checkout, no demo target or status changed", async () => {
+    const guide = readFileSync(join(root, 'docs', 'integration.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('\n## Try it locally\n'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const expected = /^# → (.+)$/m.exec(block)?.[1];
+    // This stack's record and port instead of npm start's defaults; nothing else changed.
+    const script = block
+      .replaceAll('./.local/seed.json', inject('seedFile'))
+      .replaceAll('http://localhost:3000/api', baseUrl());
+    const acme = seed().tenants[0]!;
+    const admin = acme.users.find((user) => user.role === 'ADMIN')!;
+    const auth = { Authorization: `Bearer ${(await loginAs(admin.email, admin.password)).token}` };
+    const detail = async (type: string) =>
+      (await request('GET', `/kpis/${acme.kpis.find((kpi) => kpi.type === type)!.id}`, { headers: auth }))
+        .body as {
+        status: unknown;
+        measurements: { periodStart: string; actual: number; target: number | null }[];
+      };
+    // Files git would offer to add: neither tracked nor ignored.
+    const files = () =>
+      execFileSync('git', ['ls-files', '--others', '--exclude-standard'], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+    const pushed = ['KPI_DEFINITION', 'ASIS_KPI'];
+    const before = { files: files(), details: await Promise.all(pushed.map(detail)) };
+
+    const result = await runCli(['bash', '-e', '-o', 'pipefail', '-c', script]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(expected);
+    expect(files()).toBe(before.files);
+    // The recipe pushes this month of two KPIs that have no target: nothing to erase, no status to move.
+    const month = `${new Date().toISOString().slice(0, 7)}-01`;
+    for (const [index, type] of pushed.entries()) {
+      const after = await detail(type);
+      expect(after.status, type).toEqual(before.details[index]!.status);
+      expect(
+        after.measurements.filter((m) => m.target !== null),
+        type,
+      ).toEqual([]);
+      expect(after.measurements.find((m) => m.periodStart === month)?.actual, type).toBe(
+        type === 'KPI_DEFINITION' ? 98.7 : 212,
+      );
+    }
+    // Not the revenue, which demo:push sends with its target.
+    const revenue = await detail('BSC_KPI');
+    expect(revenue.measurements.filter((m) => m.actual === 98.7 || m.actual === 212)).toEqual([]);
   });
 });

@@ -519,6 +519,46 @@ describe('the KPI page in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('period labels are short and the same in the list and the detail; a week fits one line at 1280 px', async () => {
+    const week = { periodStart: '2025-11-17', periodEnd: '2025-11-23', actual: 12 };
+    const quarter = { periodStart: '2025-07-01', periodEnd: '2025-09-30', actual: 41 };
+    const span = { periodStart: '2025-12-29', periodEnd: '2026-01-04', actual: 7 };
+    const tenant = await tenantWith([
+      { type: 'OKR_KEY_RESULT', name: 'Weekly deploys', measurements: [week] },
+      { type: 'THEME_KPI', name: 'Quarterly engagement', measurements: [quarter] },
+      { type: 'ASIS_KPI', name: 'Week over the new year', measurements: [span] },
+    ]);
+    const { page, errors } = await openPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, tenant.email, tenant.password);
+    // Intl puts thin or narrow spaces around the dash; the words are what counts.
+    const text = async (locator: ReturnType<Page['locator']>) =>
+      ((await locator.textContent()) ?? '').replace(/\s+/g, ' ');
+    const expected = {
+      'Weekly deploys': 'Nov 17 – 23, 2025',
+      'Quarterly engagement': 'Jul – Sep 2025',
+      'Week over the new year': 'Dec 29, 2025 – Jan 4, 2026',
+    };
+    for (const [name, label] of Object.entries(expected)) {
+      expect(await text(cell(page, name, 'Period')), name).toBe(label);
+    }
+    // The text of the week's cell is laid out on one line: its line boxes share one top.
+    const lines = await cell(page, 'Weekly deploys', 'Period').evaluate((element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      return new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size;
+    });
+    expect(lines).toBe(1);
+    await noSideways(page, 1280);
+    for (const [name, label] of Object.entries(expected)) {
+      await rowOf(page, name).getByRole('link').click();
+      await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
+      expect(await text(page.locator('#measurement-body th[data-label="Period"]')), name).toBe(label);
+      await page.goBack();
+      await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('375 px: list and detail fit the screen, the chart included', async () => {
     const { page, errors } = await openPage({ viewport: { width: 375, height: 740 }, isMobile: true });
     await signIn(page, fixture.email, fixture.password);
@@ -545,7 +585,9 @@ describe('the KPI page in Chromium', () => {
       /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}Last data [A-Z][a-z]{2} \d{1,2}, \d{4}\. Expected monthly \(72 h grace\)\.$/,
     );
     const bsc = acme.kpis.find((kpi) => kpi.type === 'BSC_KPI')!;
-    expect(await cell(page, bsc.name, 'Status').textContent()).toBe('ReceivingExpected daily (24 h grace).');
+    expect(await cell(page, bsc.name, 'Status').textContent()).toBe(
+      'ReceivingExpected monthly (24 h grace).',
+    );
     const swot = acme.kpis.find((kpi) => kpi.type === 'SWOT_KPI')!;
     expect(await cell(page, swot.name, 'Status').textContent()).toBe('No cadence set');
     await shot(page, 'kpis-06-demo-list');

@@ -10,6 +10,7 @@ import type { route as listApiKeys } from '../../functions/list-api-keys';
 import type { route as listKpis } from '../../functions/list-kpis';
 import type { route as login } from '../../functions/login';
 import type { route as refreshToken } from '../../functions/refresh-token';
+import type { route as revokeApiKey } from '../../functions/revoke-api-key';
 import type { ApiKeyView, CreatedApiKeyView, RolledApiKeyView } from '../../lib/api-keys/views';
 import type { problemSchema } from '../../lib/http/middleware';
 import type { ResponseBody } from '../../lib/http/route';
@@ -22,6 +23,7 @@ export type ApiKeyRecentUsage = ApiKeyListItem['usage'];
 export type ApiKeyUsageResponse = ResponseBody<typeof getApiKeyUsage, 200>;
 export type CreatedApiKeyResponse = CreatedApiKeyView;
 export type RolledApiKeyResponse = RolledApiKeyView;
+export type RevokedApiKeyResponse = ResponseBody<typeof revokeApiKey, 200>;
 export type KpiDetailResponse = ResponseBody<typeof getKpi, 200>;
 export type KpiPage = ResponseBody<typeof listKpis, 200>;
 /** Where a KPI stands against its target; null for a qualitative KPI. */

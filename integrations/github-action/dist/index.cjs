@@ -22555,7 +22555,11 @@ var checkBaseUrl = async (baseUrl, log) => {
   } catch (error3) {
     const code = error3.cause?.code;
     log(`GET ${url}: ${code ?? error3.name}`);
-    return code === "ENOTFOUND" ? `the host of ${printable(baseUrl)} does not exist` : void 0;
+    if (code === "ENOTFOUND") return `the host of ${printable(baseUrl)} does not exist`;
+    if (code === "ECONNREFUSED") {
+      return `nothing listens at ${baseUrl.origin} (connection refused): check the URL and its port (KPI_PUSH_URL or --url), and that the service runs there`;
+    }
+    return void 0;
   }
   log(`GET ${url}: ${response.status}`);
   if (TRANSIENT(response.status)) return void 0;

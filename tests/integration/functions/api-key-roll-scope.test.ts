@@ -137,7 +137,14 @@ describe('roll a key', () => {
     const original = await create(tenant, { name: 'Rolled by mistake' });
     const rolled = await roll(admin(tenant), original.body.id);
     expect((await pushTo(original.body.key, [tenant.kpis[0]!])).status).toBeOneOf([200, 201]);
-    expect((await revoke(admin(tenant), rolled.body.id)).status).toBe(204);
+    // The answer says that two keys stopped: the one revoked, and the old key whose grace it ended.
+    const revoked = await revoke(admin(tenant), rolled.body.id);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({
+      id: rolled.body.id,
+      status: 'revoked',
+      graceEnded: { id: original.body.id, prefix: original.body.prefix },
+    });
     expect(await listed(tenant, rolled.body.id)).toMatchObject({ status: 'revoked' });
     const old = await listed(tenant, original.body.id);
     expect(old).toMatchObject({ status: 'expired', replacedBy: { id: rolled.body.id } });
@@ -145,7 +152,9 @@ describe('roll a key', () => {
     expect((await pushTo(original.body.key, [tenant.kpis[0]!])).body.type).toMatch(/\/api-key-expired$/);
     expect((await pushTo(rolled.body.key, [tenant.kpis[0]!])).body.type).toMatch(/\/api-key-revoked$/);
     // Revoking again changes nothing more, and an old key whose grace had ended keeps its expiry.
-    expect((await revoke(admin(tenant), rolled.body.id)).status).toBe(204);
+    const again = await revoke(admin(tenant), rolled.body.id);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ id: rolled.body.id, status: 'revoked', graceEnded: null });
     expect((await listed(tenant, original.body.id)).expiresAt).toBe(old.expiresAt);
   });
 
@@ -153,7 +162,9 @@ describe('roll a key', () => {
     const original = await create(tenant, { name: 'Long done' });
     const rolled = await roll(admin(tenant), original.body.id, { gracePeriodHours: 0 });
     const before = await listed(tenant, original.body.id);
-    expect((await revoke(admin(tenant), rolled.body.id)).status).toBe(204);
+    const revoked = await revoke(admin(tenant), rolled.body.id);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.graceEnded).toBeNull();
     expect(await listed(tenant, original.body.id)).toEqual(before);
   });
 
@@ -521,7 +532,7 @@ describe('audit trail: who created, rolled and revoked a key, and when', () => {
           headers: admin(owner),
         })
       ).status,
-    ).toBe(204);
+    ).toBe(200);
     const { ADMIN } = owner.users;
     const user = { type: 'user', userId: ADMIN.id, email: ADMIN.email };
     const old = await listed(owner, created.body.id);

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as createKey } from '../../../functions/create-api-key';
 import { handler as health } from '../../../functions/health';
 import { handler as listKpis } from '../../../functions/list-kpis';
 import { handler as login } from '../../../functions/login';
+import { handler as logout } from '../../../functions/logout';
 import { handler as openApi } from '../../../functions/openapi';
 import { handler as push } from '../../../functions/push-measurement';
-import { handler as revokeKey } from '../../../functions/revoke-api-key';
 import { type InvokeResult, invoke } from '../../support/events';
 import { bearer, createTestTenant, type TestTenant } from '../../support/fixtures';
 
@@ -58,19 +57,12 @@ describe('security headers', () => {
   });
 
   it('an answer without a body carries HSTS', async () => {
-    const created = await invoke(createKey, {
+    const loggedOut = await invoke(logout, {
       method: 'POST',
-      path: '/api/api-keys',
-      headers: bearer(tenant.users.ADMIN.token),
-      body: { name: 'headers' },
+      path: '/api/auth/logout',
+      body: { refreshToken: tenant.users.EDITOR.refreshToken },
     });
-    const revoked = await invoke(revokeKey, {
-      method: 'DELETE',
-      path: `/api/api-keys/${created.body.id}`,
-      pathParameters: { id: created.body.id },
-      headers: bearer(tenant.users.ADMIN.token),
-    });
-    expect(revoked.status).toBe(204);
-    expectHsts(revoked);
+    expect(loggedOut.status).toBe(204);
+    expectHsts(loggedOut);
   });
 });

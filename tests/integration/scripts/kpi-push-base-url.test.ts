@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../lib/local/processes';
 import { EXIT, run } from '../../../scripts/kpi-push/main';
 import { json, startScriptedServer } from '../../support/scripted-server';
 
@@ -15,11 +18,11 @@ afterAll(() => server.close());
 
 const ROW = '{"kpiId":"01a200c7-63b3-716b-93e3-65830b252eda","kpiType":"BSC_KPI","actual":1}';
 
-const push = async (url: string, args: string[] = []) => {
+const push = async (url: string, args: string[] = [], maxTries = '1') => {
   let stderr = '';
   let stdout = '';
   const code = await run({
-    argv: ['--max-tries', '1', ...args, '-'],
+    argv: ['--max-tries', maxTries, ...args, '-'],
     env: { KPI_PUSH_URL: url, KPI_PUSH_API_KEY: 'skm_test' },
     stdout: { write: (text: string) => (stdout += text) } as unknown as NodeJS.WriteStream,
     stderr: { write: (text: string) => (stderr += text), isTTY: false } as unknown as NodeJS.WriteStream,
@@ -81,5 +84,44 @@ describe('kpi-push: the base URL is checked before anything is sent', () => {
     const down = await push(`${server.endpoint}/api`, ['--dry-run']);
     expect(down.code).toBe(EXIT.GAVE_UP);
     expect(down.sent).toEqual(['GET /api/health', 'GET /api/openapi.json']);
+  });
+
+  it('a refused connection on the first contact is a wrong URL or port: exit 2 at once, nothing retried', async () => {
+    // A port where nothing listens, as after a typo or with the local service stopped.
+    const port = await freePort();
+    for (const flags of [[], ['--dry-run']]) {
+      const result = await push(`http://localhost:${port}/api`, flags, '6');
+      expect(result.code, flags.join()).toBe(EXIT.USAGE);
+      expect(result.stderr).toBe(
+        `kpi-push: nothing listens at http://localhost:${port} (connection refused): check the URL and its port (KPI_PUSH_URL or --url), and that the service runs there; nothing was sent.\n`,
+      );
+    }
+  });
+
+  it('a connection refused after the service answered once is retried, as an outage', async () => {
+    // The service answers its health check, then stops listening before the push.
+    const requests: string[] = [];
+    const service = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      service.close();
+      service.closeAllConnections();
+    });
+    await new Promise<void>((done) => service.listen(0, '127.0.0.1', done));
+    const { port } = service.address() as AddressInfo;
+    let stderr = '';
+    let stdout = '';
+    const code = await run({
+      argv: ['--max-tries', '2', '--json', '-'],
+      env: { KPI_PUSH_URL: `http://127.0.0.1:${port}/api`, KPI_PUSH_API_KEY: 'skm_test' },
+      stdout: { write: (text: string) => (stdout += text) } as unknown as NodeJS.WriteStream,
+      stderr: { write: (text: string) => (stderr += text), isTTY: false } as unknown as NodeJS.WriteStream,
+      readStdin: () => ROW,
+    });
+    expect(requests).toEqual(['GET /api/health']);
+    expect(code, stderr).toBe(EXIT.GAVE_UP);
+    expect(JSON.parse(stdout).batches).toEqual([
+      expect.objectContaining({ outcome: 'gave-up', attempts: 2, detail: 'ECONNREFUSED after 2 tries' }),
+    ]);
   });
 });

@@ -24,11 +24,24 @@ import { createTenant, getTenant, listTenants } from '../../../lib/db/tenants';
 import { listUsers } from '../../../lib/db/users';
 import { FEATURES } from '../../../lib/domain/plan';
 import { freePort, startDynamoDbLocal } from '../../../lib/local/processes';
-import { claim, holderOf, localData, prepareLocalData, tableState, wipe } from '../../../scripts/local-data';
+import {
+  claim,
+  holderOf,
+  localData,
+  localDynamoDb,
+  prepareLocalData,
+  tableState,
+  wipe,
+} from '../../../scripts/local-data';
 import { type SeedFile, seedDemoData } from '../../../scripts/seed';
 
 const root = resolve(__dirname, '..', '..', '..');
 const DAY_MS = 86_400_000;
+/** Where npm start answers, as it hands it to prepareLocalData. */
+const stack = (baseUrl: string, dynamoPort = 8000) => ({
+  baseUrl,
+  dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
+});
 const page = { limit: 1000 };
 
 /** A database of its own in the run's DynamoDB Local: a new table name is a new, missing table. */
@@ -112,22 +125,27 @@ describe('the demo data (scripts/seed.ts) reads as real organizations', () => {
 });
 
 describe("npm start's data between runs (scripts/local-data.ts)", () => {
-  it('seeds a new table once; a restart keeps the data, its ids and the signing key, with the new base URL', async () => {
+  it('seeds a new table once; a restart keeps the data, its ids and the signing key, with the new base URL and DynamoDB port', async () => {
     const data = localData(root, { LOCAL_DATA_DIR: newDir() });
     const db = newDatabase();
     expect(await tableState(db)).toBe('missing');
 
-    const first = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
+    const first = await prepareLocalData(db, data, stack('http://localhost:3000/api'), {});
     expect(first.seeded).toBe(true);
     expect(JSON.parse(readFileSync(data.seedFile, 'utf8'))).toEqual(first.seed);
     expect(readFileSync(data.secretFile, 'utf8')).toBe(first.jwtSecret);
     expect(statSync(data.secretFile).mode & 0o777).toBe(0o600);
     const tenants = (await listTenants(db, page)).items.map((tenant) => tenant.id).sort();
 
-    const second = await prepareLocalData(db, data, 'http://localhost:3100/api', {});
+    expect(first.seed?.dynamodbEndpoint).toBe('http://127.0.0.1:8000');
+    const second = await prepareLocalData(db, data, stack('http://localhost:3100/api', 8100), {});
     expect(second.seeded).toBe(false);
     expect(second.jwtSecret).toBe(first.jwtSecret);
-    expect(second.seed).toEqual({ ...first.seed, baseUrl: 'http://localhost:3100/api' });
+    expect(second.seed).toEqual({
+      ...first.seed,
+      baseUrl: 'http://localhost:3100/api',
+      dynamodbEndpoint: 'http://127.0.0.1:8100',
+    });
     expect(JSON.parse(readFileSync(data.seedFile, 'utf8'))).toEqual(second.seed);
     // Nothing was seeded again: the same tenants, no more.
     expect((await listTenants(db, page)).items.map((tenant) => tenant.id).sort()).toEqual(tenants);
@@ -183,7 +201,7 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
       }),
     );
 
-    const prepared = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
+    const prepared = await prepareLocalData(db, data, stack('http://localhost:3000/api'), {});
     expect(prepared.seeded).toBe(false);
     // The new index is active before anything writes to it (DynamoDB Local fails writes while filling it).
     const { Table } = await db.client.send(new DescribeTableCommand({ TableName: db.tableName }));
@@ -203,16 +221,16 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     const db = newDatabase();
     await createTable(db);
     expect(await tableState(db)).toBe('empty');
-    expect((await prepareLocalData(db, data, 'http://localhost:3000/api', {})).seeded).toBe(true);
+    expect((await prepareLocalData(db, data, stack('http://localhost:3000/api'), {})).seeded).toBe(true);
     expect(await tableState(db)).toBe('filled');
     rmSync(data.seedFile);
-    const kept = await prepareLocalData(db, data, 'http://localhost:3000/api', {});
+    const kept = await prepareLocalData(db, data, stack('http://localhost:3000/api'), {});
     expect(kept).toMatchObject({ seeded: false, seed: undefined });
   }, 300_000);
 
   it('a new database gets a new signing key: a token of the data before is refused (401)', async () => {
     const data = localData(root, { LOCAL_DATA_DIR: newDir() });
-    const before = await prepareLocalData(newDatabase(), data, 'http://localhost:3000/api', {});
+    const before = await prepareLocalData(newDatabase(), data, stack('http://localhost:3000/api'), {});
     const settings = { issuer: 'strategy-service', audience: 'strategy-service-api', refreshTtlSeconds: 60 };
     const admin = before.seed!.tenants[0]!.users[0]!;
     const token = await createTokenService({ ...settings, secret: before.jwtSecret }).issueAccessToken({
@@ -225,7 +243,7 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     });
 
     // As after `npm run reset` (or a deleted database folder): the data is new, the old key file remains.
-    const after = await prepareLocalData(newDatabase(), data, 'http://localhost:3000/api', {});
+    const after = await prepareLocalData(newDatabase(), data, stack('http://localhost:3000/api'), {});
     expect(after.seeded).toBe(true);
     expect(after.jwtSecret).not.toBe(before.jwtSecret);
     expect(readFileSync(data.secretFile, 'utf8')).toBe(after.jwtSecret);
@@ -239,7 +257,7 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     const given = await prepareLocalData(
       newDatabase(),
       localData(root, { LOCAL_DATA_DIR: dir }),
-      'http://x/api',
+      stack('http://x/api'),
       {
         JWT_SECRET: 'given-secret-given-secret-given-secret',
       },
@@ -250,7 +268,7 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     const inMemory = localData(root, { LOCAL_DATA_DIR: dir, DYNAMODB_IN_MEMORY: 'true' });
     expect(inMemory.dynamoDir).toBeUndefined();
     expect(inMemory.seedFile).toBe(join(dir, 'seed-in-memory.json'));
-    const prepared = await prepareLocalData(newDatabase(), inMemory, 'http://x/api', {});
+    const prepared = await prepareLocalData(newDatabase(), inMemory, stack('http://x/api'), {});
     expect(prepared.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(existsSync(join(dir, 'jwt-secret'))).toBe(false);
     expect(existsSync(join(dir, 'seed.json'))).toBe(true); // the record of the data on disk is untouched
@@ -276,4 +294,58 @@ describe("npm start's data between runs (scripts/local-data.ts)", () => {
     expect([data.dynamoDir!, data.seedFile, data.secretFile].filter((path) => existsSync(path))).toEqual([]);
     expect(existsSync(data.dir)).toBe(true);
   });
+
+  it("the local runners find npm start's DynamoDB: the variables first, then the running stack's record, then port 8000", () => {
+    const dir = newDir();
+    const env = { LOCAL_DATA_DIR: dir };
+    expect(localDynamoDb(root, env)).toEqual({
+      endpoint: 'http://127.0.0.1:8000',
+      from: "npm start's default port",
+    });
+    writeFileSync(
+      join(dir, 'seed.json'),
+      JSON.stringify({
+        baseUrl: 'http://localhost:3300/api',
+        dynamodbEndpoint: 'http://127.0.0.1:8300',
+        tenants: [],
+      }),
+    );
+    expect(localDynamoDb(root, env)).toEqual({
+      endpoint: 'http://127.0.0.1:8300',
+      from: `npm start's, recorded in ${join(dir, 'seed.json')}`,
+    });
+    expect(localDynamoDb(root, { ...env, DYNAMODB_PORT: '8400' })).toEqual({
+      endpoint: 'http://127.0.0.1:8400',
+      from: 'DYNAMODB_PORT',
+    });
+    expect(
+      localDynamoDb(root, { ...env, DYNAMODB_PORT: '8400', DYNAMODB_ENDPOINT: 'http://db:8000' }),
+    ).toEqual({
+      endpoint: 'http://db:8000',
+      from: 'DYNAMODB_ENDPOINT',
+    });
+  });
+
+  it('npm run alerts:run names the endpoint, where it came from and DYNAMODB_PORT when nothing answers there', async () => {
+    const dir = newDir();
+    const port = await freePort();
+    writeFileSync(
+      join(dir, 'seed.json'),
+      JSON.stringify({
+        baseUrl: 'http://localhost:3300/api',
+        dynamodbEndpoint: `http://127.0.0.1:${port}`,
+        tenants: [],
+      }),
+    );
+    const { DYNAMODB_ENDPOINT: _endpoint, DYNAMODB_PORT: _port, ...env } = process.env;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/alerts-run.ts'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...env, LOCAL_DATA_DIR: dir, JWT_SECRET: 'x'.repeat(32), AWS_MAX_ATTEMPTS: '1' },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `Nothing answers at http://127.0.0.1:${port} (npm start's, recorded in ${join(dir, 'seed.json')}): start the local stack with npm start, or set DYNAMODB_PORT (or DYNAMODB_ENDPOINT) to where its DynamoDB Local runs.`,
+    );
+  }, 60_000);
 });

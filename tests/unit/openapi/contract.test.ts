@@ -63,7 +63,7 @@ describe('contract check', () => {
     expect(
       contractViolations({
         method: 'DELETE',
-        path: '/api-keys/01937a55-0c4e-7b1d-a2f3-6e7d8c9b0a1f',
+        path: '/webhooks/01937a55-0c4e-7b1d-a2f3-6e7d8c9b0a1f',
         status: 204,
         headers: new Headers({ 'X-Request-Id': 'r-1' }),
         text: '',
@@ -95,7 +95,7 @@ describe('contract check', () => {
     expect(
       contractViolations({
         method: 'DELETE',
-        path: '/api-keys/x',
+        path: '/webhooks/x',
         status: 204,
         headers: new Headers({ 'X-Request-Id': 'r-1' }),
         text: '{}',
