@@ -21,6 +21,8 @@ export const toMeasurement = (item: Record<string, unknown>): Measurement => ({
   receivedAt: (item.receivedAt as string | undefined) ?? null,
   apiKeyId: (item.apiKeyId as string | undefined) ?? null,
   apiKeyPrefix: (item.apiKeyPrefix as string | undefined) ?? null,
+  integrationId: (item.integrationId as string | undefined) ?? null,
+  integrationName: (item.integrationName as string | undefined) ?? null,
 });
 
 /** Ordered by period: the sort key is `MEASUREMENT#<periodStart>#<periodEnd>` with ISO dates. */
@@ -87,7 +89,7 @@ export const latestWithTarget = async (
   return undefined;
 };
 
-/** What a push writes: the values of spec 2.5 plus where they came from. */
+/** What a push or a pull writes: the values of spec 2.5 plus where they came from. */
 export interface MeasurementWrite {
   kpiId: string;
   kpiType: KpiType;
@@ -98,11 +100,18 @@ export interface MeasurementWrite {
   periodEnd: string;
 }
 
+/**
+ * Where a measurement came from: a push with an API key, or a run of a pull integration. The record
+ * keeps the last writer only, so a write of one kind removes the other's provenance.
+ */
+export type MeasurementSource =
+  | { type: 'apiKey'; id: string; prefix: string }
+  | { type: 'integration'; id: string; name: string };
+
 export interface WriteContext {
   tenantId: string;
-  apiKeyId: string;
-  apiKeyPrefix: string;
-  /** ISO time of the push: `updatedAt` and `receivedAt`, and `createdAt` of a new record. */
+  source: MeasurementSource;
+  /** ISO time of the push or pull: `updatedAt` and `receivedAt`, and `createdAt` of a new record. */
   at: string;
 }
 
@@ -136,8 +145,19 @@ const measurementItem = (
   periodEnd: m.periodEnd,
   updatedAt: context.at,
   receivedAt: context.at,
-  apiKeyId: context.apiKeyId,
-  apiKeyPrefix: context.apiKeyPrefix,
+  ...(context.source.type === 'apiKey'
+    ? {
+        apiKeyId: context.source.id,
+        apiKeyPrefix: context.source.prefix,
+        integrationId: undefined,
+        integrationName: undefined,
+      }
+    : {
+        apiKeyId: undefined,
+        apiKeyPrefix: undefined,
+        integrationId: context.source.id,
+        integrationName: context.source.name,
+      }),
 });
 
 /**

@@ -82,6 +82,8 @@ export const measurementRecordExample = {
   receivedAt: CREATED,
   apiKeyId: KEY_ID,
   apiKeyPrefix: 'skm_P97W',
+  integrationId: null,
+  integrationName: null,
 };
 
 export const adminActor = { type: 'user', userId: USER_ID, email: 'admin@acme.example' };
