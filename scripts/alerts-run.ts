@@ -7,8 +7,9 @@
  * message SQS hands it.
  *
  * Database: TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, else DynamoDB Local on
- * DYNAMODB_PORT (default 8000). The webhook secrets open with the local stack's signing key (JWT_SECRET,
- * else the one `npm start` keeps in the data folder).
+ * DYNAMODB_PORT (default 8000). The webhook secrets open with the local stack's secrets key (SECRETS_KEY,
+ * else the one `npm start` keeps in the data folder), those sealed before it with its signing key
+ * (JWT_SECRET, else the data folder's).
  */
 import { resolve } from 'node:path';
 import { runAlertCheck } from '../lib/alerts/check';
@@ -17,7 +18,7 @@ import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
-import { localData, storedJwtSecret } from './local-data';
+import { localData, storedJwtSecret, storedSecretsKey } from './local-data';
 
 const main = async () => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -27,13 +28,16 @@ const main = async () => {
     region: env.AWS_REGION || 'eu-central-1',
     endpoint: env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${env.DYNAMODB_PORT || 8000}`,
   });
-  const secret = env.JWT_SECRET || storedJwtSecret(localData(resolve(__dirname, '..'), env));
+  const data = localData(resolve(__dirname, '..'), env);
+  const secret = env.JWT_SECRET || storedJwtSecret(data);
   if (!secret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
+  const secretsKey = env.SECRETS_KEY || storedSecretsKey(data);
+  if (!secretsKey) throw new Error('No secrets key: set SECRETS_KEY, or run npm start once to make one.');
   const queue = webhookLocalQueue(db);
   const check = await runAlertCheck({ db, publish: createPublisher({ db, queue }), now: Date.now() });
   const result = await drainLocalQueue({
     queue,
-    deps: { db, secrets: createWebhookSecretSeal(secret) },
+    deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: secret }) },
   });
   db.client.destroy();
   console.log(JSON.stringify({ check, ...result }));

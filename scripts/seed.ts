@@ -478,7 +478,11 @@ const trafficRequests = (
 };
 
 /** Writes the demo tenants through the same repository functions the service and admin CLI use. */
-export const seedDemoData = async (db: Database, baseUrl: string): Promise<SeedFile> => {
+export const seedDemoData = async (
+  db: Database,
+  baseUrl: string,
+  _options: { secretsKey?: string } = {},
+): Promise<SeedFile> => {
   const tenants = [];
   for (const plan of demoTenants) tenants.push(await seedTenant(db, plan));
   return {

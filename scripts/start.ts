@@ -147,7 +147,7 @@ const main = async () => {
   );
   dynamo = await startDynamoDbLocal(dynamoPort, { dataDir: data.dynamoDir });
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
-  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, baseUrl);
+  const { seed, seeded, jwtSecret, secretsKey } = await prepareLocalData(db, data, baseUrl);
 
   console.log(`Starting serverless offline on port ${httpPort} ...`);
   offlineTemp = privateTempDir('strategy-offline-');
@@ -172,6 +172,7 @@ const main = async () => {
         ...process.env,
         ...offlineTemp.env,
         JWT_SECRET: jwtSecret,
+        SECRETS_KEY: secretsKey,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         AWS_REGION: 'eu-central-1',
         AWS_ACCESS_KEY_ID: 'local',
