@@ -31,7 +31,18 @@ export const route = defineRoute({
         measurements: [
           {
             status: 'updated',
-            measurement: { ...pushedMeasurement({ ...measurementExample, receivedAt: null, apiKeyId: null, apiKeyPrefix: null, integrationId: null, integrationName: null }), actual: 248_500, target: 260_000 },
+            measurement: {
+              ...pushedMeasurement({
+                ...measurementExample,
+                receivedAt: null,
+                apiKeyId: null,
+                apiKeyPrefix: null,
+                integrationId: null,
+                integrationName: null,
+              }),
+              actual: 248_500,
+              target: 260_000,
+            },
           },
         ],
       },

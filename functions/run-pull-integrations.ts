@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../lib/logger';
-import { runMessageSchema, runMessage } from '../lib/pull/run';
+import { runMessage, runMessageSchema } from '../lib/pull/run';
 import { createTenantLimiter } from '../lib/pull/tenant-limit';
 import { pullDeps } from '../lib/runtime';
 

@@ -17,7 +17,9 @@ export const handler = async (_event: unknown, context: Context) => {
   const result = await schedulePass({ db, queue: pullQueue, now: Date.now() });
   logger.info('pull scheduler', { ...result });
   if (result.failed > 0) {
-    throw new Error(`${result.failed} due pull integrations were not handed to the worker; due again after the lease.`);
+    throw new Error(
+      `${result.failed} due pull integrations were not handed to the worker; due again after the lease.`,
+    );
   }
   return result;
 };

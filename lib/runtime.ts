@@ -7,6 +7,7 @@ import { createDatabase } from './db/client';
 import { probeTable } from './db/health';
 import { getSessionState } from './db/sessions';
 import { getTenant } from './db/tenants';
+import { createEgress } from './egress';
 import { createHealthCheck } from './health';
 import { createCursorSeal } from './http/cursors';
 import {
@@ -16,12 +17,11 @@ import {
   pageEndpointOf,
   publicEndpointOf,
 } from './http/endpoint';
-import type { PushDeps } from './push/push-service';
-import { createEgress } from './egress';
 import { createTokenCache } from './pull/fetch';
 import { PULL_QUEUE_NAME } from './pull/local-queue';
 import { createPullSecretSeal } from './pull/secrets';
 import type { PullDeps } from './pull/service';
+import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
 import type { DeliveryDeps } from './webhooks/deliver';
@@ -162,7 +162,10 @@ const pullDepsOf = (): PullDeps => ({
   secrets: createPullSecretSeal(secretsKey),
   egress: createEgress({ allowLoopback: config.STAGE === 'local' }),
   tokens: createTokenCache(),
-  tenants: createTenantCache({ ttlSeconds: config.TENANT_CACHE_TTL_SECONDS, load: (id) => getTenant(db, id) }),
+  tenants: createTenantCache({
+    ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
+    load: (id) => getTenant(db, id),
+  }),
   local: config.STAGE === 'local',
   publish,
 });

@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import {
   type PullIntegration,
@@ -140,7 +134,12 @@ export interface DueEntry {
   dueAt: string;
 }
 
-const dueEntrySchema = z.object({ gsi2sk: z.string(), tenantId: z.string(), id: z.string(), nextRunAt: z.string() });
+const dueEntrySchema = z.object({
+  gsi2sk: z.string(),
+  tenantId: z.string(),
+  id: z.string(),
+  nextRunAt: z.string(),
+});
 
 /**
  * The integrations due at `now`: one range Query of `PULLDUE` in gsi2 (`gsi2sk` up to `now`), a page
@@ -294,7 +293,11 @@ export const countRun = async (
   { client, tableName }: Database,
   integrationId: string,
   day: string,
-  { measurements, errorClass, failed }: { measurements: number; errorClass: RunErrorClass | null; failed: boolean },
+  {
+    measurements,
+    errorClass,
+    failed,
+  }: { measurements: number; errorClass: RunErrorClass | null; failed: boolean },
 ) => {
   const counters: Record<string, number> = { runs: 1, measurements };
   if (failed) counters.failed = 1;

@@ -55,7 +55,9 @@ export const measurementSchema = z
       ),
     integrationName: z
       .nullable(z.string())
-      .check(z.describe('That integration’s name when it stored it; `null` for a record not written by a pull.')),
+      .check(
+        z.describe('That integration’s name when it stored it; `null` for a record not written by a pull.'),
+      ),
   })
   .check(
     z.meta({

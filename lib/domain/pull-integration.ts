@@ -31,7 +31,14 @@ export const RUN_OUTCOMES = ['stored', 'partial', 'failed'] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /** Why a fetch gave no usable answer; never the body, never a secret. */
-export const RUN_ERROR_CLASSES = ['timeout', 'connection', 'http_status', 'not_json', 'too_large', 'auth'] as const;
+export const RUN_ERROR_CLASSES = [
+  'timeout',
+  'connection',
+  'http_status',
+  'not_json',
+  'too_large',
+  'auth',
+] as const;
 export type RunErrorClass = (typeof RUN_ERROR_CLASSES)[number];
 
 export const RUN_TRIGGERS = ['schedule', 'manual'] as const;
@@ -80,7 +87,9 @@ export const pullPeriodSchema = z
   .union([
     z.enum(PULL_PERIOD_UNITS, { message: `must be one of ${PULL_PERIOD_UNITS.join(', ')}` }),
     z.strictObject({
-      start: expression('JMESPath to the period’s first day (`YYYY-MM-DD`, or a date-time whose UTC day counts).'),
+      start: expression(
+        'JMESPath to the period’s first day (`YYYY-MM-DD`, or a date-time whose UTC day counts).',
+      ),
       end: expression('JMESPath to the period’s last day.'),
     }),
   ])
@@ -192,20 +201,24 @@ export type PullIntegration = z.output<typeof pullIntegrationSchema>;
 
 export const BINDING_RESULTS = ['created', 'updated', 'failed'] as const;
 
+/** What one binding read from an answer: its values and period, or why it gave none. */
+export const bindingValuesSchema = z.object({
+  kpiId: id,
+  kpiType: kpiTypeSchema,
+  periodStart: z.nullable(z.string()),
+  periodEnd: z.nullable(z.string()),
+  actual: z.nullable(z.number()),
+  target: z.nullable(z.number()),
+  forecast: z.nullable(z.number()),
+  problem: z
+    .nullable(z.string())
+    .check(z.describe('Why the binding gives nothing to store; `null` when it does.')),
+});
+
 /** What one binding gave in a run: the values written, or why none. */
 export const runBindingSchema = z
-  .object({
-    kpiId: id,
-    kpiType: kpiTypeSchema,
-    result: z.enum(BINDING_RESULTS),
-    periodStart: z.nullable(z.string()),
-    periodEnd: z.nullable(z.string()),
-    actual: z.nullable(z.number()),
-    target: z.nullable(z.number()),
-    forecast: z.nullable(z.number()),
-    problem: z
-      .nullable(z.string())
-      .check(z.describe('Why the binding stored nothing (`result: failed`); `null` otherwise.')),
+  .extend(bindingValuesSchema, {
+    result: z.enum(BINDING_RESULTS).check(z.describe('`created` or `updated` a measurement, or `failed`.')),
   })
   .check(z.meta({ id: 'PullRunBinding', description: 'One binding’s result in a run.' }));
 export type RunBinding = z.output<typeof runBindingSchema>;

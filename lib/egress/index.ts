@@ -51,7 +51,8 @@ export const createEgress = (_rules: { allowLoopback: boolean }): Egress => ({
       else if (response.body) {
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
           read += chunk.byteLength;
-          if (read > maxBytes) throw new EgressError('too_large', `the answer is larger than ${maxBytes} bytes`);
+          if (read > maxBytes)
+            throw new EgressError('too_large', `the answer is larger than ${maxBytes} bytes`);
           chunks.push(chunk);
         }
       }

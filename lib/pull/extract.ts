@@ -44,7 +44,9 @@ const numberAt = (field: string, expression: string, answer: unknown) => {
   const { value } = evaluated;
   if (value === null || value === undefined) return { problem: `${field}: the path matched nothing` };
   if (typeof value !== 'number') {
-    return { problem: `${field}: not a number (found ${kindOf(value)}; to_number() converts a numeric string)` };
+    return {
+      problem: `${field}: not a number (found ${kindOf(value)}; to_number() converts a numeric string)`,
+    };
   }
   return { value };
 };

@@ -93,7 +93,11 @@ const parseJson = (response: EgressResponse): { ok: true; value: unknown } | { o
 };
 
 /** The token cache's key: the integration and a hash of what the token was issued for. */
-const tokenKey = (source: Source, auth: Extract<PullAuthView, { type: 'oauth2_client_credentials' }>, secret: string) =>
+const tokenKey = (
+  source: Source,
+  auth: Extract<PullAuthView, { type: 'oauth2_client_credentials' }>,
+  secret: string,
+) =>
   `${source.id}:${createHash('sha256')
     .update(JSON.stringify([auth.tokenUrl, auth.clientId, auth.scope, secret]))
     .digest('base64url')}`;
@@ -157,7 +161,11 @@ export const fetchSource = async (
 ): Promise<FetchResult> => {
   const now = deps.now ?? Date.now;
   const started = now();
-  const failed = (errorClass: RunErrorClass, error: string, httpStatus: number | null = null): FetchResult => ({
+  const failed = (
+    errorClass: RunErrorClass,
+    error: string,
+    httpStatus: number | null = null,
+  ): FetchResult => ({
     ok: false,
     httpStatus,
     durationMs: Math.max(0, Math.round(now() - started)),
@@ -212,10 +220,20 @@ export const fetchSource = async (
     return failed('auth', `the source refused the credentials (HTTP ${status})`, status);
   }
   if (status >= 300 && status < 400) {
-    return failed('http_status', `the source answered a redirect (HTTP ${status}); redirects are not followed`, status);
+    return failed(
+      'http_status',
+      `the source answered a redirect (HTTP ${status}); redirects are not followed`,
+      status,
+    );
   }
-  if (status < 200 || status >= 300) return failed('http_status', `the source answered HTTP ${status}`, status);
+  if (status < 200 || status >= 300)
+    return failed('http_status', `the source answered HTTP ${status}`, status);
   const parsed = parseJson(response);
   if (!parsed.ok) return failed('not_json', 'the answer is not JSON (Content-Type application/json)', status);
-  return { ok: true, httpStatus: status, durationMs: Math.max(0, Math.round(now() - started)), answer: parsed.value };
+  return {
+    ok: true,
+    httpStatus: status,
+    durationMs: Math.max(0, Math.round(now() - started)),
+    answer: parsed.value,
+  };
 };

@@ -21,7 +21,7 @@ export const RESERVED_HEADERS = ['authorization', 'cookie', 'host'] as const;
 /** RFC 9110 §5.1: a header name is a token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** RFC 9110 §5.5: no control characters in a value (no header injection). */
-const HEADER_VALUE = /^[^\0-\x08\x0a-\x1f\x7f]*$/;
+const HEADER_VALUE = /^\P{Cc}*$/u;
 
 const text = (field: string, max: number, description: string) =>
   z
@@ -44,7 +44,10 @@ const secret = (field: string, description: string) =>
 
 const headerName = z
   .string()
-  .check(z.regex(HEADER_NAME, 'must be an HTTP header name'), z.maxLength(100, 'must have at most 100 characters'));
+  .check(
+    z.regex(HEADER_NAME, 'must be an HTTP header name'),
+    z.maxLength(100, 'must have at most 100 characters'),
+  );
 
 export const urlField = (description: string) =>
   z
@@ -66,13 +69,20 @@ export const headersField = z
       ),
   )
   .check(
-    z.refine((headers) => Object.keys(headers).length <= MAX_PULL_HEADERS, `at most ${MAX_PULL_HEADERS} headers`),
     z.refine(
-      (headers) => Object.keys(headers).every((name) => !(RESERVED_HEADERS as readonly string[]).includes(name.toLowerCase())),
+      (headers) => Object.keys(headers).length <= MAX_PULL_HEADERS,
+      `at most ${MAX_PULL_HEADERS} headers`,
+    ),
+    z.refine(
+      (headers) =>
+        Object.keys(headers).every(
+          (name) => !(RESERVED_HEADERS as readonly string[]).includes(name.toLowerCase()),
+        ),
       `must not set ${RESERVED_HEADERS.map((h) => h[0]?.toUpperCase() + h.slice(1)).join(', ')}: credentials go in auth`,
     ),
     z.refine(
-      (headers) => new Set(Object.keys(headers).map((name) => name.toLowerCase())).size === Object.keys(headers).length,
+      (headers) =>
+        new Set(Object.keys(headers).map((name) => name.toLowerCase())).size === Object.keys(headers).length,
       'must not name a header twice',
     ),
     z.describe(
@@ -100,7 +110,9 @@ const optionalSecrets = <const T extends boolean>(required: T) => {
     }),
     z.strictObject({
       type: z.literal('oauth2_client_credentials'),
-      tokenUrl: urlField('The token endpoint (RFC 6749 §4.4), asked for a token with the client credentials.'),
+      tokenUrl: urlField(
+        'The token endpoint (RFC 6749 §4.4), asked for a token with the client credentials.',
+      ),
       clientId: text('clientId', 200, 'The client id (shown as stored).'),
       clientSecret: field(secret('clientSecret', 'The client secret.')),
       scope: z.optional(text('scope', 500, 'The scope to ask for; none when absent.')),
@@ -137,7 +149,11 @@ const bindings = z
   );
 
 const fields = {
-  name: text('name', MAX_PULL_NAME_LENGTH, `What the integration is, 1 to ${MAX_PULL_NAME_LENGTH} characters.`),
+  name: text(
+    'name',
+    MAX_PULL_NAME_LENGTH,
+    `What the integration is, 1 to ${MAX_PULL_NAME_LENGTH} characters.`,
+  ),
   url: urlField(
     'The `GET` address: `https://`, no user name or password, not an address of a private, loopback or link-local network (the local stage also allows `http://` to this machine).',
   ),

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { batchGet } from '../db/batch';
 import type { ItemKey } from '../db/keys';
+import { toKpi } from '../db/kpis';
 import type { PlannedMeasurement, WriteContext } from '../db/measurements';
 import {
   claimSlot,
@@ -14,7 +15,6 @@ import {
   type RunState,
   type StoredIntegration,
 } from '../db/pull-integrations';
-import { toKpi } from '../db/kpis';
 import type { Kpi } from '../domain/kpi';
 import type { PullRun, RunBinding, RunErrorClass, RunOutcome } from '../domain/pull-integration';
 import { uuidv7 } from '../ids';
@@ -39,7 +39,11 @@ import { assertMayPull, type PullDeps, readIntegration } from './service';
  */
 
 /** The KPIs and existing records of the measurements, read in one round trip. */
-const readTargets = async (deps: Pick<PullDeps, 'db'>, tenantId: string, measurements: MeasurementInput[]) => {
+const readTargets = async (
+  deps: Pick<PullDeps, 'db'>,
+  tenantId: string,
+  measurements: MeasurementInput[],
+) => {
   const kpiIds = [...new Set(measurements.map((m) => m.kpiId))];
   const wanted: ItemKey[] = [
     ...kpiIds.map((id) => ({ pk: `KPI#${id}`, sk: 'KPI' })),
@@ -83,8 +87,18 @@ const evaluate = async (deps: PullDeps, stored: StoredIntegration, at: number): 
   const secrets = await openSecrets(deps.secrets, stored, stored.sealedSecrets);
   const fetched: FetchResult =
     secrets === undefined
-      ? { ok: false, httpStatus: null, durationMs: 0, errorClass: 'auth', error: 'the stored credentials could not be opened: set them again' }
-      : await fetchSource({ egress: deps.egress, tokens: deps.tokens, ...(deps.now ? { now: deps.now } : {}) }, stored, secrets);
+      ? {
+          ok: false,
+          httpStatus: null,
+          durationMs: 0,
+          errorClass: 'auth',
+          error: 'the stored credentials could not be opened: set them again',
+        }
+      : await fetchSource(
+          { egress: deps.egress, tokens: deps.tokens, ...(deps.now ? { now: deps.now } : {}) },
+          stored,
+          secrets,
+        );
   if (!fetched.ok) return { fetched, extracted: [], writable: [], context, existing: () => undefined };
   const extracted = extract(stored.measurements, stored.period, fetched.answer, at);
   const candidates = extracted.flatMap((e) => (e.measurement ? [e.measurement] : []));
@@ -144,7 +158,10 @@ export const previewIntegration = async (deps: PullDeps, tenantId: string, id: s
 
 /** The state after a run: failures counted, back-off, `failing` and `disabled` (./schedule.ts). */
 export const stateAfter = (
-  previous: Pick<StoredIntegration, 'status' | 'consecutiveFailures' | 'failingSince' | 'disabledAt' | 'schedule'>,
+  previous: Pick<
+    StoredIntegration,
+    'status' | 'consecutiveFailures' | 'failingSince' | 'disabledAt' | 'schedule'
+  >,
   run: Pick<PullRun, 'id' | 'startedAt' | 'durationMs' | 'httpStatus' | 'outcome' | 'errorClass'>,
   finishedAt: number,
 ): RunState => {
@@ -177,7 +194,9 @@ export const stateAfter = (
     failingSince,
     disabledAt: disabled ? (previous.disabledAt ?? new Date(finishedAt).toISOString()) : null,
     lastRun,
-    nextRunAt: disabled ? null : new Date(nextRunAfter(previous.schedule, finishedAt, failures)).toISOString(),
+    nextRunAt: disabled
+      ? null
+      : new Date(nextRunAfter(previous.schedule, finishedAt, failures)).toISOString(),
   };
 };
 
@@ -217,7 +236,11 @@ export const executeRun = async (
     httpStatus: fetched.httpStatus,
     outcome,
     errorClass: fetched.ok ? null : fetched.errorClass,
-    error: fetched.ok ? (outcome === 'failed' ? 'no binding gave a value that could be stored' : null) : fetched.error,
+    error: fetched.ok
+      ? outcome === 'failed'
+        ? 'no binding gave a value that could be stored'
+        : null
+      : fetched.error,
     measurementsStored: stored_,
     bindings,
   };
@@ -283,7 +306,11 @@ export const runNow = async (deps: PullDeps, tenantId: string, id: string): Prom
 // The scheduler and its worker
 
 /** What the scheduler hands the worker for one due slot. */
-export const runMessageSchema = z.object({ tenantId: z.string(), integrationId: z.string(), slot: z.string() });
+export const runMessageSchema = z.object({
+  tenantId: z.string(),
+  integrationId: z.string(),
+  slot: z.string(),
+});
 export type RunMessage = z.output<typeof runMessageSchema>;
 
 /** How long a claimed slot waits for its run before it is due again (a lost message, a crashed worker). */
@@ -325,12 +352,19 @@ export const schedulePass = async ({
       result.skipped++;
       return;
     }
-    const message: RunMessage = { tenantId: entry.tenantId, integrationId: entry.integrationId, slot: entry.entry };
+    const message: RunMessage = {
+      tenantId: entry.tenantId,
+      integrationId: entry.integrationId,
+      slot: entry.entry,
+    };
     try {
       await queue.send(JSON.stringify(message));
       result.claimed++;
     } catch (error) {
-      logger.error('a due pull integration was not handed to the worker; due again after the lease', error as Error);
+      logger.error(
+        'a due pull integration was not handed to the worker; due again after the lease',
+        error as Error,
+      );
       result.failed++;
     }
   };

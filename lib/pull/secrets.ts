@@ -20,7 +20,9 @@ export const sealSecrets = async (
   { tenantId, id }: { tenantId: string; id: string },
   secrets: PullSecrets,
 ): Promise<string | null> =>
-  Object.keys(secrets).length === 0 ? null : seal.seal(JSON.stringify(secrets), pullSecretBinding(tenantId, id));
+  Object.keys(secrets).length === 0
+    ? null
+    : seal.seal(JSON.stringify(secrets), pullSecretBinding(tenantId, id));
 
 /** The credentials, or undefined when the sealed text does not open (another key, altered). */
 export const openSecrets = async (

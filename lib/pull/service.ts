@@ -114,7 +114,8 @@ const definitionProblems = (
     expression(`measurements[${index}].forecast`, binding.forecast);
     const earlier = first.get(binding.kpiId);
     if (earlier === undefined) first.set(binding.kpiId, index);
-    else errors.push({ path: `measurements[${index}].kpiId`, message: `same KPI as measurements[${earlier}]` });
+    else
+      errors.push({ path: `measurements[${index}].kpiId`, message: `same KPI as measurements[${earlier}]` });
   });
   return errors;
 };
@@ -159,7 +160,10 @@ const splitAuth = (auth: AuthInput): { view: PullAuthView; secrets: PullSecrets 
     case 'header':
       return { view: { type: 'header', name: auth.name, value: SET }, secrets: { value: auth.value } };
     case 'basic':
-      return { view: { type: 'basic', username: auth.username, password: SET }, secrets: { password: auth.password } };
+      return {
+        view: { type: 'basic', username: auth.username, password: SET },
+        secrets: { password: auth.password },
+      };
     case 'oauth2_client_credentials':
       return {
         view: {
@@ -175,7 +179,13 @@ const splitAuth = (auth: AuthInput): { view: PullAuthView; secrets: PullSecrets 
 };
 
 /** The secret field of each type: what a change must send when it changes the type. */
-const SECRET_FIELD = { none: null, bearer: 'token', header: 'value', basic: 'password', oauth2_client_credentials: 'clientSecret' } as const;
+const SECRET_FIELD = {
+  none: null,
+  bearer: 'token',
+  header: 'value',
+  basic: 'password',
+  oauth2_client_credentials: 'clientSecret',
+} as const;
 
 export const createIntegration = async (
   deps: PullDeps,
@@ -265,7 +275,9 @@ export const updateIntegration = async (
   const { db, now = Date.now } = deps;
   const stored = await readIntegration(deps, tenantId, id);
   const headers = patch.headers ?? stored.headers;
-  const authName = patch.auth ?? (stored.auth.type === 'header' ? { type: 'header' as const, name: stored.auth.name } : undefined);
+  const authName =
+    patch.auth ??
+    (stored.auth.type === 'header' ? { type: 'header' as const, name: stored.auth.name } : undefined);
   const problems = definitionProblems(deps, { ...patch, headers, auth: authName });
   let auth = stored.auth;
   let sealedSecrets = stored.sealedSecrets;
@@ -273,17 +285,26 @@ export const updateIntegration = async (
     const field = SECRET_FIELD[patch.auth.type];
     const sent = field === null ? undefined : (patch.auth as Record<string, unknown>)[field];
     if (field !== null && sent === undefined && patch.auth.type !== stored.auth.type) {
-      problems.push({ path: `auth.${field}`, message: `is required when the type changes to ${patch.auth.type}` });
+      problems.push({
+        path: `auth.${field}`,
+        message: `is required when the type changes to ${patch.auth.type}`,
+      });
     }
     if (problems.length === 0) {
       let secrets: PullSecrets = {};
       if (field !== null && sent === undefined) {
         const kept = await openSecrets(deps.secrets, stored, stored.sealedSecrets);
         if (kept === undefined) {
-          problems.push({ path: `auth.${field}`, message: 'the stored secret could not be opened: send it again' });
+          problems.push({
+            path: `auth.${field}`,
+            message: 'the stored secret could not be opened: send it again',
+          });
         } else secrets = kept;
       }
-      const split = splitAuth({ ...(patch.auth as AuthInput), ...(field !== null && sent === undefined ? secrets : {}) } as AuthInput);
+      const split = splitAuth({
+        ...(patch.auth as AuthInput),
+        ...(field !== null && sent === undefined ? secrets : {}),
+      } as AuthInput);
       auth = split.view;
       if (problems.length === 0) sealedSecrets = await sealSecrets(deps.secrets, stored, split.secrets);
     }
@@ -316,7 +337,11 @@ export const updateIntegration = async (
   return updated;
 };
 
-export const removeIntegration = async (deps: Pick<PullDeps, 'db' | 'tenants'>, tenantId: string, id: string) => {
+export const removeIntegration = async (
+  deps: Pick<PullDeps, 'db' | 'tenants'>,
+  tenantId: string,
+  id: string,
+) => {
   await assertMayPull(deps, tenantId);
   if (!(await deleteIntegration(deps.db, tenantId, id))) throw notFound(id);
 };

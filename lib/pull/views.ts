@@ -1,28 +1,34 @@
 import * as z from 'zod/mini';
-import { pullIntegrationSchema, pullRunSchema, type PullRun, runBindingSchema } from '../domain/pull-integration';
-import { plannedMeasurementSchema, pushStatusSchema } from '../push/views';
 import type { StoredIntegration } from '../db/pull-integrations';
 import { usageDaySchema } from '../db/pull-integrations';
+import {
+  bindingValuesSchema,
+  type PullRun,
+  pullIntegrationSchema,
+  pullRunSchema,
+} from '../domain/pull-integration';
+import { plannedMeasurementSchema, pushStatusSchema } from '../push/views';
 
 /**
  * What clients see of pull integrations and their runs, derived from the entities
  * (lib/domain/pull-integration.ts): never a secret (each shown as `{ "set": true }`), never the sealed
  * credentials, and not the tenant, which is the caller's own.
  */
-export const pullIntegrationViewSchema = z
-  .omit(pullIntegrationSchema, { tenantId: true })
-  .check(
-    z.meta({
-      id: 'PullIntegration',
-      description: 'A pull integration: its source, schedule, bindings and state; secrets only as `{ "set": true }`.',
-    }),
-  );
+export const pullIntegrationViewSchema = z.omit(pullIntegrationSchema, { tenantId: true }).check(
+  z.meta({
+    id: 'PullIntegration',
+    description:
+      'A pull integration: its source, schedule, bindings and state; secrets only as `{ "set": true }`.',
+  }),
+);
 
 export const pullIntegrationDetailSchema = z
   .extend(z.omit(pullIntegrationSchema, { tenantId: true }), {
     usage: z
       .array(usageDaySchema)
-      .check(z.describe('Its runs per UTC day of the last 30 days (days without runs left out), oldest first.')),
+      .check(
+        z.describe('Its runs per UTC day of the last 30 days (days without runs left out), oldest first.'),
+      ),
   })
   .check(
     z.meta({
@@ -42,7 +48,9 @@ export const previewSchema = z
     errorClass: pullRunSchema.shape.errorClass,
     error: pullRunSchema.shape.error,
     bindings: z
-      .array(z.omit(runBindingSchema, { result: true }))
+      .array(
+        bindingValuesSchema.check(z.meta({ id: 'PullPreviewBinding', description: 'One binding’s values.' })),
+      )
       .check(z.describe('Each binding’s extracted values, or why it failed (`problem`).')),
     measurements: z
       .array(z.object({ status: pushStatusSchema, measurement: plannedMeasurementSchema }))
@@ -55,6 +63,9 @@ export const previewSchema = z
     }),
   );
 
-export const integrationView = ({ tenantId: _tenant, sealedSecrets: _sealed, ...integration }: StoredIntegration) =>
-  integration;
+export const integrationView = ({
+  tenantId: _tenant,
+  sealedSecrets: _sealed,
+  ...integration
+}: StoredIntegration) => integration;
 export const runView = ({ tenantId: _tenant, ...run }: PullRun) => run;

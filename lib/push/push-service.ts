@@ -119,9 +119,7 @@ const itemId = ({ pk, sk }: ItemKey) => `${pk}|${sk}`;
 const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi>, tenantId: string) => {
   const missing = [
     ...new Set(
-      measurements
-        .filter((m) => !writableKpi(kpis.get(m.kpiId), tenantId, m.kpiType))
-        .map((m) => m.kpiId),
+      measurements.filter((m) => !writableKpi(kpis.get(m.kpiId), tenantId, m.kpiType)).map((m) => m.kpiId),
     ),
   ];
   if (missing.length > 0) {

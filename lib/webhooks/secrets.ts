@@ -19,9 +19,13 @@ export const secretBinding = (tenantId: string, endpointId: string) =>
 
 const LEGACY_VERSION = 'w1.';
 
-export const createWebhookSecretSeal = (
-  { secretsKey, jwtKey }: { secretsKey: SecretSource; jwtKey: SecretSource },
-): Seal => {
+export const createWebhookSecretSeal = ({
+  secretsKey,
+  jwtKey,
+}: {
+  secretsKey: SecretSource;
+  jwtKey: SecretSource;
+}): Seal => {
   const current = createSeal(secretsKey, { label: 'strategy-service webhook secret v2', version: 'w2.' });
   const legacy = createSeal(jwtKey, { label: 'strategy-service webhook secret v1', version: LEGACY_VERSION });
   return {

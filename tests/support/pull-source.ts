@@ -49,7 +49,10 @@ export const startPullSource = async () => {
           .end(JSON.stringify(answer.json));
       } else {
         response
-          .writeHead(answer.status ?? 200, { 'content-type': answer.contentType ?? 'text/plain', ...answer.headers })
+          .writeHead(answer.status ?? 200, {
+            'content-type': answer.contentType ?? 'text/plain',
+            ...answer.headers,
+          })
           .end(answer.text);
       }
     });

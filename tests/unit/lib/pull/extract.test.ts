@@ -14,7 +14,13 @@ const binding = (fields: Partial<PullBinding> = {}): PullBinding => ({
 
 describe('JMESPath expressions (Powertools)', () => {
   it('accepts valid expressions, also ones that fail only on some data', () => {
-    for (const expression of ['data.mrr', 'items[0].value', 'sum(items[*].n)', 'to_number(total)', 'length(a)']) {
+    for (const expression of [
+      'data.mrr',
+      'items[0].value',
+      'sum(items[*].n)',
+      'to_number(total)',
+      'length(a)',
+    ]) {
       expect(expressionProblem(expression), expression).toBeUndefined();
     }
   });
@@ -97,7 +103,12 @@ describe('extracting a binding’s values', () => {
   });
 
   it('refuses both bindings of one KPI that land on the same period, as a batch refuses a repeated (KPI, period)', () => {
-    const results = extract([binding(), binding({ actual: 'data.other' })], 'month', { data: { mrr: 1, other: 2 } }, AT);
+    const results = extract(
+      [binding(), binding({ actual: 'data.other' })],
+      'month',
+      { data: { mrr: 1, other: 2 } },
+      AT,
+    );
     expect(results.map((r) => r.problem)).toEqual([
       'same KPI and period as measurements[1]',
       'same KPI and period as measurements[0]',
@@ -117,15 +128,35 @@ describe('the period a value stands for', () => {
 
   it('read from the answer: dates, or date-times by their UTC day; a missing or malformed one fails every binding', () => {
     const period = { start: 'period.from', end: 'period.to' };
-    const [read] = extract([binding()], period, { data: { mrr: 1 }, period: { from: '2026-10-01', to: '2026-10-31T23:00:00Z' } }, AT);
+    const [read] = extract(
+      [binding()],
+      period,
+      { data: { mrr: 1 }, period: { from: '2026-10-01', to: '2026-10-31T23:00:00Z' } },
+      AT,
+    );
     expect(read?.measurement).toMatchObject({ periodStart: '2026-10-01', periodEnd: '2026-10-31' });
     const [missing] = extract([binding()], period, { data: { mrr: 1 }, period: { from: '2026-10-01' } }, AT);
     expect(missing?.problem).toBe('period end: the path matched nothing');
-    const [malformed] = extract([binding()], period, { data: { mrr: 1 }, period: { from: 'October', to: '2026-10-31' } }, AT);
+    const [malformed] = extract(
+      [binding()],
+      period,
+      { data: { mrr: 1 }, period: { from: 'October', to: '2026-10-31' } },
+      AT,
+    );
     expect(malformed?.problem).toBe('period start: not a date YYYY-MM-DD (found a string)');
-    const [reversed] = extract([binding()], period, { data: { mrr: 1 }, period: { from: '2026-10-31', to: '2026-10-01' } }, AT);
+    const [reversed] = extract(
+      [binding()],
+      period,
+      { data: { mrr: 1 }, period: { from: '2026-10-31', to: '2026-10-01' } },
+      AT,
+    );
     expect(reversed?.problem).toBe('periodStart: must not be after periodEnd');
-    const [invalid] = extract([binding()], period, { data: { mrr: 1 }, period: { from: '2026-02-30', to: '2026-03-01' } }, AT);
+    const [invalid] = extract(
+      [binding()],
+      period,
+      { data: { mrr: 1 }, period: { from: '2026-02-30', to: '2026-03-01' } },
+      AT,
+    );
     expect(invalid?.problem).toMatch(/^periodStart: must be a calendar date/);
   });
 });

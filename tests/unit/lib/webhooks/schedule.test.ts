@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createSeal } from '../../../../lib/crypto/seal';
 import { MAX_VISIBILITY_SECONDS } from '../../../../lib/webhooks/queue';
 import {
   MAX_DELIVERY_ATTEMPTS,
   RETRY_DELAYS_SECONDS,
   retryDelaySeconds,
 } from '../../../../lib/webhooks/schedule';
-import { createSeal } from '../../../../lib/crypto/seal';
 import { createWebhookSecretSeal, newWebhookSecret, secretBinding } from '../../../../lib/webhooks/secrets';
 
 describe('the retry schedule', () => {
@@ -70,7 +70,10 @@ describe('webhook secrets', () => {
     const legacy = createSeal(jwtKey, { label: 'strategy-service webhook secret v1', version: 'w1.' });
     const secret = newWebhookSecret();
     const sealed = await legacy.seal(secret, secretBinding('t1', 'w1'));
-    const seal = createWebhookSecretSeal({ secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters', jwtKey });
+    const seal = createWebhookSecretSeal({
+      secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',
+      jwtKey,
+    });
     expect(await seal.open(sealed, secretBinding('t1', 'w1'))).toBe(secret);
     expect(await seal.open(sealed, secretBinding('t1', 'w2'))).toBeUndefined();
   });
