@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import { MAX_WEBHOOK_ENDPOINTS } from '../lib/domain/webhook';
+import { MAX_TENANT_URL_LENGTH } from '../lib/egress/urls';
 import { defineRoute, reply } from '../lib/http/route';
 import { audit } from '../lib/logger';
 import { webhookExample } from '../lib/openapi/examples';
 import { jwtEndpoint, webhookDeps } from '../lib/runtime';
 import { WEBHOOK_EVENT_TYPES } from '../lib/webhooks/events';
 import { createEndpoint } from '../lib/webhooks/service';
-import { MAX_WEBHOOK_URL_LENGTH } from '../lib/webhooks/urls';
 import { createdWebhookView, createdWebhookViewSchema } from '../lib/webhooks/views';
 
 const createWebhookRequestSchema = z
@@ -15,7 +15,7 @@ const createWebhookRequestSchema = z
       .string()
       .check(
         z.minLength(1, 'url must not be empty'),
-        z.maxLength(MAX_WEBHOOK_URL_LENGTH, `url must have at most ${MAX_WEBHOOK_URL_LENGTH} characters`),
+        z.maxLength(MAX_TENANT_URL_LENGTH, `url must have at most ${MAX_TENANT_URL_LENGTH} characters`),
         z.describe(
           'Where to POST the events: `https://`, no user name or password, not a private, loopback or link-local address (the local stage also allows `http://` to the machine it runs on).',
         ),

@@ -116,7 +116,7 @@ const environment = z
     ),
     /**
      * The deployment stage (serverless.yml sets `${sls:stage}`). Only `local` (`npm start`, the tests)
-     * lets webhooks use `http://` to this machine (lib/webhooks/urls.ts); unset counts as a deployed stage.
+     * lets webhooks use `http://` to this machine (lib/egress/urls.ts); unset counts as a deployed stage.
      */
     STAGE: text('dev').check(z.regex(/^[a-z0-9-]+$/, 'must be a stage name such as prod or local')),
     /**

@@ -7,7 +7,7 @@ import { createDatabase } from './db/client';
 import { probeTable } from './db/health';
 import { getSessionState } from './db/sessions';
 import { getTenant } from './db/tenants';
-import { createEgress } from './egress';
+import { createEgress, type EgressRules } from './egress';
 import { createHealthCheck } from './health';
 import { createCursorSeal } from './http/cursors';
 import {
@@ -146,10 +146,22 @@ export const webhookSecrets = /* @__PURE__ */ createWebhookSecretSeal({ secretsK
 /** Publishes events to the tenants' webhooks: the key use cases take it (lib/webhooks/events.ts). */
 export const publish = /* @__PURE__ */ createPublisher({ db, queue: webhookQueue });
 
-const webhookDepsOf = (): WebhookDeps => ({ db, secrets: webhookSecrets, local: config.STAGE === 'local' });
+/**
+ * Every request to a URL a tenant chose (lib/egress/): this machine is reachable on the local stage
+ * only. Pure, with its rules built by a function: only the functions that call tenant URLs carry it.
+ */
+const egressRules = (): EgressRules => ({ allowLoopback: config.STAGE === 'local' });
+export const egress = /* @__PURE__ */ createEgress(/* @__PURE__ */ egressRules());
+
+const webhookDepsOf = (): WebhookDeps => ({
+  db,
+  secrets: webhookSecrets,
+  local: config.STAGE === 'local',
+  egress,
+});
 export const webhookDeps = /* @__PURE__ */ webhookDepsOf();
 
-const deliveryDepsOf = (): DeliveryDeps => ({ db, secrets: webhookSecrets });
+const deliveryDepsOf = (): DeliveryDeps => ({ db, secrets: webhookSecrets, egress });
 export const deliveryDeps = /* @__PURE__ */ deliveryDepsOf();
 
 /**
@@ -160,7 +172,7 @@ export const deliveryDeps = /* @__PURE__ */ deliveryDepsOf();
 const pullDepsOf = (): PullDeps => ({
   db,
   secrets: createPullSecretSeal(secretsKey),
-  egress: createEgress({ allowLoopback: config.STAGE === 'local' }),
+  egress,
   tokens: createTokenCache(),
   tenants: createTenantCache({
     ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,

@@ -14,6 +14,7 @@
 import { resolve } from 'node:path';
 import { runAlertCheck } from '../lib/alerts/check';
 import { createDatabase } from '../lib/db/client';
+import { createEgress } from '../lib/egress';
 import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
@@ -37,7 +38,12 @@ const main = async () => {
   const check = await runAlertCheck({ db, publish: createPublisher({ db, queue }), now: Date.now() });
   const result = await drainLocalQueue({
     queue,
-    deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: secret }) },
+    // The local stage's egress rules: endpoints on this machine are reachable.
+    deps: {
+      db,
+      secrets: createWebhookSecretSeal({ secretsKey, jwtKey: secret }),
+      egress: createEgress({ allowLoopback: true }),
+    },
   });
   db.client.destroy();
   console.log(JSON.stringify({ check, ...result }));

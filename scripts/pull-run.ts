@@ -38,10 +38,12 @@ const main = async () => {
   const secretsKey = env.SECRETS_KEY || storedSecretsKey(data);
   if (!secretsKey) throw new Error('No secrets key: set SECRETS_KEY, or run npm start once to make one.');
   const webhooks = webhookLocalQueue(db);
+  // The local stage's egress rules: sources on this machine are reachable.
+  const egress = createEgress({ allowLoopback: true });
   const deps = {
     db,
     secrets: createPullSecretSeal(secretsKey),
-    egress: createEgress({ allowLoopback: true }),
+    egress,
     tokens: createTokenCache(),
     tenants: createTenantCache({ ttlSeconds: 30, load: (id) => getTenant(db, id) }),
     local: true,
@@ -68,7 +70,7 @@ const main = async () => {
   const jwtKey = env.JWT_SECRET || storedJwtSecret(data);
   const webhookDeliveries = await drainLocalQueue({
     queue: webhooks,
-    deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: jwtKey || secretsKey }) },
+    deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: jwtKey || secretsKey }), egress },
   });
   db.client.destroy();
   console.log(JSON.stringify({ scheduler, runs, webhookDeliveries }));

@@ -60,7 +60,7 @@ export const deliveryAttemptSchema = z.object({
     .nullable(z.string())
     .check(
       z.describe(
-        'Why there was no answer: `timeout`, `connection`, `redirect` or `secret`; `null` when the endpoint answered.',
+        'Why there was no answer: `timeout`, `connection`, `redirect`, `refused` (refused by egress rules: the URL reaches an internal address; no duration is given) or `secret`; `null` when the endpoint answered.',
       ),
     ),
 });

@@ -1,18 +1,46 @@
+import { lookup as systemLookup } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { type AddressRules, isAllowedAddress } from './addresses';
+import { hostOf } from './urls';
+
 /**
- * Stand-in for the egress guard (lib/egress/ on main, built with the second security review): the same
- * interface, so that the pull integration's code is the code that runs once the guard lands. It has
- * the guard's limits (no redirects, the caller's time-out capped at 10 s, at most `maxBytes` read) but
- * not its connect-time address check; merging main replaces this file with the guard.
+ * The one way the service sends a request to a URL that a tenant chose: webhook deliveries, pull
+ * sources, OAuth token endpoints. Nothing else in lib/ calls `fetch`.
+ *
+ * - Every address is checked when the connection is made, not when the URL was saved: the name is
+ *   resolved by undici's `connect.lookup` hook, and a name with any refused address is refused
+ *   (./addresses.ts), so a name that resolves inwards, or starts to after it was saved, reaches
+ *   nothing. An IP-literal host is judged as it is, since Node does not resolve it.
+ * - Redirects are never followed: a 3xx is answered as it is, so a public URL cannot send the request
+ *   on to an internal one.
+ * - The caller sets the time-out, which covers connecting, the answer and reading its body, and is
+ *   never more than MAX_EGRESS_TIMEOUT_MS: a slow endpoint holds a Lambda for that long at most.
+ * - At most `maxBytes` of the answer are read (MAX_RESPONSE_BYTES by default; 0 reads nothing).
+ * - Each request has a connection of its own (no keep-alive): every request is checked at connect
+ *   time, and a frozen Lambda never reuses a socket its peer has closed.
+ *
+ * A refusal says only that: `refused by egress rules`, with no address, port or timing, so an ADMIN
+ * who saves URLs cannot map the network behind the service from the answers.
  */
-export type EgressFailureKind = 'refused' | 'timeout' | 'connection' | 'too_large';
+export const MAX_EGRESS_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export const EGRESS_FAILURE_KINDS = ['refused', 'timeout', 'connection', 'too_large'] as const;
+export type EgressFailureKind = (typeof EGRESS_FAILURE_KINDS)[number];
+
+const MESSAGES: Record<EgressFailureKind, string> = {
+  refused: 'refused by egress rules',
+  timeout: 'no answer within the time-out',
+  connection: 'the connection failed',
+  too_large: 'the answer is larger than allowed',
+};
 
 export class EgressError extends Error {
   override name = 'EgressError';
-  constructor(
-    readonly kind: EgressFailureKind,
-    message: string,
-  ) {
-    super(message);
+  constructor(readonly kind: EgressFailureKind) {
+    super(MESSAGES[kind]);
   }
 }
 
@@ -21,12 +49,15 @@ export interface EgressRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** The whole request, connecting to the last byte read; capped at MAX_EGRESS_TIMEOUT_MS. */
   timeoutMs: number;
+  /** Answer bytes read at most (default MAX_RESPONSE_BYTES); beyond it `too_large`. 0: the body is not read. */
   maxBytes?: number;
 }
 
 export interface EgressResponse {
   status: number;
+  /** Lower-case names; a repeated header's values joined with `, `. */
   headers: Record<string, string>;
   body: Uint8Array;
   durationMs: number;
@@ -36,47 +67,147 @@ export interface Egress {
   send(request: EgressRequest): Promise<EgressResponse>;
 }
 
-const MAX_TIMEOUT_MS = 10_000;
-const DEFAULT_MAX_BYTES = 1024 * 1024;
+export interface EgressRules extends AddressRules {
+  /** How names are resolved (default: the system's resolver); tests map names to addresses with it. */
+  lookup?: LookupFunction;
+}
 
-export const createEgress = (_rules: { allowLoopback: boolean }): Egress => ({
-  async send({ url, method, headers, body, timeoutMs, maxBytes = DEFAULT_MAX_BYTES }) {
-    const started = performance.now();
-    const signal = AbortSignal.timeout(Math.min(timeoutMs, MAX_TIMEOUT_MS));
-    try {
-      const response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
-      const chunks: Uint8Array[] = [];
-      let read = 0;
-      if (maxBytes === 0) await response.body?.cancel();
-      else if (response.body) {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          read += chunk.byteLength;
-          if (read > maxBytes)
-            throw new EgressError('too_large', `the answer is larger than ${maxBytes} bytes`);
-          chunks.push(chunk);
-        }
+/** Thrown inside the connect hook: an address the rules refuse. */
+class RefusedAddress extends Error {
+  override name = 'RefusedAddress';
+}
+
+type LookupAnswer = { address: string; family: number };
+
+/**
+ * The connect hook: resolves every address of the name (whatever Node asked for) and refuses the name
+ * if any of them is refused, so a resolver that answers one public and one internal address cannot
+ * pick the connection's target for the service.
+ */
+const guardedLookup =
+  (rules: AddressRules, resolve: LookupFunction): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, answer) => {
+      if (error) return callback(error, '', 0);
+      const addresses = answer as unknown as LookupAnswer[];
+      if (addresses.length === 0 || !addresses.every(({ address }) => isAllowedAddress(address, rules))) {
+        return callback(new RefusedAddress(), '', 0);
       }
-      const all = new Uint8Array(read);
-      let offset = 0;
-      for (const chunk of chunks) {
-        all.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-      const answered: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        answered[name.toLowerCase()] = value;
-      });
-      return {
-        status: response.status,
-        headers: answered,
-        body: all,
-        durationMs: Math.round(performance.now() - started),
-      };
-    } catch (error) {
-      if (error instanceof EgressError) throw error;
-      const name = (error as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new EgressError('timeout', 'timed out');
-      throw new EgressError('connection', 'the connection failed');
+      if (options.all) return (callback as (e: null, all: LookupAnswer[]) => void)(null, addresses);
+      const [first] = addresses as [LookupAnswer];
+      return callback(null, first.address, first.family);
+    });
+  };
+
+/** The causes of an error, outermost first: undici wraps what the socket reported. */
+const causes = function* (error: unknown): Generator<unknown> {
+  for (let cause = error, depth = 0; cause !== undefined && depth < 5; depth++) {
+    yield cause;
+    cause = (cause as { cause?: unknown } | null)?.cause;
+  }
+};
+
+const TIMEOUT_NAMES = new Set([
+  'TimeoutError',
+  'AbortError',
+  'ConnectTimeoutError',
+  'HeadersTimeoutError',
+  'BodyTimeoutError',
+]);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_ABORTED',
+]);
+
+/** What went wrong, as the caller may tell its user: never the address, the port or the timing. */
+const failureOf = (error: unknown): EgressError => {
+  const chain = [...causes(error)];
+  if (chain.some((cause) => cause instanceof EgressError)) {
+    return chain.find((cause) => cause instanceof EgressError) as EgressError;
+  }
+  if (chain.some((cause) => cause instanceof RefusedAddress)) return new EgressError('refused');
+  const timedOut = chain.some((cause) => {
+    const { name, code } = (cause ?? {}) as { name?: string; code?: string };
+    return TIMEOUT_NAMES.has(name ?? '') || TIMEOUT_CODES.has(code ?? '');
+  });
+  return new EgressError(timedOut ? 'timeout' : 'connection');
+};
+
+type Body = AsyncIterable<Uint8Array> & { destroy(): void; on(event: 'error', listener: () => void): void };
+
+/** Closes a body unread: what is left of it is never received (its abort error is expected). */
+const discard = (body: Body) => {
+  body.on('error', () => undefined);
+  body.destroy();
+};
+
+/** Reads at most `maxBytes` of a body; more is `too_large`, and the rest is never read. */
+const readBody = async (body: Body, maxBytes: number) => {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      discard(body);
+      throw new EgressError('too_large');
     }
-  },
-});
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+};
+
+const headersOf = (raw: Record<string, string | string[] | undefined>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(raw).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
+
+export const createEgress = ({ lookup = systemLookup as LookupFunction, ...rules }: EgressRules): Egress => {
+  const dispatcher = new Agent({ pipelining: 0, connect: { lookup: guardedLookup(rules, lookup) } });
+  return {
+    async send({ url, method, headers, body, timeoutMs, maxBytes = MAX_RESPONSE_BYTES }) {
+      const target = new URL(url);
+      // `example.com.` and `example.com` are one host; the dot would only make the name look new.
+      if (target.hostname.endsWith('.')) target.hostname = target.hostname.slice(0, -1);
+      const host = hostOf(target);
+      if (
+        (target.protocol !== 'https:' && target.protocol !== 'http:') ||
+        target.username !== '' ||
+        target.password !== '' ||
+        (isIP(host) !== 0 && !isAllowedAddress(host, rules))
+      ) {
+        throw new EgressError('refused');
+      }
+      const limitMs = Math.min(timeoutMs, MAX_EGRESS_TIMEOUT_MS);
+      const started = performance.now();
+      try {
+        const response = await request(target, {
+          method,
+          headers,
+          body,
+          dispatcher,
+          signal: AbortSignal.timeout(limitMs),
+          headersTimeout: limitMs,
+          bodyTimeout: limitMs,
+        });
+        const declared = Number(response.headers['content-length']);
+        if (maxBytes === 0 || declared > maxBytes) {
+          discard(response.body);
+          if (maxBytes !== 0) throw new EgressError('too_large');
+        }
+        const read = maxBytes === 0 ? new Uint8Array() : await readBody(response.body, maxBytes);
+        return {
+          status: response.statusCode,
+          headers: headersOf(response.headers),
+          body: read,
+          durationMs: performance.now() - started,
+        };
+      } catch (error) {
+        throw failureOf(error);
+      }
+    },
+  };
+};

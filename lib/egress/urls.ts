@@ -1,8 +1,48 @@
-import { webhookUrlProblem } from '../webhooks/urls';
+import { isIP } from 'node:net';
+import { isAllowedAddress } from './addresses';
 
 /**
- * Stand-in for the guard's text check of a tenant's URL (lib/egress/urls.ts on main): until the guard
- * lands, the webhooks' check, which has the same rules for what it covers.
+ * Which URLs a tenant may give the service to call (webhook endpoints, pull sources, OAuth token
+ * endpoints): checked as text when the URL is saved, for a fast 400 that names the problem. Only
+ * HTTPS, no credentials in the URL, and on deployed stages no `localhost` name and no IP-literal host
+ * that the egress rules refuse (./addresses.ts). The local stage (`npm start`, the tests) may also use
+ * `http://` to this machine: `localhost`, `127.0.0.1` or `[::1]`.
+ *
+ * The text is not the last word: a name can resolve to anything, and resolve differently later. Every
+ * request checks the addresses it connects to (./index.ts).
  */
-export const tenantUrlProblem = (text: string, opts: { local: boolean }): string | undefined =>
-  webhookUrlProblem(text, opts);
+export const MAX_TENANT_URL_LENGTH = 2048;
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A URL's host as the egress rules judge it: lower case, without the brackets of an IPv6 literal and
+ * without the trailing dot of a fully qualified name (`localhost.` is `localhost`).
+ */
+export const hostOf = (url: URL): string => {
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  return host.startsWith('[') ? host.slice(1, -1) : host;
+};
+
+/** Why `text` cannot be a URL the service calls for a tenant, or undefined when it can. */
+export const tenantUrlProblem = (text: string, { local }: { local: boolean }): string | undefined => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an absolute URL such as https://example.com/webhooks';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
+  const host = hostOf(url);
+  if (url.protocol === 'http:') {
+    if (local && LOCAL_HOSTS.has(url.hostname.toLowerCase())) return undefined;
+    return local ? 'must use https (http only for localhost, 127.0.0.1 or [::1])' : 'must use https';
+  }
+  if (url.protocol !== 'https:') return 'must use https';
+  if (local) return undefined;
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost';
+  if (isIP(host) !== 0 && !isAllowedAddress(host, { allowLoopback: false })) {
+    return 'must not be an address of a private, loopback, link-local or other internal network';
+  }
+  return undefined;
+};

@@ -7,6 +7,7 @@ import {
   putEndpointDisabled,
   readEndpointAndDelivery,
 } from '../db/webhooks';
+import type { Egress } from '../egress';
 import { audit, logger } from '../logger';
 import { MAX_DELIVERY_ATTEMPTS, retryDelaySeconds } from './schedule';
 import { secretBinding } from './secrets';
@@ -30,6 +31,8 @@ export type DeliveryMessage = z.output<typeof deliveryMessageSchema>;
 export interface DeliveryDeps {
   db: Database;
   secrets: Seal;
+  /** Every attempt goes through it (lib/egress/). */
+  egress: Egress;
   now?: () => number;
 }
 
@@ -39,7 +42,7 @@ export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: 
 const DONE: DeliveryOutcome = { kind: 'done' };
 
 export const deliverMessage = async (
-  { db, secrets, now = Date.now }: DeliveryDeps,
+  { db, secrets, egress, now = Date.now }: DeliveryDeps,
   body: string,
   receiveCount: number,
 ): Promise<DeliveryOutcome> => {
@@ -67,6 +70,7 @@ export const deliverMessage = async (
   const attempt = Math.min(Math.max(receiveCount, 1), MAX_DELIVERY_ATTEMPTS);
   const at = now();
   const result = await sendAttempt({
+    egress,
     url: endpoint.url,
     id: delivery.id,
     payload: delivery.payload,

@@ -1,16 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryAttempt } from '../domain/webhook';
+import { type Egress, EgressError } from '../egress';
 
 /**
- * One attempt of a delivery: a POST of the body, signed by the `standardwebhooks` package (headers
- * `webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of
- * `id.timestamp.body`). Only a 2xx answer is a success; redirects are not followed (a 3xx is a
- * failure: the endpoint's URL is the one to change); an attempt gets ATTEMPT_TIMEOUT_MS.
+ * One attempt of a delivery: a POST of the body through the egress guard (lib/egress/), signed by the
+ * `standardwebhooks` package (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,`
+ * and the base64 HMAC-SHA256 of `id.timestamp.body`). Only a 2xx answer is a success; redirects are
+ * not followed (a 3xx is a failure: the endpoint's URL is the one to change); the answer's body is
+ * never read. An attempt gets ATTEMPT_TIMEOUT_MS: every attempt holds a Lambda while it waits, and
+ * the functions that send them have a small reserved concurrency (docs/operations.md, "Capacity").
  */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const ATTEMPT_TIMEOUT_MS = 5000;
 
 export interface AttemptRequest {
+  egress: Egress;
   url: string;
   /** The delivery's id: the `webhook-id` of every attempt. */
   id: string;
@@ -26,12 +30,8 @@ export interface AttemptRequest {
 export const isSuccess = (attempt: DeliveryAttempt) =>
   attempt.httpStatus !== null && attempt.httpStatus >= 200 && attempt.httpStatus < 300;
 
-const errorClass = (error: unknown): string =>
-  error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
-    ? 'timeout'
-    : 'connection';
-
 export const sendAttempt = async ({
+  egress,
   url,
   id,
   payload,
@@ -58,18 +58,22 @@ export const sendAttempt = async ({
   };
   const started = performance.now();
   try {
-    const response = await fetch(url, {
+    // The answer's body is not read (maxBytes 0): only the status counts.
+    const response = await egress.send({
+      url,
       method: 'POST',
       headers,
       body: payload,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
+      maxBytes: 0,
     });
-    // The answer's body is not read: only the status counts, and an endpoint could send a lot.
-    await response.body?.cancel().catch(() => undefined);
     const isRedirect = response.status >= 300 && response.status < 400;
-    return record(performance.now() - started, response.status, isRedirect ? 'redirect' : null);
+    return record(response.durationMs, response.status, isRedirect ? 'redirect' : null);
   } catch (error) {
-    return record(performance.now() - started, null, errorClass(error));
+    if (!(error instanceof EgressError)) throw error;
+    // A refusal carries no duration: how long resolving took would tell something about the name.
+    return error.kind === 'refused'
+      ? record(0, null, 'refused')
+      : record(performance.now() - started, null, error.kind);
   }
 };

@@ -18,13 +18,14 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '../domain/webhook';
+import type { Egress } from '../egress';
+import { tenantUrlProblem } from '../egress/urls';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { WebhookEventType } from './events';
 import { DELIVERY_LOG_DAYS, deliveryBody, recordDelivery } from './publisher';
 import { newWebhookSecret, secretBinding } from './secrets';
 import { isSuccess, sendAttempt } from './send';
-import { webhookUrlProblem } from './urls';
 
 /**
  * The use cases of webhook endpoints: create (the secret in the answer only), list, delete, read the
@@ -33,8 +34,10 @@ import { webhookUrlProblem } from './urls';
 export interface WebhookDeps {
   db: Database;
   secrets: Seal;
-  /** The local stage: `http://` to this machine is allowed (./urls.ts). */
+  /** The local stage: `http://` to this machine is allowed (lib/egress/urls.ts). */
   local: boolean;
+  /** Every test delivery goes through it (lib/egress/). */
+  egress: Egress;
   now?: () => number;
 }
 
@@ -71,7 +74,7 @@ export const createEndpoint = async (
     createdBy: WebhookEndpoint['createdBy'];
   },
 ): Promise<CreatedEndpoint> => {
-  const problem = webhookUrlProblem(input.url, { local });
+  const problem = tenantUrlProblem(input.url, { local });
   if (problem) {
     throw new AppError('VALIDATION_FAILED', `The url ${problem}.`, {
       errors: [{ path: 'url', message: problem }],
@@ -162,7 +165,7 @@ export const listDeliveries = async (
  * never disables one.
  */
 export const sendTestDelivery = async (
-  { db, secrets, now = Date.now }: WebhookDeps,
+  { db, secrets, egress, now = Date.now }: WebhookDeps,
   tenantId: string,
   id: string,
 ): Promise<WebhookDelivery> => {
@@ -172,6 +175,7 @@ export const sendTestDelivery = async (
   const payload = deliveryBody(WEBHOOK_TEST_EVENT, timestamp, { webhookId: endpoint.id });
   const delivery = await recordDelivery(db, endpoint, WEBHOOK_TEST_EVENT, payload, at);
   const attempt = await sendAttempt({
+    egress,
     url: endpoint.url,
     id: delivery.id,
     payload,

@@ -3,7 +3,7 @@ import { runAlertCheck } from '../../../../lib/alerts/check';
 import { revokeLeakedKeys } from '../../../../lib/api-keys/leaks';
 import { createApiKey } from '../../../../lib/api-keys/service';
 import { updateKpi } from '../../../../lib/db/kpis';
-import { webhookSecrets } from '../../../../lib/runtime';
+import { egress, webhookSecrets } from '../../../../lib/runtime';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
 import type { WebhookEventType } from '../../../../lib/webhooks/events';
 import { webhookLocalQueue } from '../../../../lib/webhooks/local-queue';
@@ -33,7 +33,7 @@ const setUp = async (types: WebhookEventType[]) => {
   const now = () => clock.now;
   const tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
   const endpoint = await createEndpoint(
-    { db, secrets: webhookSecrets, local: true, now },
+    { db, secrets: webhookSecrets, local: true, egress, now },
     { tenantId: tenant.tenant.id, url: receiver.url, eventTypes: types, createdBy: null },
   );
   receiver.secret = endpoint.secret;
@@ -44,7 +44,7 @@ const setUp = async (types: WebhookEventType[]) => {
     tenant,
     publish,
     check: () => runAlertCheck({ db, publish, now: clock.now }),
-    deliver: () => drainLocalQueue({ queue, deps: { db, secrets: webhookSecrets, now } }),
+    deliver: () => drainLocalQueue({ queue, deps: { db, secrets: webhookSecrets, egress, now } }),
   };
 };
 

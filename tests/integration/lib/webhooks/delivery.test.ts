@@ -8,7 +8,7 @@ import { handler as deliverHandler } from '../../../../functions/deliver-webhook
 import { keys } from '../../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../../lib/db/webhooks';
 import { freePort } from '../../../../lib/local/processes';
-import { publish, webhookSecrets } from '../../../../lib/runtime';
+import { egress, publish, webhookSecrets } from '../../../../lib/runtime';
 import { deliverMessage } from '../../../../lib/webhooks/deliver';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
@@ -50,7 +50,7 @@ const setUp = async (url: string, eventTypes: WebhookEvent['type'][] = ['kpi.qui
   const clock = { now: Date.now() };
   const now = () => clock.now;
   const { tenant } = await createTestTenant({ kpiTypes: [] });
-  const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true, now };
+  const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true, egress, now };
   const endpoint = await createEndpoint(deps, {
     tenantId: tenant.id,
     url,
@@ -63,7 +63,7 @@ const setUp = async (url: string, eventTypes: WebhookEvent['type'][] = ['kpi.qui
     tenantId: tenant.id,
     endpoint,
     publish: createPublisher({ db, queue, now }),
-    drain: () => drainLocalQueue({ queue, deps: { db, secrets: webhookSecrets, now } }),
+    drain: () => drainLocalQueue({ queue, deps: { db, secrets: webhookSecrets, egress, now } }),
     queue,
     log: async () => (await listDeliveries(db, tenant.id, endpoint.id, { limit: 100 })).items,
   };
@@ -191,9 +191,11 @@ describe('retries with backoff, then the endpoint is disabled', () => {
   });
 
   it('drops a message that names no delivery instead of retrying it', async () => {
-    const outcome = await deliverMessage({ db, secrets: webhookSecrets }, '{"not":"a delivery"}', 1);
+    const outcome = await deliverMessage({ db, secrets: webhookSecrets, egress }, '{"not":"a delivery"}', 1);
     expect(outcome).toEqual({ kind: 'done' });
-    expect(await deliverMessage({ db, secrets: webhookSecrets }, 'not json', 3)).toEqual({ kind: 'done' });
+    expect(await deliverMessage({ db, secrets: webhookSecrets, egress }, 'not json', 3)).toEqual({
+      kind: 'done',
+    });
   });
 
   it('ends pending deliveries of a deleted endpoint without sending them', async () => {
@@ -255,7 +257,7 @@ describe('the SQS worker (functions/deliver-webhooks.ts)', () => {
     try {
       hooks.answer = { status: 500 };
       const { tenant } = await createTestTenant({ kpiTypes: [] });
-      const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true };
+      const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true, egress };
       await createEndpoint(deps, {
         tenantId: tenant.id,
         url: hooks.url,
@@ -312,6 +314,7 @@ describe('one attempt', () => {
     try {
       const { port } = server.address() as AddressInfo;
       const result = await sendAttempt({
+        egress,
         ...base,
         url: `http://127.0.0.1:${port}/`,
         at: Date.now(),
@@ -326,7 +329,7 @@ describe('one attempt', () => {
 
   it('records a refused connection as error "connection"', async () => {
     const port = await freePort();
-    const result = await sendAttempt({ ...base, url: `http://127.0.0.1:${port}/`, at: Date.now() });
+    const result = await sendAttempt({ egress, ...base, url: `http://127.0.0.1:${port}/`, at: Date.now() });
     expect(result).toMatchObject({ httpStatus: null, error: 'connection' });
   });
 
@@ -339,7 +342,7 @@ describe('one attempt', () => {
       jwtKey: 'another-jwt-key-of-at-least-32-characters!',
     });
     const queue = run.queue;
-    await drainLocalQueue({ queue, deps: { db, secrets: otherKey, now: () => run.clock.now } });
+    await drainLocalQueue({ queue, deps: { db, secrets: otherKey, egress, now: () => run.clock.now } });
     expect(receiver.received).toHaveLength(before);
     const [delivery] = await run.log();
     expect(delivery!.attempts).toEqual([expect.objectContaining({ httpStatus: null, error: 'secret' })]);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { receiveWebhooks } from '../../../../docs/examples/receive-webhooks';
+import { egress } from '../../../../lib/runtime';
 import { newWebhookSecret } from '../../../../lib/webhooks/secrets';
 import { sendAttempt } from '../../../../lib/webhooks/send';
 
@@ -29,16 +30,19 @@ describe('docs/integration.md: receiving webhooks', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
       const payload = JSON.stringify({ type: 'webhook.test', timestamp: new Date().toISOString(), data: {} });
       const delivery = { url, id: 'msg_1', payload, attempt: 1 };
-      expect((await sendAttempt({ ...delivery, secret, at: Date.now() })).httpStatus).toBe(204);
-      expect((await sendAttempt({ ...delivery, secret, at: Date.now(), attempt: 2 })).httpStatus).toBe(204);
+      expect((await sendAttempt({ egress, ...delivery, secret, at: Date.now() })).httpStatus).toBe(204);
+      expect(
+        (await sendAttempt({ egress, ...delivery, secret, at: Date.now(), attempt: 2 })).httpStatus,
+      ).toBe(204);
       expect(handled).toEqual([JSON.parse(payload)]);
       expect(
-        (await sendAttempt({ ...delivery, id: 'msg_2', secret: newWebhookSecret(), at: Date.now() }))
+        (await sendAttempt({ egress, ...delivery, id: 'msg_2', secret: newWebhookSecret(), at: Date.now() }))
           .httpStatus,
       ).toBe(400);
       // A delivery signed an hour ago (a replay) is refused too.
       expect(
-        (await sendAttempt({ ...delivery, id: 'msg_3', secret, at: Date.now() - 3600_000 })).httpStatus,
+        (await sendAttempt({ egress, ...delivery, id: 'msg_3', secret, at: Date.now() - 3600_000 }))
+          .httpStatus,
       ).toBe(400);
       expect(handled).toHaveLength(1);
     } finally {
