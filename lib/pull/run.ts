@@ -339,12 +339,15 @@ export const schedulePass = async ({
   db,
   queue,
   now,
+  pageSize,
 }: {
   db: PullDeps['db'];
   queue: Queue;
   now: number;
+  /** Due entries per Query (default 100). */
+  pageSize?: number;
 }): Promise<SchedulerResult> => {
-  const due = await dueIntegrations(db, now);
+  const due = await dueIntegrations(db, now, pageSize);
   const leaseUntil = new Date(now + LEASE_MS).toISOString();
   const result: SchedulerResult = { due: due.length, claimed: 0, skipped: 0, failed: 0 };
   const claim = async (entry: DueEntry) => {
