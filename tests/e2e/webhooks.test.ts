@@ -23,6 +23,7 @@ const alertsRun = async () => {
         DYNAMODB_ENDPOINT: inject('stackDynamodbEndpoint'),
         TABLE_NAME: 'strategy-service-local',
         JWT_SECRET: inject('stackJwtSecret'),
+        SECRETS_KEY: inject('stackSecretsKey'),
       },
     },
   );
