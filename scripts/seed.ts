@@ -470,7 +470,7 @@ const seedTenant = async (db: Database, plan: TenantPlan, secretsKey?: string): 
     for (const integration of plan.integrations ?? []) {
       await createIntegration(deps, {
         tenantId: tenant.id,
-        createdBy: { type: 'user', userId: users[0]!.id },
+        createdBy: { type: 'user', userId: (users[0] as { id: string }).id },
         name: integration.name,
         url: `${DEMO_SOURCE_URL}${integration.path}`,
         auth: { type: 'bearer', token: 'demo-source-token' },
