@@ -5,7 +5,7 @@ import { FETCH_TIMEOUT_MS, TOKEN_TIMEOUT_MS } from '../lib/pull/fetch';
 import { previewIntegration } from '../lib/pull/run';
 import { previewSchema } from '../lib/pull/views';
 import { pushedMeasurement } from '../lib/push/views';
-import { jwtEndpoint, pullDeps } from '../lib/runtime';
+import { jwtEndpoint, pullRunDeps } from '../lib/runtime';
 
 /** POST /integrations/pull/{id}/preview (ADMIN): fetch and extract now, store nothing. */
 export const route = defineRoute({
@@ -49,7 +49,8 @@ export const route = defineRoute({
     },
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
-  core: async ({ params: { id }, user }) => reply(200, await previewIntegration(pullDeps, user.tenantId, id)),
+  core: async ({ params: { id }, user }) =>
+    reply(200, await previewIntegration(pullRunDeps, user.tenantId, id)),
 });
 
 export const handler = jwtEndpoint(route);

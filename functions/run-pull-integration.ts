@@ -5,7 +5,7 @@ import { pullRunExample } from '../lib/openapi/examples';
 import { FETCH_TIMEOUT_MS, TOKEN_TIMEOUT_MS } from '../lib/pull/fetch';
 import { runNow } from '../lib/pull/run';
 import { pullRunViewSchema, runView } from '../lib/pull/views';
-import { jwtEndpoint, pullDeps } from '../lib/runtime';
+import { jwtEndpoint, pullRunDeps } from '../lib/runtime';
 
 /** POST /integrations/pull/{id}/run (ADMIN): fetch and store now; a run like a scheduled one. */
 export const route = defineRoute({
@@ -27,7 +27,7 @@ export const route = defineRoute({
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
   core: async ({ params: { id }, user }) => {
-    const run = await runNow(pullDeps, user.tenantId, id);
+    const run = await runNow(pullRunDeps, user.tenantId, id);
     audit('integration.run', { integrationId: id, runId: run.id, outcome: run.outcome });
     return reply(200, runView(run));
   },

@@ -1,9 +1,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../lib/logger';
-import { runMessage, runMessageSchema } from '../lib/pull/run';
+import { runMessage } from '../lib/pull/run';
+import { runMessageSchema } from '../lib/pull/scheduler';
 import { createTenantLimiter } from '../lib/pull/tenant-limit';
-import { pullDeps } from '../lib/runtime';
+import { pullRunDeps } from '../lib/runtime';
 
 /**
  * The pull worker: the Lambda event source of the pull queue (serverless.yml, PullRunQueue), each
@@ -27,7 +28,7 @@ const tenantOf = (body: string) => {
 };
 
 const runRecord = async (record: SQSRecord) =>
-  limiter.run(tenantOf(record.body), () => runMessage(pullDeps, record.body));
+  limiter.run(tenantOf(record.body), () => runMessage(pullRunDeps, record.body));
 
 export const handler = async (event: SQSEvent, context: Context) => {
   logger.addContext(context);

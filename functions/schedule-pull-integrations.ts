@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { logger } from '../lib/logger';
-import { schedulePass } from '../lib/pull/run';
+import { schedulePass } from '../lib/pull/scheduler';
 import { db, pullQueue } from '../lib/runtime';
 
 /**

@@ -20,7 +20,7 @@ import {
 import { createTokenCache } from './pull/fetch';
 import { PULL_QUEUE_NAME } from './pull/local-queue';
 import { createPullSecretSeal } from './pull/secrets';
-import type { PullDeps } from './pull/service';
+import type { PullDeps, PullRunDeps } from './pull/service';
 import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
@@ -165,23 +165,24 @@ const deliveryDepsOf = (): DeliveryDeps => ({ db, secrets: webhookSecrets, egres
 export const deliveryDeps = /* @__PURE__ */ deliveryDepsOf();
 
 /**
- * The pull integrations' dependencies (lib/pull/): their credentials sealed with the secrets key, every
- * request through the egress guard (this machine allowed on the local stage only), OAuth tokens kept in
- * this container's memory, the tenant (its plan's features) cached as the push caches it.
+ * The pull integrations' dependencies (lib/pull/): their credentials sealed with the secrets key, the
+ * tenant (its plan's features) cached as the push caches it. Previews and runs also get the egress
+ * guard (this machine allowed on the local stage only), OAuth tokens kept in this container's memory,
+ * and the publisher; the functions that only manage integrations carry none of those.
  */
 const pullDepsOf = (): PullDeps => ({
   db,
   secrets: createPullSecretSeal(secretsKey),
-  egress,
-  tokens: createTokenCache(),
   tenants: createTenantCache({
     ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
     load: (id) => getTenant(db, id),
   }),
   local: config.STAGE === 'local',
-  publish,
 });
 export const pullDeps = /* @__PURE__ */ pullDepsOf();
+
+const pullRunDepsOf = (): PullRunDeps => ({ ...pullDeps, egress, tokens: createTokenCache(), publish });
+export const pullRunDeps = /* @__PURE__ */ pullRunDepsOf();
 
 /** Due pull integrations go through SQS where PULL_QUEUE_URL names the queue, else the table's queue. */
 const pullQueueOf = (): Queue =>

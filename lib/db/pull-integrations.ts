@@ -328,7 +328,9 @@ export const usageDaySchema = z.object({
   runs: z.int(),
   measurements: z.int(),
   failed: z.int(),
-  failures: z.record(z.enum(RUN_ERROR_CLASSES), z.int()),
+  failures: z
+    .object(Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, z.int()])) as Record<RunErrorClass, z.ZodMiniInt>)
+    .check(z.describe('Failed runs by error class.')),
 });
 export type PullUsageDay = z.output<typeof usageDaySchema>;
 

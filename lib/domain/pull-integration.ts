@@ -65,13 +65,9 @@ export const pullScheduleSchema = z
       ),
     ),
   })
-  .check(
-    z.refine((s) => s.at === undefined || TIMED_EVERY.includes(s.every), {
-      message: 'at is only for day, week and month',
-      path: ['at'],
-    }),
-    z.meta({ id: 'PullSchedule', description: 'When the source is fetched (UTC).' }),
-  );
+  // `at` only with day, week and month: checked by the use cases (lib/pull/service.ts), so that the
+  // schema stays a plain object the OpenAPI document can refer to with a description.
+  .check(z.meta({ id: 'PullSchedule', description: 'When the source is fetched (UTC).' }));
 export type PullSchedule = z.output<typeof pullScheduleSchema>;
 
 const expression = (description: string) =>

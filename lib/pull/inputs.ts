@@ -8,6 +8,7 @@ import {
   pullPeriodSchema,
   pullScheduleSchema,
 } from '../domain/pull-integration';
+import { describedRef } from '../domain/values';
 
 /**
  * What a client sends to create or change a pull integration: the request schemas of the routes
@@ -157,16 +158,20 @@ const fields = {
   url: urlField(
     'The `GET` address: `https://`, no user name or password, not an address of a private, loopback or link-local network (the local stage also allows `http://` to this machine).',
   ),
-  schedule: pullScheduleSchema,
   measurements: bindings,
 };
+const scheduleField = (description: string) => describedRef(pullScheduleSchema, description);
+const periodField = (description: string) => describedRef(pullPeriodSchema, description);
 
 export const createPullIntegrationSchema = z
   .strictObject({
     ...fields,
     headers: z.optional(headersField),
-    auth: authInputSchema,
-    period: z.optional(pullPeriodSchema).check(z.describe('Default `month`, as a push without a period.')),
+    schedule: scheduleField('When to fetch: a unit and, for day, week and month, a time of day (UTC).'),
+    auth: describedRef(authInputSchema, 'How the source authenticates the request; secrets are write-only.'),
+    period: z.optional(
+      periodField('Which period a value stands for; default `month`, as a push without a period.'),
+    ),
   })
   .check(z.meta({ id: 'CreatePullIntegrationRequest', description: 'A new pull integration.' }));
 export type CreatePullIntegration = z.output<typeof createPullIntegrationSchema>;
@@ -176,9 +181,9 @@ export const updatePullIntegrationSchema = z
     name: z.optional(fields.name),
     url: z.optional(fields.url),
     headers: z.optional(headersField),
-    auth: z.optional(authPatchSchema),
-    schedule: z.optional(fields.schedule),
-    period: z.optional(pullPeriodSchema),
+    auth: z.optional(describedRef(authPatchSchema, 'A new authentication; a secret not sent is kept.')),
+    schedule: z.optional(scheduleField('A new schedule; the next run moves to its next slot.')),
+    period: z.optional(periodField('Which period a value stands for.')),
     measurements: z.optional(fields.measurements),
   })
   .check(

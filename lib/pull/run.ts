@@ -1,13 +1,9 @@
-import * as z from 'zod/mini';
 import { batchGet } from '../db/batch';
 import type { ItemKey } from '../db/keys';
 import { toKpi } from '../db/kpis';
 import type { PlannedMeasurement, WriteContext } from '../db/measurements';
 import {
-  claimSlot,
   countRun,
-  type DueEntry,
-  dueIntegrations,
   getIntegration,
   PULL_RETENTION_DAYS,
   putRun,
@@ -21,12 +17,12 @@ import { uuidv7 } from '../ids';
 import { audit, logger } from '../logger';
 import type { MeasurementInput } from '../push/measurement-schema';
 import { measurementKey, planStore, storeMeasurements, writableKpi } from '../push/store';
-import type { Queue } from '../webhooks/queue';
 import { type Extracted, extract } from './extract';
 import { type FetchResult, fetchSource } from './fetch';
 import { DISABLE_AFTER_MS, FAILING_AFTER, nextRunAfter, nextSlot } from './schedule';
+import { type RunMessage, runMessageSchema } from './scheduler';
 import { openSecrets } from './secrets';
-import { assertMayPull, type PullDeps, readIntegration } from './service';
+import { assertMayPull, type PullDeps, type PullRunDeps, readIntegration } from './service';
 
 /**
  * What a run does, for a preview, a manual run and a scheduled one alike: fetch the source (./fetch.ts),
@@ -78,7 +74,7 @@ interface Evaluation {
 }
 
 /** Fetch, extract and check: everything a run does before its first write. */
-const evaluate = async (deps: PullDeps, stored: StoredIntegration, at: number): Promise<Evaluation> => {
+const evaluate = async (deps: PullRunDeps, stored: StoredIntegration, at: number): Promise<Evaluation> => {
   const context: WriteContext = {
     tenantId: stored.tenantId,
     source: { type: 'integration', id: stored.id, name: stored.name },
@@ -139,7 +135,11 @@ export interface Preview {
 }
 
 /** Fetches and extracts now, and answers what a run would write: nothing stored, the schedule as it was. */
-export const previewIntegration = async (deps: PullDeps, tenantId: string, id: string): Promise<Preview> => {
+export const previewIntegration = async (
+  deps: PullRunDeps,
+  tenantId: string,
+  id: string,
+): Promise<Preview> => {
   const stored = await readIntegration(deps, tenantId, id);
   const at = (deps.now ?? Date.now)();
   const { fetched, extracted, writable, context, existing } = await evaluate(deps, stored, at);
@@ -209,7 +209,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * once. Answers the run, or undefined when the slot's claim was gone (nothing recorded).
  */
 export const executeRun = async (
-  deps: PullDeps,
+  deps: PullRunDeps,
   stored: StoredIntegration,
   trigger: PullRun['trigger'],
   slot: string | null,
@@ -269,7 +269,12 @@ export const executeRun = async (
 };
 
 /** `integration.disabled`: an audit line and a webhook event, once per disabling. */
-const announceDisabled = async (deps: PullDeps, stored: StoredIntegration, run: PullRun, state: RunState) => {
+const announceDisabled = async (
+  deps: PullRunDeps,
+  stored: StoredIntegration,
+  run: PullRun,
+  state: RunState,
+) => {
   audit('integration.disabled', {
     tenantId: stored.tenantId,
     integrationId: stored.id,
@@ -297,85 +302,13 @@ const announceDisabled = async (deps: PullDeps, stored: StoredIntegration, run: 
 };
 
 /** `POST …/run`: fetch and store now; counts as a run (a disabled integration that stores is active again). */
-export const runNow = async (deps: PullDeps, tenantId: string, id: string): Promise<PullRun> => {
+export const runNow = async (deps: PullRunDeps, tenantId: string, id: string): Promise<PullRun> => {
   const stored = await readIntegration(deps, tenantId, id);
   return (await executeRun(deps, stored, 'manual', null)) as PullRun;
 };
 
 // ---------------------------------------------------------------------------------------------------
-// The scheduler and its worker
-
-/** What the scheduler hands the worker for one due slot. */
-export const runMessageSchema = z.object({
-  tenantId: z.string(),
-  integrationId: z.string(),
-  slot: z.string(),
-});
-export type RunMessage = z.output<typeof runMessageSchema>;
-
-/** How long a claimed slot waits for its run before it is due again (a lost message, a crashed worker). */
-export const LEASE_MS = 15 * 60_000;
-
-/** Most claims one pass makes at once. */
-const CLAIMS_AT_ONCE = 25;
-
-export interface SchedulerResult {
-  /** Integrations the index said were due. */
-  due: number;
-  /** Slots this pass claimed and handed to the worker. */
-  claimed: number;
-  /** Slots another pass had claimed first. */
-  skipped: number;
-  /** Claimed slots whose message could not be sent: due again after the lease. */
-  failed: number;
-}
-
-/**
- * One pass of the scheduler: the due integrations (Queries of the sparse index, never a Scan), each
- * slot claimed with a conditional write, so that of two passes at once exactly one hands it to the
- * worker, one message per slot: one slow source never delays another.
- */
-export const schedulePass = async ({
-  db,
-  queue,
-  now,
-  pageSize,
-}: {
-  db: PullDeps['db'];
-  queue: Queue;
-  now: number;
-  /** Due entries per Query (default 100). */
-  pageSize?: number;
-}): Promise<SchedulerResult> => {
-  const due = await dueIntegrations(db, now, pageSize);
-  const leaseUntil = new Date(now + LEASE_MS).toISOString();
-  const result: SchedulerResult = { due: due.length, claimed: 0, skipped: 0, failed: 0 };
-  const claim = async (entry: DueEntry) => {
-    if (!(await claimSlot(db, entry, leaseUntil))) {
-      result.skipped++;
-      return;
-    }
-    const message: RunMessage = {
-      tenantId: entry.tenantId,
-      integrationId: entry.integrationId,
-      slot: entry.entry,
-    };
-    try {
-      await queue.send(JSON.stringify(message));
-      result.claimed++;
-    } catch (error) {
-      logger.error(
-        'a due pull integration was not handed to the worker; due again after the lease',
-        error as Error,
-      );
-      result.failed++;
-    }
-  };
-  for (let start = 0; start < due.length; start += CLAIMS_AT_ONCE) {
-    await Promise.all(due.slice(start, start + CLAIMS_AT_ONCE).map(claim));
-  }
-  return result;
-};
+// The worker (the scheduler's side is ./scheduler.ts)
 
 export type WorkerOutcome =
   | { kind: 'ran'; run: PullRun }
@@ -386,7 +319,7 @@ export type WorkerOutcome =
  * or no longer holds this claim (a duplicate delivery, a PATCH meanwhile) does nothing. A tenant whose
  * plan lost the feature is not fetched; its integration waits for its next slot.
  */
-export const runMessage = async (deps: PullDeps, body: string): Promise<WorkerOutcome> => {
+export const runMessage = async (deps: PullRunDeps, body: string): Promise<WorkerOutcome> => {
   let message: RunMessage;
   try {
     message = runMessageSchema.parse(JSON.parse(body));

@@ -23,8 +23,10 @@ import type {
   PullIntegration,
   PullPeriod,
   PullRun,
+  PullSchedule,
   PullSecrets,
 } from '../domain/pull-integration';
+import { TIMED_EVERY } from '../domain/pull-integration';
 import type { Egress } from '../egress';
 import { tenantUrlProblem } from '../egress/urls';
 import { AppError, type FieldError } from '../errors';
@@ -47,13 +49,20 @@ export interface PullDeps {
   db: Database;
   /** Seals and opens the credentials (./secrets.ts). */
   secrets: Seal;
-  egress: Egress;
-  tokens: TokenCache;
   tenants: TenantCache;
   /** The local stage: `http://` to this machine is allowed. */
   local: boolean;
-  publish: Publish;
   now?: () => number;
+}
+
+/**
+ * What a preview or a run needs besides: the egress guard, the OAuth token cache and the webhook
+ * publisher. Apart, so that the functions that only manage integrations carry none of it.
+ */
+export interface PullRunDeps extends PullDeps {
+  egress: Egress;
+  tokens: TokenCache;
+  publish: Publish;
 }
 
 /** The plan feature every pull route needs, refused with the push's problem shape. */
@@ -81,10 +90,15 @@ const definitionProblems = (
     headers?: Record<string, string> | undefined;
     auth?: AuthInput | AuthPatch | { type: 'header'; name: string } | undefined;
     period?: PullPeriod | undefined;
+    schedule?: PullSchedule | undefined;
     measurements?: PullBinding[] | undefined;
   },
 ): FieldError[] => {
   const errors: FieldError[] = [];
+  const { schedule } = definition;
+  if (schedule?.at !== undefined && !TIMED_EVERY.includes(schedule.every)) {
+    errors.push({ path: 'schedule.at', message: 'at is only for day, week and month' });
+  }
   const url = (path: string, text: string | undefined) => {
     const problem = text === undefined ? undefined : tenantUrlProblem(text, { local });
     if (problem) errors.push({ path, message: problem });

@@ -11,10 +11,11 @@ import { deliveryPage } from '../../../../lib/db/webhooks';
 import type { PullSchedule } from '../../../../lib/domain/pull-integration';
 import { uuidv7 } from '../../../../lib/ids';
 import { pullLocalQueue } from '../../../../lib/pull/local-queue';
-import { runMessage, schedulePass } from '../../../../lib/pull/run';
+import { runMessage } from '../../../../lib/pull/run';
+import { schedulePass } from '../../../../lib/pull/scheduler';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/service';
 import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
-import { pullDeps, webhookDeps } from '../../../../lib/runtime';
+import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
 import { createEndpoint } from '../../../../lib/webhooks/service';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
@@ -133,7 +134,7 @@ describe('two scheduler passes at once', () => {
     // A third pass now finds nothing due: the claims moved the entries to their lease.
     expect((await schedulePass({ db, queue, now })).due).toBe(0);
     // The worker: each slot run once; a repeated delivery of a message runs nothing.
-    const deps = { ...pullDeps, now: () => now };
+    const deps = { ...pullRunDeps, now: () => now };
     for (const message of messages) expect((await runMessage(deps, message.body)).kind).toBe('ran');
     for (const message of messages) {
       expect(await runMessage(deps, message.body)).toEqual({ kind: 'skipped', reason: 'not-claimed' });
@@ -159,7 +160,7 @@ describe('a failing source', () => {
     });
     let clock = Date.parse('2001-03-01T00:00:00.000Z');
     const integration = await putDue(new Date(clock).toISOString(), '/down', { every: 'hour' });
-    const deps = { ...pullDeps, now: () => clock };
+    const deps = { ...pullRunDeps, now: () => clock };
     const queue = queueNamed();
     const states: { status: string; failures: number; next: string | null }[] = [];
     const audits: any[] = [];
