@@ -329,7 +329,9 @@ export const usageDaySchema = z.object({
   measurements: z.int(),
   failed: z.int(),
   failures: z
-    .object(Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, z.int()])) as Record<RunErrorClass, z.ZodMiniInt>)
+    .object(
+      Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, z.int()])) as Record<RunErrorClass, z.ZodMiniInt>,
+    )
     .check(z.describe('Failed runs by error class.')),
 });
 export type PullUsageDay = z.output<typeof usageDaySchema>;
