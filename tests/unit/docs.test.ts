@@ -106,7 +106,8 @@ describe('the docs', () => {
     expect(events).toContain('api_key.rolled');
     const operations = read('docs/operations.md');
     for (const event of events) expect(operations, event).toContain(`\`${event}\``);
-    expect(operations).not.toMatch(/reserved/i);
+    // "Reserved concurrency" is Lambda's term for the capacity of a function, not an audit event.
+    expect(operations).not.toMatch(/\breserved\b(?! concurrency)/i);
   });
 
   it('give secret scanners the key format as the code makes keys: every key matches, near-misses do not', () => {
