@@ -5,7 +5,7 @@ import { FETCH_TIMEOUT_MS, TOKEN_TIMEOUT_MS } from '../lib/pull/fetch';
 import { previewIntegration } from '../lib/pull/run';
 import { previewSchema } from '../lib/pull/views';
 import { pushedMeasurement } from '../lib/push/views';
-import { jwtEndpoint, pullRunDeps } from '../lib/runtime';
+import { jwtEndpoint, pullFetchDeps } from '../lib/runtime';
 
 /** POST /integrations/pull/{id}/preview (ADMIN): fetch and extract now, store nothing. */
 export const route = defineRoute({
@@ -50,7 +50,7 @@ export const route = defineRoute({
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
   core: async ({ params: { id }, user }) =>
-    reply(200, await previewIntegration(pullRunDeps, user.tenantId, id)),
+    reply(200, await previewIntegration(pullFetchDeps, user.tenantId, id)),
 });
 
 export const handler = jwtEndpoint(route);

@@ -20,7 +20,7 @@ import {
 import { createTokenCache } from './pull/fetch';
 import { PULL_QUEUE_NAME } from './pull/local-queue';
 import { createPullSecretSeal } from './pull/secrets';
-import type { PullDeps, PullRunDeps } from './pull/service';
+import type { PullDeps, PullFetchDeps, PullRunDeps } from './pull/service';
 import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
@@ -181,7 +181,10 @@ const pullDepsOf = (): PullDeps => ({
 });
 export const pullDeps = /* @__PURE__ */ pullDepsOf();
 
-const pullRunDepsOf = (): PullRunDeps => ({ ...pullDeps, egress, tokens: createTokenCache(), publish });
+const pullFetchDepsOf = (): PullFetchDeps => ({ ...pullDeps, egress, tokens: createTokenCache() });
+export const pullFetchDeps = /* @__PURE__ */ pullFetchDepsOf();
+
+const pullRunDepsOf = (): PullRunDeps => ({ ...pullFetchDeps, publish });
 export const pullRunDeps = /* @__PURE__ */ pullRunDepsOf();
 
 /** Due pull integrations go through SQS where PULL_QUEUE_URL names the queue, else the table's queue. */

@@ -1,5 +1,5 @@
 import { batchGet } from '../db/batch';
-import type { ItemKey } from '../db/keys';
+import { type ItemKey, keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
 import type { PlannedMeasurement, WriteContext } from '../db/measurements';
 import {
@@ -22,7 +22,7 @@ import { type FetchResult, fetchSource } from './fetch';
 import { DISABLE_AFTER_MS, FAILING_AFTER, nextRunAfter, nextSlot } from './schedule';
 import { type RunMessage, runMessageSchema } from './scheduler';
 import { openSecrets } from './secrets';
-import { assertMayPull, type PullDeps, type PullRunDeps, readIntegration } from './service';
+import { assertMayPull, type PullFetchDeps, type PullRunDeps, readIntegration } from './service';
 
 /**
  * What a run does, for a preview, a manual run and a scheduled one alike: fetch the source (./fetch.ts),
@@ -41,23 +41,18 @@ const readTargets = async (
   measurements: MeasurementInput[],
 ) => {
   const kpiIds = [...new Set(measurements.map((m) => m.kpiId))];
-  const wanted: ItemKey[] = [
-    ...kpiIds.map((id) => ({ pk: `KPI#${id}`, sk: 'KPI' })),
-    ...measurements.map(measurementKey),
-  ];
+  const wanted: ItemKey[] = [...kpiIds.map((id) => keys.kpi(id)), ...measurements.map(measurementKey)];
   const items = wanted.length > 0 ? await batchGet(deps.db, wanted) : [];
-  const byId = new Map(items.map((item) => [`${item.pk}|${item.sk}`, item]));
+  const itemId = ({ pk, sk }: ItemKey) => `${pk}|${sk}`;
+  const byId = new Map(items.map((item) => [itemId(item as ItemKey), item]));
   const kpis = new Map<string, Kpi>();
   for (const id of kpiIds) {
-    const item = byId.get(`KPI#${id}|KPI`);
+    const item = byId.get(itemId(keys.kpi(id)));
     if (item) kpis.set(id, toKpi(item));
   }
   return {
     kpis,
-    existing: (m: MeasurementInput) => {
-      const { pk, sk } = measurementKey(m);
-      return byId.get(`${pk}|${sk}`);
-    },
+    existing: (m: MeasurementInput) => byId.get(itemId(measurementKey(m))),
     tenantId,
   };
 };
@@ -74,7 +69,7 @@ interface Evaluation {
 }
 
 /** Fetch, extract and check: everything a run does before its first write. */
-const evaluate = async (deps: PullRunDeps, stored: StoredIntegration, at: number): Promise<Evaluation> => {
+const evaluate = async (deps: PullFetchDeps, stored: StoredIntegration, at: number): Promise<Evaluation> => {
   const context: WriteContext = {
     tenantId: stored.tenantId,
     source: { type: 'integration', id: stored.id, name: stored.name },

@@ -56,12 +56,16 @@ export interface PullDeps {
 }
 
 /**
- * What a preview or a run needs besides: the egress guard, the OAuth token cache and the webhook
- * publisher. Apart, so that the functions that only manage integrations carry none of it.
+ * What a preview needs besides: the egress guard and the OAuth token cache. Apart, so that the
+ * functions that only manage integrations carry neither, and a preview no publisher.
  */
-export interface PullRunDeps extends PullDeps {
+export interface PullFetchDeps extends PullDeps {
   egress: Egress;
   tokens: TokenCache;
+}
+
+/** A run may disable its integration, which it announces to the tenant's webhooks. */
+export interface PullRunDeps extends PullFetchDeps {
   publish: Publish;
 }
 
