@@ -36,7 +36,7 @@ import { assertMayPull, type PullFetchDeps, type PullRunDeps, readIntegration } 
 
 /** The KPIs and existing records of the measurements, read in one round trip. */
 const readTargets = async (
-  deps: Pick<PullDeps, 'db'>,
+  deps: Pick<PullFetchDeps, 'db'>,
   tenantId: string,
   measurements: MeasurementInput[],
 ) => {
@@ -131,7 +131,7 @@ export interface Preview {
 
 /** Fetches and extracts now, and answers what a run would write: nothing stored, the schedule as it was. */
 export const previewIntegration = async (
-  deps: PullRunDeps,
+  deps: PullFetchDeps,
   tenantId: string,
   id: string,
 ): Promise<Preview> => {
