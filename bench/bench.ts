@@ -18,12 +18,13 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { generateApiKey, hashApiKey } from '../lib/api-keys/key-format';
+import { generateApiKey, hashApiKey, identificationPrefix } from '../lib/api-keys/key-format';
 import { createApiKey } from '../lib/api-keys/service';
 import { hashPassword, verifyPassword } from '../lib/auth/passwords';
 import { createDatabase, type Database } from '../lib/db/client';
 import { keys } from '../lib/db/keys';
 import { createKpi } from '../lib/db/kpis';
+import { measurements } from '../lib/db/measurements';
 import { createStrategicCycle } from '../lib/db/strategic-cycles';
 import { createTable } from '../lib/db/table';
 import { createTenant } from '../lib/db/tenants';
@@ -215,24 +216,27 @@ const measurement = (kpi: Kpi, n: number, actual: number) => ({
   periodEnd: day(n),
 });
 
-/** The stored form of a measurement, for the floor's writes: the same attributes the service stores. */
-const measurementItem = (tenantId: string, kpi: Kpi, n: number, actual: number) => {
+/** The stored form of a measurement, for the floor's writes: the service's own item (its entity's codec). */
+const measurementItem = (s: Seeded, kpi: Kpi, n: number, actual: number) => {
   const now = new Date().toISOString();
-  return {
-    ...keys.measurement(kpi.id, day(n), day(n)),
-    type: 'MEASUREMENT',
+  return measurements.toItem({
     id: '01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f',
-    tenantId,
+    tenantId: s.tenantId,
     kpiId: kpi.id,
     kpiType: kpi.type,
     actual,
     target: 100,
+    forecast: null,
     periodStart: day(n),
     periodEnd: day(n),
     createdAt: now,
     updatedAt: now,
     receivedAt: now,
-  };
+    apiKeyId: s.pushKeyId,
+    apiKeyPrefix: identificationPrefix(s.pushKey),
+    integrationId: null,
+    integrationName: null,
+  });
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -272,7 +276,7 @@ const scenariosOf = (s: Seeded, tokens: { access: string; refresh: string; crowd
       }),
     );
     const items = Array.from({ length: size }, (_, j) =>
-      oneKpi ? measurementItem(s.tenantId, kpi0, j, i) : measurementItem(s.tenantId, s.kpis[j] as Kpi, 0, i),
+      oneKpi ? measurementItem(s, kpi0, j, i) : measurementItem(s, s.kpis[j] as Kpi, 0, i),
     );
     const chunks: (typeof items)[] = [];
     for (let k = 0; k < items.length; k += 25) chunks.push(items.slice(k, k + 25));
@@ -294,7 +298,7 @@ const scenariosOf = (s: Seeded, tokens: { access: string; refresh: string; crowd
     });
   const pushSingleFloor = async (module: BenchModule, i: number) => {
     await send(module, 'GetCommand', { Key: keyItem, ConsistentRead: true });
-    await send(module, 'PutCommand', { Item: measurementItem(s.tenantId, kpi0, 1000, i) });
+    await send(module, 'PutCommand', { Item: measurementItem(s, kpi0, 1000, i) });
   };
   /** The strategic cycles' floor: the tenant's cycles, one Query of a page. */
   const cyclesFloor = (module: BenchModule) => {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_WEBHOOK_ENDPOINTS } from '../lib/domain/webhook';
-import { MAX_TENANT_URL_LENGTH } from '../lib/egress/urls';
+import { MAX_TENANT_URL_LENGTH, urlForLog } from '../lib/egress/urls';
 import { defineRoute, reply } from '../lib/http/route';
 import { audit } from '../lib/logger';
 import { webhookExample } from '../lib/openapi/examples';
@@ -71,10 +71,10 @@ export const route = defineRoute({
       tenantId: user.tenantId,
       createdBy: { type: 'user', userId: user.userId },
     });
-    // Never the secret: the endpoint's id and where it points.
+    // Never the secret, nor the URL's path and query, which may hold one: its origin and a hash of the rest.
     audit('webhook.created', {
       webhookId: created.id,
-      url: created.url,
+      ...urlForLog(created.url),
       eventTypes: created.eventTypes.join(','),
     });
     return reply(201, createdWebhookView(created));

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { emptyDay as day, keyUsage, MAX_USAGE_DAYS } from '../lib/api-keys/usage';
+import { seesKeySources, sourceFields, withoutSource } from '../lib/api-keys/views';
 import { USAGE_REFUSALS } from '../lib/db/api-key-usage';
 import { calendarDate, timestamp } from '../lib/domain/values';
 import { defineRoute, reply } from '../lib/http/route';
@@ -61,10 +62,7 @@ const usageDaySchema = z
     firstRequestAt: z.nullable(timestamp),
     lastRequestAt: z.nullable(timestamp),
     lastUsedAt: z.nullable(timestamp).check(z.describe('The day’s last successful request.')),
-    lastSourceIp: z
-      .nullable(z.string())
-      .check(z.describe('Where the day’s last request came from, as API Gateway saw it.')),
-    lastUserAgent: z.nullable(z.string()).check(z.describe('Its User-Agent, at most 200 characters.')),
+    ...sourceFields('the day’s last request'),
   })
   .check(
     z.meta({
@@ -85,20 +83,22 @@ const keyUsageSchema = z
       measurements: z.int(),
       refused: refusedSchema,
       lastRequestAt: z.nullable(timestamp),
-      lastSourceIp: z.nullable(z.string()),
-      lastUserAgent: z.nullable(z.string()),
+      ...sourceFields('the last request'),
     }),
   })
   .check(z.meta({ id: 'ApiKeyUsage', description: 'How a key was used, day by day, and in total.' }));
 
-/** GET /api-keys/{id}/usage (every role): what a key did, day by day. Another tenant's key is 404. */
+/**
+ * GET /api-keys/{id}/usage (every role): what a key did, day by day; where it was used from for ADMINs
+ * only (lib/api-keys/views.ts `sourceFields`). Another tenant's key is 404.
+ */
 export const route = defineRoute({
   operationId: 'getApiKeyUsage',
   method: 'get',
   path: '/api-keys/{id}/usage',
   tag: 'API keys',
   summary: 'Show how a key is used',
-  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and where the last one came from; and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
+  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and, for ADMINs only, where the last one came from (\`lastSourceIp\`, \`lastUserAgent\`: \`null\` for other roles); and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
   auth: 'jwt',
   pathParams: apiKeyIdParams,
   query: usageQuerySchema,
@@ -138,7 +138,11 @@ export const route = defineRoute({
     },
   },
   errors: ['NOT_FOUND'],
-  core: async ({ params: { id }, query, user }) => reply(200, await keyUsage(db, user.tenantId, id, query)),
+  core: async ({ params: { id }, query, user }) => {
+    const usage = await keyUsage(db, user.tenantId, id, query);
+    if (seesKeySources(user.role)) return reply(200, usage);
+    return reply(200, { ...usage, days: usage.days.map(withoutSource), totals: withoutSource(usage.totals) });
+  },
 });
 
 export const handler = jwtEndpoint(route);

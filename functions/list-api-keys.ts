@@ -1,6 +1,12 @@
 import * as z from 'zod/mini';
 import { listApiKeys } from '../lib/api-keys/service';
-import { apiKeyListItemSchema, apiKeyView, keyPlanSchema } from '../lib/api-keys/views';
+import {
+  apiKeyListItemSchema,
+  apiKeyView,
+  keyPlanSchema,
+  seesKeySources,
+  withoutSource,
+} from '../lib/api-keys/views';
 import { defineRoute, reply } from '../lib/http/route';
 import { PAGE_NOTE, pageOf, pageQuerySchema } from '../lib/http/schemas';
 import {
@@ -25,7 +31,8 @@ const apiKeyPageSchema = z
 
 /**
  * GET /api-keys: every role of the tenant may see the list (the key page shows it to non-admins), with
- * the tenant's plan (name, key maximum, features) so a client can say "2 of 3 keys used".
+ * the tenant's plan (name, key maximum, features) so a client can say "2 of 3 keys used". Where each
+ * key was last used from is for ADMINs only (lib/api-keys/views.ts `sourceFields`).
  */
 export const route = defineRoute({
   operationId: 'listApiKeys',
@@ -33,7 +40,7 @@ export const route = defineRoute({
   path: '/api-keys',
   tag: 'API keys',
   summary: 'List API keys',
-  description: `Every role may list the tenant’s keys; never the raw key. Each key has its KPI scope, its roll state, who created, rolled and revoked it, and its last 30 days of use (\`usage\`: requests and refusals per day, and where the last request came from). The list also carries the tenant’s \`plan\`, so a client can say "2 of 3 keys used" and warn when the plan lacks push. ${PAGE_NOTE}`,
+  description: `Every role may list the tenant’s keys; never the raw key. Each key has its KPI scope, its roll state, who created, rolled and revoked it, and its last 30 days of use (\`usage\`: requests and refusals per day, and, for ADMINs only, where the last request came from: \`lastSourceIp\` and \`lastUserAgent\` are \`null\` for other roles). The list also carries the tenant’s \`plan\`, so a client can say "2 of 3 keys used" and warn when the plan lacks push. ${PAGE_NOTE}`,
   auth: 'jwt',
   query: pageQuerySchema,
   responses: {
@@ -67,9 +74,13 @@ export const route = defineRoute({
   core: async ({ query, user }) => {
     const list = await listApiKeys(db, user.tenantId, query);
     const now = Date.now();
+    const sources = seesKeySources(user.role);
     return reply(200, {
       ...list,
-      items: list.items.map((key) => ({ ...apiKeyView(key, now), usage: key.usage })),
+      items: list.items.map((key) => ({
+        ...apiKeyView(key, now),
+        usage: sources ? key.usage : withoutSource(key.usage),
+      })),
     });
   },
 });

@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
 import { type LoginThrottlePolicy, login } from '../lib/auth/sessions';
+import { DEVICE_TOKEN_TTL_SECONDS } from '../lib/auth/tokens';
+import { DEVICE_COOKIE, deviceCookie, deviceTokenOf } from '../lib/http/device-cookie';
 import { defineRoute, reply } from '../lib/http/route';
 import { config, db, publicEndpoint, tokens } from '../lib/runtime';
 
@@ -12,6 +14,16 @@ const loginRequestSchema = z
     password: z
       .string()
       .check(z.minLength(1, 'password is required'), z.maxLength(1024), z.describe("The user's password.")),
+    deviceToken: z.optional(
+      z
+        .string()
+        .check(
+          z.maxLength(4096),
+          z.describe(
+            'The `deviceToken` of an earlier login of this client, for API clients (browsers send the cookie). Past the e-mail’s ceiling of failed logins it lets the client in at once; an invalid or expired one counts for nothing.',
+          ),
+        ),
+    ),
   })
   .check(
     z.meta({
@@ -32,19 +44,28 @@ const loginResponseSchema = z
       .string()
       .check(z.describe('Refresh token (JWT, `typ: rt+jwt`, 30 days): trade it for a new access token.')),
     expiresIn: z.int().check(z.describe('Lifetime of the access token in seconds: 86400.')),
+    deviceToken: z
+      .string()
+      .check(
+        z.describe(
+          `Device token (JWT, \`typ: device+jwt\`, 90 days): send it as \`deviceToken\` with this client's next logins. Browsers get it as the cookie \`${DEVICE_COOKIE}\` too.`,
+        ),
+      ),
   })
-  .check(z.meta({ id: 'LoginResponse', description: 'Spec 2.3.' }));
+  .check(z.meta({ id: 'LoginResponse', description: 'Spec 2.3, and the device token of this client.' }));
 
 /**
  * Brute-force protection (lib/auth/login-throttle.ts) from LOGIN_MAX_FAILURES,
- * LOGIN_MAX_FAILURES_PER_SOURCE, LOGIN_FAILURE_CEILING_PER_EMAIL and LOGIN_LOCKOUT_WINDOW_SECONDS.
- * Three failures per e-mail and source are free; then the source waits 1 s, 2 s, 4 s… before each next.
+ * LOGIN_MAX_FAILURES_PER_SOURCE, LOGIN_FAILURE_CEILING_PER_EMAIL, LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE
+ * and LOGIN_LOCKOUT_WINDOW_SECONDS. Three failures per e-mail and source are free; then the source
+ * waits 1 s, 2 s, 4 s… before each next.
  */
 const lockout: LoginThrottlePolicy = {
   windowSeconds: config.LOGIN_LOCKOUT_WINDOW_SECONDS,
   maxFailures: config.LOGIN_MAX_FAILURES,
   maxFailuresPerSource: config.LOGIN_MAX_FAILURES_PER_SOURCE,
   emailCeiling: config.LOGIN_FAILURE_CEILING_PER_EMAIL,
+  newDeviceAttemptsPerMinute: config.LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE,
   freeFailures: 3,
 };
 
@@ -54,8 +75,7 @@ export const route = defineRoute({
   path: '/auth/login',
   tag: 'Authentication',
   summary: 'Log in',
-  description:
-    'Spec 2.2, 2.3. A wrong password and an unknown e-mail get the same 401. Failed logins are counted per e-mail and source address: after 3 failures the source waits before each next attempt (1 s, then twice as long each time), after 10 within 15 minutes it gets 429 until the window ends. A source with 100 failures over all e-mails gets 429 too. A correct password from a source that has not failed is not refused because of failures from other sources.',
+  description: `Spec 2.2, 2.3. A wrong password and an unknown e-mail get the same 401. Failed logins are counted per e-mail and source address: after 3 failures the source waits before each next attempt (1 s, then twice as long each time), after 10 within 15 minutes it gets 429 until the window ends. A source with 100 failures over all e-mails gets 429 too. A correct password from a source that has not failed is not refused because of failures from other sources. Past 1000 failed logins of one e-mail within 15 minutes, a client that presents a device token of the account (the \`deviceToken\` of an earlier login, or the browser's \`${DEVICE_COOKIE}\` cookie, which the answer sets with \`HttpOnly; Secure; SameSite=Strict\` and the login's path) is let in as before; every other client waits for one of the account's 10 attempts a minute (429 with \`Retry-After\`).`,
   auth: 'none',
   cors: true,
   body: {
@@ -72,15 +92,25 @@ export const route = defineRoute({
         token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9…',
         refreshToken: 'eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9…',
         expiresIn: 86400,
+        deviceToken: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImRldmljZStqd3QifQ…',
       },
     },
   },
   errors: ['INVALID_CREDENTIALS', 'TENANT_INACTIVE', 'USER_DISABLED', 'TOO_MANY_LOGIN_ATTEMPTS'],
-  core: async ({ body, event }) =>
-    reply(
-      200,
-      await login({ db, tokens, lockout }, { ...body, sourceIp: event.requestContext?.identity?.sourceIp }),
-    ),
+  core: async ({ body, event }) => {
+    const result = await login(
+      { db, tokens, lockout },
+      {
+        ...body,
+        sourceIp: event.requestContext?.identity?.sourceIp,
+        // An API client sends its token in the body; a browser sends the cookie, which no script can read.
+        deviceToken: body.deviceToken ?? deviceTokenOf(event),
+      },
+    );
+    return reply(200, result, {
+      'Set-Cookie': deviceCookie(result.deviceToken, event, DEVICE_TOKEN_TTL_SECONDS),
+    });
+  },
 });
 
 export const handler = publicEndpoint(route);

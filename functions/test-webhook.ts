@@ -1,7 +1,8 @@
+import { TEST_DELIVERIES_PER_MINUTE } from '../lib/domain/webhook';
 import { defineRoute, reply } from '../lib/http/route';
 import { webhookIdParams } from '../lib/http/schemas';
 import { deliveryExample } from '../lib/openapi/examples';
-import { jwtEndpoint, webhookDeps } from '../lib/runtime';
+import { egress, jwtEndpoint, webhookDeps } from '../lib/runtime';
 import { ATTEMPT_TIMEOUT_MS } from '../lib/webhooks/send';
 import { sendTestDelivery } from '../lib/webhooks/service';
 import { deliveryView, deliveryViewSchema } from '../lib/webhooks/views';
@@ -16,7 +17,7 @@ export const route = defineRoute({
   path: '/webhooks/{id}/test',
   tag: 'Webhooks',
   summary: 'Send a test delivery',
-  description: `ADMIN. Sends one \`webhook.test\` event (\`data\`: \`{ "webhookId" }\`), signed like every delivery, now, and answers with the delivery and its one attempt: \`succeeded\` on a 2xx, else \`failed\` with the HTTP status or the error. Never retried, never disables the endpoint, sent to a disabled endpoint too; it is in the delivery log. Waits at most ${ATTEMPT_TIMEOUT_MS / 1000} s for the endpoint. No body.`,
+  description: `ADMIN. Sends one \`webhook.test\` event (\`data\`: \`{ "webhookId" }\`), signed like every delivery, now, and answers with the delivery and its one attempt: \`succeeded\` on a 2xx, else \`failed\` with the HTTP status or the error. Never retried, never disables the endpoint, sent to a disabled endpoint too; it is in the delivery log. Waits at most ${ATTEMPT_TIMEOUT_MS / 1000} s for the endpoint. An endpoint whose address the egress rules refuse (an internal network) gets nothing; the attempt's error says only \`refused\`. A tenant may send ${TEST_DELIVERIES_PER_MINUTE} test deliveries per minute; more are 429 with Retry-After until the minute ends. No body.`,
   auth: 'jwt',
   roles: ['ADMIN'],
   pathParams: webhookIdParams,
@@ -36,9 +37,9 @@ export const route = defineRoute({
       },
     },
   },
-  errors: ['NOT_FOUND'],
+  errors: ['NOT_FOUND', 'RATE_LIMIT_EXCEEDED'],
   core: async ({ params: { id }, user }) =>
-    reply(200, deliveryView(await sendTestDelivery(webhookDeps, user.tenantId, id))),
+    reply(200, deliveryView(await sendTestDelivery({ ...webhookDeps, egress }, user.tenantId, id))),
 });
 
 export const handler = jwtEndpoint(route);

@@ -100,15 +100,23 @@ const environment = z
     /**
      * Login brute-force protection (lib/auth/login-throttle.ts), each within the window: failures per
      * e-mail from one source address before that source gets 429; failures from one source address
-     * over all e-mails; failures per e-mail over all sources, the ceiling that alarms.
+     * over all e-mails; failures per e-mail over all sources, the ceiling that alarms and past which
+     * only devices that signed in before get in at once.
      */
     LOGIN_MAX_FAILURES: positiveInt(10),
     LOGIN_MAX_FAILURES_PER_SOURCE: positiveInt(100),
     LOGIN_FAILURE_CEILING_PER_EMAIL: positiveInt(1000),
     LOGIN_LOCKOUT_WINDOW_SECONDS: positiveInt(15 * 60),
     /**
+     * Past the ceiling, the attempts per minute, over all sources, of devices without a device token of
+     * the account (lib/auth/login-throttle.ts): how long a new device of the victim may wait.
+     */
+    LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE: positiveInt(10),
+    /**
      * Where GitHub publishes the public keys that sign its secret-scanning reports
-     * (functions/github-secret-scanning.ts); tests and the local stack serve keys of their own.
+     * (functions/github-secret-scanning.ts); tests and the local stack serve keys of their own, over
+     * `http:` to this machine. A deployed stage requires `https:` (below): whoever could answer a
+     * plain-text fetch of the keys could sign reports that revoke any tenant's keys.
      */
     SECRET_SCANNING_KEYS_URL: z._default(
       z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
@@ -140,6 +148,10 @@ const environment = z
     z.refine(
       (config) => config.SECRETS_KEY === undefined || config.SECRETS_KEY_PARAMETER === undefined,
       'set at most one of SECRETS_KEY (local stack, tests) and SECRETS_KEY_PARAMETER (AWS).',
+    ),
+    z.refine(
+      (config) => config.STAGE === 'local' || new URL(config.SECRET_SCANNING_KEYS_URL).protocol === 'https:',
+      { path: ['SECRET_SCANNING_KEYS_URL'], message: 'must be an https URL outside the local stage' },
     ),
   );
 

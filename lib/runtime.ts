@@ -153,12 +153,7 @@ export const publish = /* @__PURE__ */ createPublisher({ db, queue: webhookQueue
 const egressRules = (): EgressRules => ({ allowLoopback: config.STAGE === 'local' });
 export const egress = /* @__PURE__ */ createEgress(/* @__PURE__ */ egressRules());
 
-const webhookDepsOf = (): WebhookDeps => ({
-  db,
-  secrets: webhookSecrets,
-  local: config.STAGE === 'local',
-  egress,
-});
+const webhookDepsOf = (): WebhookDeps => ({ db, secrets: webhookSecrets, local: config.STAGE === 'local' });
 export const webhookDeps = /* @__PURE__ */ webhookDepsOf();
 
 const deliveryDepsOf = (): DeliveryDeps => ({ db, secrets: webhookSecrets, egress });

@@ -118,6 +118,12 @@ interface Command<S extends z.ZodMiniObject> {
   summary: string;
   /** Value placeholder and help text of each option of the schema (a test checks they match). */
   options: { [K in keyof S['shape']]: [value: string, help: string] };
+  /**
+   * The option that holds a secret (a password): never taken from the arguments, where the shell's
+   * history keeps it and the process list shows it to every user of the machine, but from the
+   * environment variable `env` or else from standard input (./admin.ts `readSecret`).
+   */
+  secret?: { option: keyof S['shape'] & string; env: string };
   schema: S;
   example: string;
   run: (db: Database, input: z.output<S>, context: CommandContext) => Promise<unknown>;
@@ -245,17 +251,20 @@ const commands = {
     options: {
       tenant: TENANT,
       email: ['<address>', 'the e-mail to sign in with (required; unique across tenants)'],
-      password: ['<text>', 'at least 8 characters (required)'],
+      password: [
+        '',
+        'at least 8 characters (required): from USER_PASSWORD, or else standard input; never an argument',
+      ],
       role: ['<role>', `${ROLES.join(' | ')} (default VIEWER)`],
     },
+    secret: { option: 'password', env: 'USER_PASSWORD' },
     schema: z.strictObject({
       tenant: nonEmpty,
       email: z.email('must be an e-mail address'),
       password: z.string().check(z.minLength(8, 'must be at least 8 characters')),
       role: z._default(z.enum(ROLES), 'VIEWER'),
     }),
-    example:
-      'create-user --tenant "$TENANT" --email ops@initrode.example --password \'long-secret\' --role ADMIN',
+    example: 'create-user --tenant "$TENANT" --email ops@initrode.example --role ADMIN < password.txt',
     run: async (db, { tenant, email, password, role }) =>
       userView(
         await createUser(db, {
@@ -510,8 +519,10 @@ const GLOBAL_OPTIONS: Record<string, [string, string]> = {
 
 const isOptional = (schema: unknown) => (schema as { _zod: { optin?: string } })._zod.optin === 'optional';
 
-const optionLines = (options: Record<string, [string, string]>) => {
-  const flags = Object.entries(options).map(([name, [value]]) => `--${name}${value ? ` ${value}` : ''}`);
+const optionLines = (options: Record<string, [string, string]>, secret?: AnyCommand['secret']) => {
+  const flags = Object.entries(options).map(([name, [value]]) =>
+    name === secret?.option ? `$${secret.env} or stdin` : `--${name}${value ? ` ${value}` : ''}`,
+  );
   const width = Math.max(...flags.map((flag) => flag.length)) + 2;
   return Object.values(options).map(([, help], i) => `  ${flags[i]?.padEnd(width)}${help}`);
 };
@@ -524,9 +535,9 @@ const ENVIRONMENT = [
   '  OPERATOR           your name, recorded on the API keys you create, roll or revoke (default: your login)',
 ];
 
-const commandHelp = (name: string, { summary, options, schema, example }: AnyCommand) => {
+const commandHelp = (name: string, { summary, options, schema, example, secret }: AnyCommand) => {
   const required = (Object.entries(options) as [string, [string, string]][]).filter(
-    ([option]) => !isOptional(schema.shape[option]),
+    ([option]) => !isOptional(schema.shape[option]) && option !== secret?.option,
   );
   return [
     `Usage: npm run -s admin -- ${name}${required.map(([option, [value]]) => ` --${option} ${value}`).join('')} [options]`,
@@ -534,7 +545,7 @@ const commandHelp = (name: string, { summary, options, schema, example }: AnyCom
     summary,
     '',
     'Options:',
-    ...optionLines({ ...options, ...GLOBAL_OPTIONS }),
+    ...optionLines({ ...options, ...GLOBAL_OPTIONS }, secret),
     '',
     `Dates: a day is ${DATE_HELP}; a moment is ${MOMENT_HELP}. Output is UTC.`,
     '',
@@ -580,6 +591,24 @@ const asOption = (path: string) => path.replace(/[A-Z]/g, (letter) => `-${letter
 
 class UsageError extends Error {}
 
+/**
+ * A command's secret: the environment variable if it is set, else standard input up to its end (one
+ * trailing line break dropped), so `… < file`, a pipe and a here-document all work. A terminal is
+ * refused rather than read: what is typed there would be shown.
+ */
+const readSecret = async ({ option, env }: NonNullable<AnyCommand['secret']>): Promise<string> => {
+  const fromEnv = process.env[env];
+  if (fromEnv) return fromEnv;
+  if (process.stdin.isTTY) {
+    throw new UsageError(
+      `Give the ${option} in ${env} or on standard input (… < file), not typed at a terminal: for example read -rs ${env} && export ${env}.`,
+    );
+  }
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text.replace(/\r?\n$/, '');
+};
+
 const main = async () => {
   const [name, ...args] = process.argv.slice(2);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -600,12 +629,20 @@ const main = async () => {
     console.log(commandHelp(name, definition));
     return;
   }
+  const { secret } = definition;
+  if (secret && args.some((arg) => arg === `--${secret.option}` || arg.startsWith(`--${secret.option}=`))) {
+    throw new UsageError(
+      `--${secret.option} is refused: an argument stays in the shell's history and shows in the process list. Give the ${secret.option} in ${secret.env} or on standard input.`,
+    );
+  }
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
       args,
       options: Object.fromEntries(
-        [...Object.keys(definition.options), 'field'].map((option) => [option, { type: 'string' as const }]),
+        [...Object.keys(definition.options).filter((option) => option !== secret?.option), 'field'].map(
+          (option) => [option, { type: 'string' as const }],
+        ),
       ),
     }));
   } catch (error) {
@@ -614,7 +651,11 @@ const main = async () => {
     );
   }
   const { field, ...options } = values;
-  const input = parseInput(definition.schema, options, { what: 'command line' });
+  const input = parseInput(
+    definition.schema,
+    secret ? { ...options, [secret.option]: await readSecret(secret) } : options,
+    { what: 'command line' },
+  );
   // The SDK's notice about Node 20 support is known (docs/development.md); it would bury the CLI's own output.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const endpoint = endpointFromEnv(process.env);

@@ -5,7 +5,8 @@
  *
  * Empty (the default): `false`, so API Gateway has no OPTIONS method and a browser's preflight fails;
  * no origin is allowed. Otherwise the origins, with the headers a browser caller of the JWT endpoints
- * sends, and without credentials (the API takes bearer tokens, never cookies). The Lambdas echo an
+ * sends, and without credentials (the API takes bearer tokens; the login's device cookie is for the
+ * pages under the API's own origin, and other origins send the token as a field). The Lambdas echo an
  * allowed Origin on the actual response (lib/http/observability.ts `cors`, CORS_ALLOWED_ORIGINS).
  */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$/;

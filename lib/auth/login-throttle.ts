@@ -5,6 +5,7 @@ import {
   type AttemptCounter,
   clearAttempts,
   delayAttempts,
+  type ReservationDelay,
   readAttemptCounters,
   releaseAttempt,
   reserveAttempt,
@@ -17,6 +18,12 @@ import { settleAll } from '../promises';
  * e-mail and source address, so a correct password from a source that has not failed is never refused
  * because of another source's failures; per source address, so one source cannot guess across many
  * e-mails; and per e-mail, as a ceiling only a distributed attack reaches, which alerts operators.
+ *
+ * Past the ceiling, OWASP's device cookies decide who still gets in at once: an attempt that presents
+ * a device token of the account (lib/auth/tokens.ts, given at every successful login) keeps the
+ * per-source rules, as long as that token's own failures stay under `maxFailures`; every other
+ * attempt, from whatever source, waits for one of the account's `newDeviceAttemptsPerMinute`. No one
+ * can lock the account out, and guessing from fresh addresses gains nothing.
  */
 export interface LoginThrottlePolicy {
   /** Length of each counter's window, which opens at its first attempt. */
@@ -26,11 +33,13 @@ export interface LoginThrottlePolicy {
   /** Failures from one source over all e-mails, after which it gets 429 until the window ends. */
   maxFailuresPerSource: number;
   /**
-   * Failures per e-mail over all sources. Past it, a source that has failed for the e-mail gets no
-   * further attempt in the window (a source that has not failed still gets its attempt), and the
-   * `LoginCeilingReached` metric alarms.
+   * Failures per e-mail over all sources. Reaching it alarms (the `LoginCeilingReached` metric); past
+   * it, for the rest of its window, only attempts with a device token of the account are let in at
+   * once, and the others share `newDeviceAttemptsPerMinute`.
    */
   emailCeiling: number;
+  /** Past the ceiling: the account's attempts without its device token, per minute over all sources. */
+  newDeviceAttemptsPerMinute: number;
   /**
    * Failures per e-mail and source that cost no wait; each one after them makes the source wait before
    * its next attempt, 1 s and then twice as long each time (the progressive delay).
@@ -68,25 +77,44 @@ export const delayAfter = (failures: number, policy: LoginThrottlePolicy): numbe
     ? 0
     : Math.min(2 ** (failures - policy.freeFailures - 1) * 1000, policy.windowSeconds * 1000);
 
-/** The three counters of an attempt, as they stood before it. */
+/** The window of the new devices' attempts past the ceiling: a minute. */
+export const NEW_DEVICE_WINDOW_SECONDS = 60;
+
+/** The counters of an attempt, as they stood before it. */
 export interface Counters {
   fromSource: AttemptCounter | undefined;
   ofSource: AttemptCounter | undefined;
   ofEmail: AttemptCounter | undefined;
+  /** The e-mail's attempts without a device token of the account in the current minute. */
+  newDevices?: AttemptCounter | undefined;
+  /** The failures with the device token the attempt presents, past the ceiling. */
+  device?: AttemptCounter | undefined;
 }
+
+/**
+ * How an attempt is let in: below the e-mail's ceiling as every attempt (`open`); past it, by a device
+ * token of the account (`device`) or as a new device, which takes one of the minute's attempts
+ * (`new-device`).
+ */
+export type Admission = 'open' | 'device' | 'new-device';
 
 type Refusal = { retryAfterMs: number; detail: string };
 
 /**
  * Whether an attempt may be verified, from the counters alone (so an unknown e-mail is judged exactly
- * like a known one): the refusal, or undefined. `strict`: the e-mail is past its ceiling.
+ * like a known one): the refusal, or undefined, and how it is let in. `deviceOfAccount`: it presents
+ * a valid device token of the e-mail's account.
  */
 export const judge = (
-  { fromSource, ofSource, ofEmail }: Counters,
+  counters: Counters,
   policy: LoginThrottlePolicy,
   now: number,
-  strict = (ofEmail?.count ?? 0) >= policy.emailCeiling,
-): { refusal: Refusal | undefined; strict: boolean } => {
+  {
+    deviceOfAccount = false,
+    admission = admissionOf(counters, policy, deviceOfAccount),
+  }: { deviceOfAccount?: boolean; admission?: Admission } = {},
+): { refusal: Refusal | undefined; admission: Admission } => {
+  const { fromSource, ofSource, newDevices, device } = counters;
   // An attempt that read its clock before a parallel one opened the window would see the window end
   // more than a window away: no wait is ever longer than a window.
   const refusal = (retryAfterMs: number, detail: string): Refusal => ({
@@ -95,13 +123,13 @@ export const judge = (
   });
   if (ofSource && ofSource.count >= policy.maxFailuresPerSource) {
     return {
-      strict,
+      admission,
       refusal: refusal(ofSource.windowEndsAt - now, 'Too many failed logins from this address.'),
     };
   }
   if (fromSource && fromSource.count >= policy.maxFailures) {
     return {
-      strict,
+      admission,
       refusal: refusal(
         fromSource.windowEndsAt - now,
         'Too many failed logins for this e-mail from this address.',
@@ -110,18 +138,43 @@ export const judge = (
   }
   if (fromSource && fromSource.retryAt > now) {
     return {
-      strict,
+      admission,
       refusal: refusal(
         fromSource.retryAt - now,
         'Wait before the next login for this e-mail from this address.',
       ),
     };
   }
-  if (strict && fromSource && fromSource.count > 0) {
-    const until = Math.min(fromSource.windowEndsAt, ofEmail?.windowEndsAt ?? fromSource.windowEndsAt);
-    return { strict, refusal: refusal(until - now, 'Too many failed logins for this e-mail.') };
+  if (admission === 'new-device' && newDevices && newDevices.count >= policy.newDeviceAttemptsPerMinute) {
+    return {
+      admission,
+      refusal: refusal(
+        newDevices.windowEndsAt - now,
+        'Too many failed logins for this e-mail: a device that has not signed in to it waits its turn.',
+      ),
+    };
   }
-  return { strict, refusal: undefined };
+  if (admission === 'device' && device && device.count >= policy.maxFailures) {
+    return {
+      admission,
+      refusal: refusal(device.windowEndsAt - now, 'Too many failed logins for this e-mail from this device.'),
+    };
+  }
+  return { admission, refusal: undefined };
+};
+
+/**
+ * Below the ceiling every attempt is `open`. Past it, a device token of the account lets an attempt
+ * in as `device` while the token's own failures stay under `maxFailures` (a stolen token is no way
+ * around the ceiling); without one, or with one that failed too often, it is a `new-device` attempt.
+ */
+const admissionOf = (
+  { ofEmail, device }: Counters,
+  policy: LoginThrottlePolicy,
+  deviceOfAccount: boolean,
+): Admission => {
+  if ((ofEmail?.count ?? 0) < policy.emailCeiling) return 'open';
+  return deviceOfAccount && (device?.count ?? 0) < policy.maxFailures ? 'device' : 'new-device';
 };
 
 /** RFC 6585 §4 (429) with RFC 9110 §10.2.3 `Retry-After` in delay-seconds, rounded up. */
@@ -151,59 +204,126 @@ export interface AdmittedAttempt {
   succeeded(): Promise<void>;
 }
 
+/** A device token the attempt presents: its id, and whether it is one of the e-mail's account. */
+export interface PresentedDevice {
+  id: string;
+  /** Known once the account is looked up (in parallel with the counters' read). */
+  ofAccount: Promise<boolean>;
+}
+
 /**
- * The throttle of one login attempt (e-mail, source, clock). `admit()` reads the three counters
- * (one strongly consistent BatchGetItem), refuses from them what it must, and otherwise reserves the
- * attempt on each with a conditional write (one round trip, in parallel): of any number of parallel
- * attempts at most the limit pass. A refused attempt writes nothing, so it does not extend a window.
+ * The throttle of one login attempt (e-mail, source, clock, and the device token it presents, if
+ * any). `admit()` reads the counters (one strongly consistent BatchGetItem), refuses from them what
+ * it must, and otherwise reserves the attempt on each with a conditional write (one round trip, in
+ * parallel): of any number of parallel attempts at most the limit pass. A refused attempt writes
+ * nothing, so it does not extend a window.
  */
 export const loginThrottle = (
   db: Database,
   policy: LoginThrottlePolicy,
-  { email, source, clock }: { email: string; source: Source; clock: () => number },
+  {
+    email,
+    source,
+    clock,
+    device,
+  }: { email: string; source: Source; clock: () => number; device?: PresentedDevice | undefined },
 ) => {
   const now = clock();
-  const window = { windowSeconds: policy.windowSeconds, now };
   const fromSourceKey = keys.loginAttemptsFromSource(email, source);
   const ofSourceKey = keys.loginAttemptsOfSource(source);
   const ofEmailKey = keys.loginAttemptsOfEmail(email);
+  const newDevicesKey = keys.loginAttemptsOfNewDevices(email);
+  const deviceKey = device && keys.loginAttemptsOfDevice(email, device.id);
+  type Key = typeof ofEmailKey;
 
   const admit = async (): Promise<AdmittedAttempt> => {
-    const [fromSource, ofSource, ofEmail] = await readAttemptCounters(
-      db,
-      [fromSourceKey, ofSourceKey, ofEmailKey],
-      window,
-    );
-    const counters = { fromSource, ofSource, ofEmail };
-    const { refusal: refused, strict } = judge(counters, policy, now);
-    if (refused) throw tooManyAttempts(refused);
-    const reserve = (key: typeof ofEmailKey, open: AttemptCounter | undefined, limit?: number) =>
-      reserveAttempt(db, key, { ...window, windowOpen: open !== undefined, limit });
-    // Past the ceiling, only a source without a failure for the e-mail gets an attempt.
-    const [pair, address, perEmail] = await settleAll([
-      reserve(fromSourceKey, fromSource, strict ? 1 : policy.maxFailures),
-      reserve(ofSourceKey, ofSource, policy.maxFailuresPerSource),
-      reserve(ofEmailKey, ofEmail),
+    const [[fromSource, ofSource, ofEmail, newDevices, deviceCounter], deviceOfAccount] = await Promise.all([
+      readAttemptCounters(
+        db,
+        [fromSourceKey, ofSourceKey, ofEmailKey, newDevicesKey, ...(deviceKey ? [deviceKey] : [])],
+        {
+          now,
+          windowSeconds: [
+            policy.windowSeconds,
+            policy.windowSeconds,
+            policy.windowSeconds,
+            NEW_DEVICE_WINDOW_SECONDS,
+            policy.windowSeconds,
+          ],
+        },
+      ),
+      device?.ofAccount ?? false,
     ]);
+    const counters = { fromSource, ofSource, ofEmail, newDevices, device: deviceCounter };
+    const { refusal: refused, admission } = judge(counters, policy, now, { deviceOfAccount });
+    if (refused) throw tooManyAttempts(refused);
+    const reserve = (
+      key: Key,
+      open: AttemptCounter | undefined,
+      {
+        limit,
+        delay,
+        windowSeconds = policy.windowSeconds,
+      }: { limit?: number; delay?: ReservationDelay; windowSeconds?: number },
+    ) =>
+      reserveAttempt(db, key, {
+        windowSeconds,
+        now,
+        windowOpen: open !== undefined,
+        seen: open?.count,
+        limit,
+        delay,
+      });
+    // The progressive delay is set by the reservation itself, before the password is verified, so
+    // parallel guesses cannot slip past it; the failure then starts it again from its answer.
+    const progressive = { free: policy.freeFailures, after: (count: number) => delayAfter(count, policy) };
+    // Past the ceiling, the attempt also takes one of the minute's new-device attempts, or counts
+    // against its device token.
+    const gateOf = () => {
+      if (admission === 'new-device') {
+        return reserve(newDevicesKey, newDevices, {
+          limit: policy.newDeviceAttemptsPerMinute,
+          windowSeconds: NEW_DEVICE_WINDOW_SECONDS,
+        });
+      }
+      if (admission === 'device')
+        return reserve(deviceKey as Key, deviceCounter, { limit: policy.maxFailures });
+      return undefined;
+    };
+    const gateKey = admission === 'new-device' ? newDevicesKey : deviceKey;
+    const [pair, address, perEmail, gate] = await settleAll([
+      reserve(fromSourceKey, fromSource, { limit: policy.maxFailures, delay: progressive }),
+      reserve(ofSourceKey, ofSource, { limit: policy.maxFailuresPerSource }),
+      reserve(ofEmailKey, ofEmail, {}),
+      gateOf(),
+    ]);
+    // A given-back reservation keeps the delay it set: another counter refused the attempt, in a race.
     const give = () =>
       settleAll([
         pair.reserved ? releaseAttempt(db, fromSourceKey, pair.counter) : undefined,
         address.reserved ? releaseAttempt(db, ofSourceKey, address.counter) : undefined,
         releaseAttempt(db, ofEmailKey, perEmail.counter),
+        gate?.reserved ? releaseAttempt(db, gateKey as Key, gate.counter) : undefined,
       ]);
     // Another attempt took the last one between the read and the reservation: this one is refused,
     // for the reason the counter that refused it gives.
-    if (!pair.reserved || !address.reserved) {
+    if (!pair.reserved || !address.reserved || (gate && !gate.reserved)) {
       await give();
-      const counted = { fromSource: pair.counter, ofSource: address.counter, ofEmail: perEmail.counter };
-      throw tooManyAttempts(judge(counted, policy, now, strict).refusal as Refusal);
+      const counted: Counters = {
+        fromSource: pair.counter,
+        ofSource: address.counter,
+        ofEmail: perEmail.counter,
+        newDevices: admission === 'new-device' ? gate?.counter : undefined,
+        device: admission === 'device' ? gate?.counter : undefined,
+      };
+      throw tooManyAttempts(judge(counted, policy, now, { admission }).refusal as Refusal);
     }
     return {
       async failed() {
         const failures = pair.counter.count;
         const wait = delayAfter(failures, policy);
-        // The wait runs from the failure's answer, not from the attempt's start: the verification
-        // itself takes a good part of a second.
+        // The reservation set the wait from the attempt's start; it runs from the failure's answer:
+        // the verification itself takes a good part of a second.
         if (wait > 0) await delayAttempts(db, fromSourceKey, pair.counter, clock() + wait);
         return {
           lockedSource: failures === policy.maxFailures,
@@ -213,10 +333,12 @@ export const loginThrottle = (
         };
       },
       async succeeded() {
+        // A new device's attempt stays counted: the minute's attempts are attempts, not failures.
         await settleAll([
           clearAttempts(db, fromSourceKey),
           releaseAttempt(db, ofSourceKey, address.counter),
           releaseAttempt(db, ofEmailKey, perEmail.counter),
+          admission === 'device' && gate ? releaseAttempt(db, deviceKey as Key, gate.counter) : undefined,
         ]);
       },
     };

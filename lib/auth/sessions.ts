@@ -31,10 +31,15 @@ export interface SessionDeps {
 }
 
 /** Spec 2.3. */
-export interface LoginResult {
+export interface SessionTokens {
   token: string;
   refreshToken: string;
   expiresIn: number;
+}
+
+/** Spec 2.3, and the device token of this browser or client (./login-throttle.ts). */
+export interface LoginResult extends SessionTokens {
+  deviceToken: string;
 }
 
 /** Spec 2.4: the refresh response carries no new refresh token. */
@@ -68,7 +73,7 @@ export const startSession = async (
   { db, tokens }: Pick<SessionDeps, 'db' | 'tokens'>,
   user: User,
   nowSeconds = Math.floor(Date.now() / 1000),
-): Promise<LoginResult> => {
+): Promise<SessionTokens> => {
   const principal = principalOf(user, randomUUID());
   await createSession(db, {
     id: principal.sessionId,
@@ -89,6 +94,8 @@ export interface LoginInput {
   password: string;
   /** API Gateway's `requestContext.identity.sourceIp`; absent on a direct invocation. */
   sourceIp?: string | null | undefined;
+  /** The device token the browser (cookie) or client (body) presents; any text, checked here. */
+  deviceToken?: string | undefined;
 }
 
 /**
@@ -110,7 +117,11 @@ export const login = async (
   const source = sourceOf(input.sourceIp);
   const known: { tenant?: Tenant } = {};
   try {
-    const result = await authenticate(deps, email, input.password, source, known);
+    const result = await authenticate(
+      deps,
+      { email, password: input.password, source, deviceToken: input.deviceToken },
+      known,
+    );
     // Tenant and user are on every line of the request once known (appended in `authenticate`).
     audit('login.succeeded', {});
     return result;
@@ -133,15 +144,29 @@ const authenticate = async (
     lockout,
     now: clock = Date.now,
   }: SessionDeps & { lockout: LoginThrottlePolicy },
-  email: string,
-  password: string,
-  source: Source,
+  {
+    email,
+    password,
+    source,
+    deviceToken,
+  }: { email: string; password: string; source: Source; deviceToken?: string | undefined },
   known: { tenant?: Tenant },
 ): Promise<LoginResult> => {
-  const throttle = loginThrottle(db, lockout, { email, source, clock });
+  const presented = deviceToken === undefined ? undefined : await verifiedDevice(tokens, deviceToken);
+  const user = findUserByEmail(db, email);
+  // A device token counts for the account it was given to, while the user's token version is the one
+  // it carries: known once the user is read, in parallel with the counters.
+  const device = presented && {
+    id: presented.deviceId,
+    ofAccount: user.then(
+      (found) => found?.user.id === presented.userId && found.user.tokenVersion === presented.tokenVersion,
+      () => false,
+    ),
+  };
+  const throttle = loginThrottle(db, lockout, { email, source, clock, device });
   // Both settle before anything is answered (Lambda may freeze the container right after the
   // response), and a refused attempt is still logged with its tenant and user when they are known.
-  const [lookup, admission] = await Promise.allSettled([findUserByEmail(db, email), throttle.admit()]);
+  const [lookup, admission] = await Promise.allSettled([user, throttle.admit()]);
   if (lookup.status === 'rejected') throw lookup.reason;
   const found = lookup.value;
   if (found) {
@@ -167,8 +192,23 @@ const authenticate = async (
   // may not log in.
   await attempt.succeeded();
   assertMayHoldToken(found.user, found.tenant);
-  return startSession({ db, tokens }, found.user);
+  const [session, newDeviceToken] = await Promise.all([
+    startSession({ db, tokens }, found.user),
+    tokens.issueDeviceToken({ userId: found.user.id, tokenVersion: found.user.tokenVersion }),
+  ]);
+  return { ...session, deviceToken: newDeviceToken };
 };
+
+/**
+ * The device token's subject, or undefined for one that is not valid (forged, expired, of another
+ * kind or key): a stale cookie never fails a login, it only counts for nothing. A key that cannot be
+ * read is the service's fault and fails the request as everywhere else.
+ */
+const verifiedDevice = (tokens: TokenService, token: string) =>
+  tokens.verifyDeviceToken(token).catch((error: unknown) => {
+    if (error instanceof AppError) return undefined;
+    throw error;
+  });
 
 const ended = (detail: string) => invalidToken(detail);
 

@@ -8,6 +8,12 @@ import type { SecretSource } from './jwt-secret';
 /** Spec 2.1 and 8: access tokens live 24 hours. */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400;
 
+/**
+ * A device token (./login-throttle.ts) lives 90 days: a browser or client that signed in within a
+ * quarter is recognised, and every sign-in gives it a new one.
+ */
+export const DEVICE_TOKEN_TTL_SECONDS = 90 * 86_400;
+
 /** RFC 8725 §3.1: the verifier accepts exactly one algorithm, so `none` or an algorithm swap is refused. */
 const ALGORITHM = 'HS256';
 
@@ -17,6 +23,7 @@ const ALGORITHM = 'HS256';
  */
 const ACCESS_TYP = 'at+jwt'; // RFC 9068 §2.1
 const REFRESH_TYP = 'rt+jwt';
+const DEVICE_TYP = 'device+jwt';
 
 /**
  * A token is issued by one container and verified by another: their clocks agree within milliseconds
@@ -56,6 +63,17 @@ export interface UserPrincipal {
 
 /** Who a refresh token speaks for: the user, their tenant, the session and the token version. */
 export type RefreshSubject = Pick<UserPrincipal, 'userId' | 'tenantId' | 'sessionId' | 'tokenVersion'>;
+
+/**
+ * What a device token says: a browser or client signed in as this user, while the user's token
+ * version was this one (a new password, disabling, a demotion or "sign out everywhere" raises it and
+ * so ends every device token too), and its own id (`jti`), by which its failures are counted.
+ */
+export interface DeviceSubject {
+  userId: string;
+  tokenVersion: number;
+  deviceId: string;
+}
 
 export interface TokenSettings {
   /**
@@ -140,6 +158,7 @@ const claimSchemas = () => {
       sid: nonEmpty,
       ver: version,
     }),
+    device: z.object({ token_use: z.literal('device'), sub: nonEmpty, ver: version, jti: nonEmpty }),
   };
 };
 
@@ -148,7 +167,7 @@ export type AccessClaims = z.output<ReturnType<typeof claimSchemas>['access']>;
 
 export const createTokenService = (settings: TokenSettings) => {
   const { secret, issuer, audience, refreshTtlSeconds } = settings;
-  const { access: accessClaims, refresh: refreshClaims } = claimSchemas();
+  const { access: accessClaims, refresh: refreshClaims, device: deviceClaims } = claimSchemas();
 
   let imported: { text: string; keys: Promise<CryptoKey[]> } | undefined;
   const keys = async () => {
@@ -240,6 +259,26 @@ export const createTokenService = (settings: TokenSettings) => {
       if (!claims.success) throw invalidToken('The token is not a refresh token.', claims.error);
       const { sub, tenant_id, sid, ver } = claims.data;
       return { userId: sub, tenantId: tenant_id, sessionId: sid, tokenVersion: ver };
+    },
+
+    /** A device token: no tenant, e-mail or role in it, only the user, their token version and its id. */
+    issueDeviceToken: (
+      subject: Pick<DeviceSubject, 'userId' | 'tokenVersion'>,
+      nowSeconds = Math.floor(Date.now() / 1000),
+    ) =>
+      sign(
+        { ver: subject.tokenVersion, token_use: 'device' },
+        DEVICE_TYP,
+        subject.userId,
+        nowSeconds,
+        DEVICE_TOKEN_TTL_SECONDS,
+      ),
+
+    async verifyDeviceToken(token: string): Promise<DeviceSubject> {
+      const claims = deviceClaims.safeParse(await verify(token, DEVICE_TYP, DEVICE_TOKEN_TTL_SECONDS));
+      if (!claims.success) throw invalidToken('The token is not a device token.', claims.error);
+      const { sub, ver, jti } = claims.data;
+      return { userId: sub, tokenVersion: ver, deviceId: jti };
     },
   };
 };

@@ -57,3 +57,22 @@ export class WriteConflict extends Error {
     super(`A concurrent change of the ${on === 'slots' ? 'slot list' : on} won.`, options);
   }
 }
+
+/**
+ * A stored item that does not match its entity's declaration (lib/db/entity.ts): a bug or a damaged
+ * item, never the caller's fault. Its message names the entity, the item's id and what does not match
+ * (never a value: an item may hold a hash or a sealed secret); the service answers 500 and logs it.
+ */
+export class MalformedItem extends Error {
+  override name = 'MalformedItem';
+  constructor(
+    readonly entity: string,
+    item: Record<string, unknown>,
+    issues: readonly { path: readonly PropertyKey[]; message: string }[],
+    cause?: unknown,
+  ) {
+    const id = typeof item.id === 'string' ? ` ${item.id}` : '';
+    const what = issues.map((issue) => `${issue.path.map(String).join('.') || '(item)'}: ${issue.message}`);
+    super(`Stored ${entity} item${id} is malformed: ${what.join('; ')}`, { cause });
+  }
+}

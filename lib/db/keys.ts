@@ -14,10 +14,13 @@
  * | API key slots    | TENANT#<tid>        | APIKEYSLOTS                 |                |                   |
  * | login attempts   | LOGIN#<email>       | FAILURES                    |                |                   |
  * |  … from a source | LOGIN#<email>       | SOURCE#<address>            |                |                   |
+ * |  … new devices   | LOGIN#<email>       | NEWDEVICES                  |                |                   |
+ * |  … of a device   | LOGIN#<email>       | DEVICE#<device token id>    |                |                   |
  * | … of a source    | LOGINSOURCE#<addr>  | FAILURES                    |                |                   |
  * | session          | SESSION#<sid>       | SESSION                     |                |                   |
  * | webhook endpoint | TENANT#<tid>        | WEBHOOK#<wid>               |                |                   |
  * | webhook count    | TENANT#<tid>        | WEBHOOKCOUNT                |                |                   |
+ * | webhook tests    | TENANT#<tid>        | WEBHOOKTESTS                |                |                   |
  * | webhook delivery | WEBHOOK#<wid>       | DELIVERY#<did>              |                |                   |
  * | local queue msg  | QUEUE#<name>        | MESSAGE#<mid>               |                |                   |
  * | pull integration | TENANT#<tid>        | PULL#<iid>                  |                |                   |
@@ -58,7 +61,8 @@
  * (at most MAX_WEBHOOK_ENDPOINTS items), and the count item, written in the same transaction as an
  * endpoint, holds the tenant to that maximum under concurrency. An endpoint's deliveries share its
  * partition, keyed by their UUIDv7 id, so the delivery log is one Query, newest first; they expire
- * (`ttl`). The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
+ * (`ttl`). The tenant's test deliveries are counted per minute on one item of its partition (a
+ * fixed-window counter, lib/db/window-counters.ts), which holds them to their limit. The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
  * partition; a drain reads it with one Query.
  * A tenant's pull integrations are in its partition, like its webhooks: a route reads one by (tenant,
  * id), so another tenant's id finds nothing, and the list is one Query. An integration's runs and its
@@ -106,6 +110,13 @@ export const keys = {
     sk: `SOURCE#${source}`,
   }),
   loginAttemptsOfSource: (source: string) => ({ pk: `LOGINSOURCE#${source}`, sk: 'FAILURES' }),
+  /** Past the e-mail's ceiling: the attempts without a device token of the account, per minute. */
+  loginAttemptsOfNewDevices: (email: string) => ({ pk: `LOGIN#${email}`, sk: 'NEWDEVICES' }),
+  /** Past the e-mail's ceiling: the failures with one device token of the account. */
+  loginAttemptsOfDevice: (email: string, deviceId: string) => ({
+    pk: `LOGIN#${email}`,
+    sk: `DEVICE#${deviceId}`,
+  }),
   session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
   healthProbe: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
   kpiCadenceIndex: (tenantId: string, kpiId: string) => ({
@@ -129,6 +140,7 @@ export const keys = {
   }),
   webhookEndpointsOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'WEBHOOK#' }),
   webhookCount: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'WEBHOOKCOUNT' }),
+  webhookTests: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'WEBHOOKTESTS' }),
   webhookDelivery: (endpointId: string, deliveryId: string) => ({
     pk: `WEBHOOK#${endpointId}`,
     sk: `DELIVERY#${deliveryId}`,

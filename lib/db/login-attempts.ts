@@ -14,8 +14,9 @@ import type { ItemKey } from './keys';
  * Local never), so every reader checks `windowStart` itself.
  *
  * An attempt is reserved before its password is verified, by a conditional write that fails once
- * the counter's limit is reached: however many attempts run in parallel, at most the limit are
- * verified. A reservation stays as a failure unless the caller releases it.
+ * the counter's limit is reached or while its delay runs: however many attempts run in parallel, at
+ * most the limit are verified, and none while a delay that a parallel one set runs. A reservation
+ * stays as a failure unless the caller releases it.
  */
 export interface AttemptCounter {
   /** Attempts reserved in the current window (failures, and attempts still being verified). */
@@ -50,18 +51,23 @@ const current = (item: Record<string, unknown> | undefined, windowSeconds: numbe
 /**
  * The counters of the current windows, in the order of `keys`; undefined where there is none or its
  * window has passed. One strongly consistent BatchGetItem: an attempt counted a moment ago by another
- * container must count.
+ * container must count. `windowSeconds` is every counter's window, or one per key.
  */
 export const readAttemptCounters = async (
   db: Database,
   keys: ItemKey[],
-  { windowSeconds, now = Date.now() }: AttemptWindow,
+  {
+    windowSeconds,
+    now = Date.now(),
+  }: Omit<AttemptWindow, 'windowSeconds'> & {
+    windowSeconds: number | readonly number[];
+  },
 ): Promise<(AttemptCounter | undefined)[]> => {
   const items = await batchGet(db, keys);
-  return keys.map((key) =>
+  return keys.map((key, index) =>
     current(
       items.find((item) => item.pk === key.pk && item.sk === key.sk),
-      windowSeconds,
+      typeof windowSeconds === 'number' ? windowSeconds : (windowSeconds[index] as number),
       now,
     ),
   );
@@ -73,6 +79,15 @@ export type Reservation =
   | { reserved: false; counter: AttemptCounter };
 
 /**
+ * The progressive delay a reservation sets: the one that takes the count past `free` makes the
+ * counter refuse attempts for `after(count)` milliseconds from the reservation on.
+ */
+export interface ReservationDelay {
+  free: number;
+  after: (count: number) => number;
+}
+
+/**
  * Reserves one attempt on a counter: the window's count goes up by one unless it has reached `limit`
  * or `retryAt` is still ahead. UpdateItem has no "if", so the window is either continued or restarted
  * by one of two conditional updates whose window conditions are complementary: `ADD count` only while
@@ -82,6 +97,12 @@ export type Reservation =
  * other update is tried) or the limit or the delay (then the attempt is refused). Both are single-item
  * atomic writes, so concurrent attempts from any number of containers are all counted and never pass
  * the limit; of several concurrent restarts one wins and the others fall through to `ADD`.
+ *
+ * With a `delay`, the reservation that takes the count past `delay.free` sets `retryAt` in the same
+ * write, so parallel attempts cannot slip through before a failure's delay is stored. The delay
+ * depends on the count reached, so that write is conditioned on the count it was computed from
+ * (`seen`, from the caller's read): of parallel attempts one takes it and the others find the delay
+ * running. Below `free`, any count under it will do, so parallel free attempts pass together.
  */
 export const reserveAttempt = async (
   { client, tableName }: Database,
@@ -91,7 +112,15 @@ export const reserveAttempt = async (
     now = Date.now(),
     limit,
     windowOpen = false,
-  }: AttemptWindow & { limit?: number | undefined; windowOpen?: boolean },
+    seen = 0,
+    delay,
+  }: AttemptWindow & {
+    limit?: number | undefined;
+    windowOpen?: boolean;
+    /** The count the caller read: the count a delayed reservation expects. */
+    seen?: number;
+    delay?: ReservationDelay | undefined;
+  },
 ): Promise<Reservation> => {
   const windowMs = windowSeconds * 1000;
   const common = {
@@ -100,15 +129,24 @@ export const reserveAttempt = async (
     ReturnValues: 'ALL_NEW' as const,
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const continueWindow = () =>
-    client.send(
+  /** The `retryAt` the reservation that reaches `count` sets, if that count is past the free ones. */
+  const retryAtOf = (count: number) =>
+    delay !== undefined && count > delay.free ? now + delay.after(count) : undefined;
+  let expected = seen;
+  const continueWindow = () => {
+    const retryAt = retryAtOf(expected + 1);
+    const delayed =
+      delay === undefined ? [] : retryAt === undefined ? ['#count < :free'] : ['#count = :seen'];
+    return client.send(
       new UpdateCommand({
         ...common,
-        UpdateExpression: 'ADD #count :one',
+        UpdateExpression:
+          retryAt === undefined ? 'ADD #count :one' : 'ADD #count :one SET #retryAt = :retryAt',
         ConditionExpression: [
           '#windowStart > :cutoff',
           'attribute_not_exists(#retryAt) OR #retryAt <= :now',
           ...(limit === undefined ? [] : ['#count < :limit']),
+          ...delayed,
         ]
           .map((condition) => `(${condition})`)
           .join(' AND '),
@@ -118,15 +156,20 @@ export const reserveAttempt = async (
           ':cutoff': now - windowMs,
           ':now': now,
           ...(limit === undefined ? {} : { ':limit': limit }),
+          ...(retryAt === undefined ? {} : { ':retryAt': retryAt, ':seen': expected }),
+          ...(delay !== undefined && retryAt === undefined ? { ':free': delay.free } : {}),
         },
       }),
     );
-  const startWindow = () =>
-    client.send(
+  };
+  const startWindow = () => {
+    const retryAt = retryAtOf(1);
+    return client.send(
       new UpdateCommand({
         ...common,
-        UpdateExpression:
-          'SET #count = :one, #windowStart = :now, #ttl = :ttl, #type = :type REMOVE #retryAt',
+        UpdateExpression: `SET #count = :one, #windowStart = :now, #ttl = :ttl, #type = :type${
+          retryAt === undefined ? ' REMOVE #retryAt' : ', #retryAt = :retryAt'
+        }`,
         ConditionExpression: 'attribute_not_exists(#windowStart) OR #windowStart <= :cutoff',
         ExpressionAttributeNames: {
           '#count': 'count',
@@ -141,12 +184,15 @@ export const reserveAttempt = async (
           ':cutoff': now - windowMs,
           ':ttl': Math.ceil((now + windowMs) / 1000),
           ':type': 'LOGIN_ATTEMPTS',
+          ...(retryAt === undefined ? {} : { ':retryAt': retryAt }),
         },
       }),
     );
-  // The window can only flip between two calls if it is restarted and passes in between, so four
-  // tries are far more than enough. `windowOpen` (from the read the caller already made) only picks
-  // which update to try first, to save a round trip.
+  };
+  // The window can only flip between two calls if it is restarted and passes in between; with a
+  // delay, a parallel attempt can also move the count once (from a free count past the free ones),
+  // after which the delay it set refuses. Four tries are far more than enough. `windowOpen` (from the
+  // read the caller already made) only picks which update to try first, to save a round trip.
   let lastError: unknown;
   let update = windowOpen ? continueWindow : startWindow;
   for (let attempt = 0; attempt < 4; attempt++) {
@@ -158,8 +204,13 @@ export const reserveAttempt = async (
       lastError = error;
       const raw = (error as { Item?: Record<string, never> }).Item;
       const open = current(raw ? unmarshall(raw) : undefined, windowSeconds, now);
-      // The continuation failed with the window open: the limit or the delay refused it.
-      if (update === continueWindow && open) return { reserved: false, counter: open };
+      // The continuation failed with the window open: the limit or the delay refused it, unless only
+      // the count it expected had moved (a parallel attempt), which the next try starts from.
+      const refused = open && ((limit !== undefined && open.count >= limit) || open.retryAt > now);
+      if (update === continueWindow && open && (refused || delay === undefined)) {
+        return { reserved: false, counter: open };
+      }
+      expected = open?.count ?? 0;
       update = open ? continueWindow : startWindow;
     }
   }

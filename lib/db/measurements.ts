@@ -1,29 +1,27 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { KpiType } from '../domain/kpi';
-import type { Measurement } from '../domain/measurement';
+import * as z from 'zod/mini';
+import { type Measurement, measurementSchema } from '../domain/measurement';
+import { id } from '../domain/values';
 import { batchPut } from './batch';
 import type { Database } from './client';
+import { defineEntity } from './entity';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 
-/** A measurement item read back; a value or provenance the record does not have is null. */
-export const toMeasurement = (item: Record<string, unknown>): Measurement => ({
-  id: item.id as string,
-  kpiId: item.kpiId as string,
-  kpiType: item.kpiType as KpiType,
-  actual: item.actual as number,
-  target: (item.target as number | undefined) ?? null,
-  forecast: (item.forecast as number | undefined) ?? null,
-  periodStart: item.periodStart as string,
-  periodEnd: item.periodEnd as string,
-  createdAt: item.createdAt as string,
-  updatedAt: item.updatedAt as string,
-  receivedAt: (item.receivedAt as string | undefined) ?? null,
-  apiKeyId: (item.apiKeyId as string | undefined) ?? null,
-  apiKeyPrefix: (item.apiKeyPrefix as string | undefined) ?? null,
-  integrationId: (item.integrationId as string | undefined) ?? null,
-  integrationName: (item.integrationName as string | undefined) ?? null,
+/**
+ * A measurement item: the record of one KPI and period, and the tenant it belongs to (written so that
+ * an item says whose it is; reads leave it out). Items of 0.1 and later read as they are: a record
+ * written before push kept its provenance reads it as null.
+ */
+export const measurements = defineEntity({
+  type: 'MEASUREMENT',
+  schema: z.extend(measurementSchema, { tenantId: id }),
+  key: (m) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
+  hidden: ['tenantId'],
 });
+
+/** A measurement item read back, parsed; a value or provenance the record does not have is null. */
+export const toMeasurement = (item: Record<string, unknown>): Measurement => measurements.fromItem(item);
 
 /** Ordered by period: the sort key is `MEASUREMENT#<periodStart>#<periodEnd>` with ISO dates. */
 export const listMeasurements = (
@@ -89,20 +87,18 @@ export const latestWithTarget = async (
   return undefined;
 };
 
-/** What a push or a pull writes: the values of spec 2.5 plus where they came from. */
-export interface MeasurementWrite {
-  kpiId: string;
-  kpiType: KpiType;
-  actual: number;
+/** What a push or a pull writes: the values of spec 2.5 (without a value, `target` and `forecast` are null). */
+export type MeasurementWrite = Pick<
+  Measurement,
+  'kpiId' | 'kpiType' | 'actual' | 'periodStart' | 'periodEnd'
+> & {
   target?: number | undefined;
   forecast?: number | undefined;
-  periodStart: string;
-  periodEnd: string;
-}
+};
 
 /**
  * Where a measurement came from: a push with an API key, or a run of a pull integration. The record
- * keeps the last writer only, so a write of one kind removes the other's provenance.
+ * keeps the last writer only, so a write of one kind leaves the other's provenance null (absent).
  */
 export type MeasurementSource =
   | { type: 'apiKey'; id: string; prefix: string }
@@ -126,45 +122,33 @@ export interface PlannedMeasurement {
   measurement: Omit<Measurement, 'id'> & { id: string | null };
 }
 
-/** The stored item; `id` and `createdAt` are the existing record's when there is one. */
-const measurementItem = (
-  m: MeasurementWrite,
-  context: WriteContext,
-  identity: { id: string | null; createdAt: string },
-): Record<string, unknown> => ({
-  ...keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
-  type: 'MEASUREMENT',
+/** The identity a write keeps: the existing record's `id` and `createdAt`, or a new record's. */
+type Identity<Id> = { id: Id; createdAt: string };
+
+/** The record a write stores. */
+const recordOf = <Id>(m: MeasurementWrite, context: WriteContext, identity: Identity<Id>) => ({
   ...identity,
-  tenantId: context.tenantId,
   kpiId: m.kpiId,
   kpiType: m.kpiType,
   actual: m.actual,
-  target: m.target,
-  forecast: m.forecast,
+  target: m.target ?? null,
+  forecast: m.forecast ?? null,
   periodStart: m.periodStart,
   periodEnd: m.periodEnd,
   updatedAt: context.at,
   receivedAt: context.at,
-  ...(context.source.type === 'apiKey'
-    ? {
-        apiKeyId: context.source.id,
-        apiKeyPrefix: context.source.prefix,
-        integrationId: undefined,
-        integrationName: undefined,
-      }
-    : {
-        apiKeyId: undefined,
-        apiKeyPrefix: undefined,
-        integrationId: context.source.id,
-        integrationName: context.source.name,
-      }),
+  apiKeyId: context.source.type === 'apiKey' ? context.source.id : null,
+  apiKeyPrefix: context.source.type === 'apiKey' ? context.source.prefix : null,
+  integrationId: context.source.type === 'integration' ? context.source.id : null,
+  integrationName: context.source.type === 'integration' ? context.source.name : null,
 });
 
 /**
  * Upserts one measurement by its identity (KPI, periodStart, periodEnd) with a single UpdateItem: the
  * values are replaced, `id` and `createdAt` are kept if the record exists (`if_not_exists`), and the
  * answer says which happened. One write unit and no read, and exact under concurrency: of two
- * simultaneous first pushes one is `created` and the other `updated`.
+ * simultaneous first pushes one is `created` and the other `updated`. An attribute the new record
+ * leaves absent (a `target` no longer sent) is removed, so the item is the new record's whole.
  */
 export const upsertMeasurement = async (
   { client, tableName }: Database,
@@ -172,34 +156,47 @@ export const upsertMeasurement = async (
   context: WriteContext,
   newId: string,
 ): Promise<WrittenMeasurement> => {
-  const { pk, sk, id, createdAt, ...fields } = measurementItem(m, context, {
-    id: newId,
-    createdAt: context.at,
-  });
-  const set = Object.entries(fields).filter(([, value]) => value !== undefined);
-  const remove = Object.entries(fields).filter(([, value]) => value === undefined);
-  const names = [...set, ...remove].map(([name]) => name);
+  const record = recordOf(m, context, { id: newId, createdAt: context.at });
+  const { id, createdAt, ...fields } = measurements.attributesOf({ ...record, tenantId: context.tenantId });
+  const set = Object.keys(fields);
+  const remove = measurements.attributes.filter(
+    (name) => !(name in fields) && name !== 'id' && name !== 'createdAt',
+  );
   const { Attributes } = await client.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: { pk, sk },
+      Key: keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
       UpdateExpression:
-        `SET ${[...set.map(([name]) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}` +
-        (remove.length > 0 ? ` REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : ''),
+        `SET ${[...set.map((name) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}` +
+        (remove.length > 0 ? ` REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''),
       ExpressionAttributeNames: Object.fromEntries(
-        [...names, 'id', 'createdAt'].map((name) => [`#${name}`, name]),
+        [...set, ...remove, 'id', 'createdAt'].map((name) => [`#${name}`, name]),
       ),
       ExpressionAttributeValues: Object.fromEntries([
-        ...set.map(([name, value]) => [`:${name}`, value]),
+        ...Object.entries(fields).map(([name, value]) => [`:${name}`, value]),
         [':id', id],
         [':createdAt', createdAt],
       ]),
       ReturnValues: 'ALL_NEW',
     }),
   );
-  const stored = Attributes ?? {};
-  return { status: stored.id === newId ? 'created' : 'updated', measurement: toMeasurement(stored) };
+  const stored = toMeasurement(Attributes ?? {});
+  return { status: stored.id === newId ? 'created' : 'updated', measurement: stored };
 };
+
+/** A measurement to write, with its existing record (read beforehand, by identity) if there is one. */
+interface Planned<Id> {
+  input: MeasurementWrite;
+  existing: Identity<string> | undefined;
+  newId: Id;
+}
+
+/** The records a write of several measurements stores, and whether each replaces one. */
+const plan = <Id>(planned: Planned<Id>[], context: WriteContext) =>
+  planned.map(({ input, existing, newId }) => ({
+    measurement: recordOf<string | Id>(input, context, existing ?? { id: newId, createdAt: context.at }),
+    status: existing ? ('updated' as const) : ('created' as const),
+  }));
 
 /**
  * Writes several measurements whose existing records were read beforehand (`existing`, by identity):
@@ -208,42 +205,26 @@ export const upsertMeasurement = async (
  */
 export const putMeasurements = async (
   db: Database,
-  measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined; newId: string }[],
+  planned: Planned<string>[],
   context: WriteContext,
 ): Promise<WrittenMeasurement[]> => {
-  const items = plan(measurements, context);
+  const written = plan(planned, context);
   await batchPut(
     db,
-    items.map(({ item }) => item),
+    written.map(({ measurement }) => measurements.toItem({ ...measurement, tenantId: context.tenantId })),
   );
-  return items.map(({ item, status }) => ({ status, measurement: toMeasurement(item) }));
+  return written;
 };
 
-const plan = (
-  measurements: {
-    input: MeasurementWrite;
-    existing: Record<string, unknown> | undefined;
-    newId: string | null;
-  }[],
-  context: WriteContext,
-) =>
-  measurements.map(({ input, existing, newId }) => ({
-    item: measurementItem(input, context, {
-      id: (existing?.id as string | undefined) ?? newId,
-      createdAt: (existing?.createdAt as string | undefined) ?? context.at,
-    }),
-    status: existing ? ('updated' as const) : ('created' as const),
-  }));
-
 /**
- * What a push of these measurements would store, given their existing records: the dry run's answer
- *, built exactly as `putMeasurements` builds what it writes.
+ * What a push of these measurements would store, given their existing records: the dry run's answer,
+ * built exactly as `putMeasurements` builds what it writes.
  */
 export const planMeasurements = (
-  measurements: { input: MeasurementWrite; existing: Record<string, unknown> | undefined }[],
+  planned: Omit<Planned<null>, 'newId'>[],
   context: WriteContext,
 ): PlannedMeasurement[] =>
   plan(
-    measurements.map((m) => ({ ...m, newId: null })),
+    planned.map((m) => ({ ...m, newId: null })),
     context,
-  ).map(({ item, status }) => ({ status, measurement: toMeasurement(item) }));
+  );

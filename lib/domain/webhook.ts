@@ -12,6 +12,13 @@ import { id, timestamp } from './values';
 /** The most endpoints a tenant may have (disabled ones included; deleting one frees its place). */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 
+/**
+ * Test deliveries a tenant may send per minute. Each holds a Lambda for up to its attempt's time-out
+ * while the caller waits; the limit keeps one tenant from filling the function's reserved concurrency
+ * (docs/operations.md, "Capacity of the functions that call tenant URLs").
+ */
+export const TEST_DELIVERIES_PER_MINUTE = 10;
+
 /** What a delivery may be about: a subscribable event, or a test sent on request. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test' as const;
 export const DELIVERY_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT] as const;

@@ -18,7 +18,7 @@ export interface AddressRules {
 }
 
 /** Ranges the library counts as unicast that the service refuses all the same. */
-const ALSO_REFUSED: [ipaddr.IPv6, number][] = [ipaddr.IPv6.parseCIDR('::/96')];
+const ALSO_REFUSED: [ipaddr.IPv6, number][] = [/* @__PURE__ */ ipaddr.IPv6.parseCIDR('::/96')];
 
 /** Whether the service may connect to `address` (an IPv4 or IPv6 address without brackets). */
 export const isAllowedAddress = (address: string, { allowLoopback }: AddressRules): boolean => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isAllowedAddress } from './addresses';
 
@@ -45,4 +46,18 @@ export const tenantUrlProblem = (text: string, { local }: { local: boolean }): s
     return 'must not be an address of a private, loopback, link-local or other internal network';
   }
   return undefined;
+};
+
+/**
+ * A tenant URL as logs may keep it: its origin, and a hash of the rest. Webhook URLs of chat tools
+ * (Slack's `/services/T…/B…/<token>`) and many APIs carry a secret in their path or query, which must
+ * not reach the logs; the hash still tells whether two lines name the same URL.
+ */
+export const urlForLog = (text: string): { urlOrigin: string; urlRestSha256: string } => {
+  const url = new URL(text);
+  const rest = `${url.pathname}${url.search}${url.hash}`;
+  return {
+    urlOrigin: url.origin,
+    urlRestSha256: createHash('sha256').update(rest, 'utf8').digest('hex').slice(0, 16),
+  };
 };

@@ -72,8 +72,9 @@ export const observe = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
  * CORS for the JWT endpoints: an allowed `Origin` is echoed with `Vary: Origin`; any other
  * origin gets no CORS header, so the browser keeps the answer from the page. The preflight (OPTIONS) is
  * answered by API Gateway from the same list (serverless.yml `cors`). Credentials are not allowed: the
- * API authenticates with a bearer token, never a cookie. Push endpoints do not use this: API keys do not
- * belong in browsers.
+ * API authenticates with a bearer token, never a cookie (the login's device cookie only counts for its
+ * throttle, and the pages that get it call under their own origin). Push endpoints do not use this:
+ * API keys do not belong in browsers.
  */
 export const cors = (
   allowedOrigins: readonly string[],

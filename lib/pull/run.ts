@@ -1,7 +1,7 @@
 import { batchGet } from '../db/batch';
 import { type ItemKey, keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
-import type { PlannedMeasurement, WriteContext } from '../db/measurements';
+import { type PlannedMeasurement, toMeasurement, type WriteContext } from '../db/measurements';
 import {
   countRun,
   getIntegration,
@@ -16,7 +16,7 @@ import type { PullRun, RunBinding, RunErrorClass, RunOutcome } from '../domain/p
 import { uuidv7 } from '../ids';
 import { audit, logger } from '../logger';
 import type { MeasurementInput } from '../push/measurement-schema';
-import { measurementKey, planStore, storeMeasurements, writableKpi } from '../push/store';
+import { type ExistingOf, measurementKey, planStore, storeMeasurements, writableKpi } from '../push/store';
 import { type Extracted, extract } from './extract';
 import { type FetchResult, fetchSource } from './fetch';
 import { DISABLE_AFTER_MS, FAILING_AFTER, nextRunAfter, nextSlot } from './schedule';
@@ -52,7 +52,10 @@ const readTargets = async (
   }
   return {
     kpis,
-    existing: (m: MeasurementInput) => byId.get(itemId(measurementKey(m))),
+    existing: (m: MeasurementInput) => {
+      const item = byId.get(itemId(measurementKey(m)));
+      return item ? toMeasurement(item) : undefined;
+    },
     tenantId,
   };
 };
@@ -65,7 +68,7 @@ interface Evaluation {
   extracted: Extracted[];
   writable: MeasurementInput[];
   context: WriteContext;
-  existing: (m: MeasurementInput) => Record<string, unknown> | undefined;
+  existing: ExistingOf;
 }
 
 /** Fetch, extract and check: everything a run does before its first write. */

@@ -12,7 +12,12 @@ import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
 import { type ItemKey, keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
-import type { PlannedMeasurement, WriteContext, WrittenMeasurement } from '../db/measurements';
+import {
+  type PlannedMeasurement,
+  toMeasurement,
+  type WriteContext,
+  type WrittenMeasurement,
+} from '../db/measurements';
 import type { ApiKey } from '../domain/api-key';
 import type { Kpi } from '../domain/kpi';
 import type { Plan } from '../domain/plan';
@@ -299,7 +304,10 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
       source: { type: 'apiKey', id: apiKey.id, prefix: apiKey.prefix },
       at,
     };
-    const existing = (input: MeasurementInput) => byKey.get(itemId(measurementKey(input)));
+    const existing = (input: MeasurementInput) => {
+      const item = byKey.get(itemId(measurementKey(input)));
+      return item ? toMeasurement(item) : undefined;
+    };
     if (dryRun) {
       const items = planStore(measurements, context, existing);
       return { dryRun: true, items, headers: rate.headers };

@@ -9,6 +9,7 @@ import {
   type WrittenMeasurement,
 } from '../db/measurements';
 import type { Kpi } from '../domain/kpi';
+import type { Measurement } from '../domain/measurement';
 import { uuidv7 } from '../ids';
 import type { MeasurementInput } from './measurement-schema';
 
@@ -31,8 +32,8 @@ export const measurementKey = (m: Pick<MeasurementInput, 'kpiId' | 'periodStart'
 export const writableKpi = (kpi: Kpi | undefined, tenantId: string, kpiType: string): kpi is Kpi =>
   kpi !== undefined && kpi.tenantId === tenantId && kpi.type === kpiType;
 
-/** The existing record of a measurement, as read beforehand (undefined when there is none). */
-export type ExistingOf = (input: MeasurementInput) => Record<string, unknown> | undefined;
+/** The existing record of a measurement, read beforehand and parsed (undefined when there is none). */
+export type ExistingOf = (input: MeasurementInput) => Pick<Measurement, 'id' | 'createdAt'> | undefined;
 
 /**
  * Writes checked measurements. Without `existing` (one measurement, not read first) it is one

@@ -1,6 +1,7 @@
 import type { Seal } from '../crypto/seal';
 import type { Database } from '../db/client';
 import { WriteConflict } from '../db/errors';
+import { keys } from '../db/keys';
 import type { Page, PageRequest } from '../db/pagination';
 import {
   deliveryPage,
@@ -12,8 +13,10 @@ import {
   readEndpoint,
   type StoredEndpoint,
 } from '../db/webhooks';
+import { countInWindow } from '../db/window-counters';
 import {
   MAX_WEBHOOK_ENDPOINTS,
+  TEST_DELIVERIES_PER_MINUTE,
   WEBHOOK_TEST_EVENT,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -36,8 +39,6 @@ export interface WebhookDeps {
   secrets: Seal;
   /** The local stage: `http://` to this machine is allowed (lib/egress/urls.ts). */
   local: boolean;
-  /** Every test delivery goes through it (lib/egress/). */
-  egress: Egress;
   now?: () => number;
 }
 
@@ -159,18 +160,36 @@ export const listDeliveries = async (
 };
 
 /**
+ * Counts a test delivery against the tenant's TEST_DELIVERIES_PER_MINUTE (a fixed minute): past it,
+ * 429 with Retry-After until the minute ends.
+ */
+const admitTestDelivery = async (db: Database, tenantId: string, at: number) => {
+  const windowSeconds = 60;
+  const windowStart = Math.floor(at / 1000 / windowSeconds) * windowSeconds;
+  const count = await countInWindow(db, keys.webhookTests(tenantId), { windowStart, windowSeconds });
+  if (count <= TEST_DELIVERIES_PER_MINUTE) return;
+  const retryAfter = Math.max(1, Math.ceil(windowStart + windowSeconds - at / 1000));
+  throw new AppError(
+    'RATE_LIMIT_EXCEEDED',
+    `A tenant may send ${TEST_DELIVERIES_PER_MINUTE} test deliveries per minute. Retry after ${retryAfter} s.`,
+    { headers: { 'Retry-After': String(retryAfter) } },
+  );
+};
+
+/**
  * A test delivery (`webhook.test`), sent now, once, and answered with its result, as GitHub's "ping":
  * whoever sets up an endpoint sees at once whether it receives and verifies. It is in the log like any
  * delivery but never retried, and it is sent to a disabled endpoint too (to check it works again); it
- * never disables one.
+ * never disables one. A tenant sends at most TEST_DELIVERIES_PER_MINUTE.
  */
 export const sendTestDelivery = async (
-  { db, secrets, egress, now = Date.now }: WebhookDeps,
+  { db, secrets, egress, now = Date.now }: WebhookDeps & { egress: Egress },
   tenantId: string,
   id: string,
 ): Promise<WebhookDelivery> => {
   const { endpoint, sealedSecret } = await liveEndpoint(db, tenantId, id);
   const at = now();
+  await admitTestDelivery(db, tenantId, at);
   const timestamp = new Date(at).toISOString();
   const payload = deliveryBody(WEBHOOK_TEST_EVENT, timestamp, { webhookId: endpoint.id });
   const delivery = await recordDelivery(db, endpoint, WEBHOOK_TEST_EVENT, payload, at);

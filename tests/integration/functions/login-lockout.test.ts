@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/login';
+import { revokeAllSessions } from '../../../lib/auth/accounts';
 import type { LoginThrottlePolicy } from '../../../lib/auth/login-throttle';
 import { verifyPassword } from '../../../lib/auth/passwords';
 import { login } from '../../../lib/auth/sessions';
@@ -28,6 +29,7 @@ const policy = (overrides: Partial<LoginThrottlePolicy> = {}): LoginThrottlePoli
   maxFailures: 10,
   maxFailuresPerSource: 100,
   emailCeiling: 1000,
+  newDeviceAttemptsPerMinute: 10,
   freeFailures: 3,
   ...overrides,
 });
@@ -47,10 +49,12 @@ const service = (lockout: LoginThrottlePolicy) => {
     }) as typeof verifyPassword,
   };
   const source = newSource();
-  const attempt = (email: string, password: string, sourceIp = source) =>
-    login(deps, { email, password, sourceIp }).then(
-      () => ({ code: 'OK', headers: {}, message: '' }),
-      (error: { code: string; headers: Record<string, string>; message: string }) => error,
+  /** One login; a success gives the device token of this client. */
+  const attempt = (email: string, password: string, sourceIp = source, deviceToken?: string) =>
+    login(deps, { email, password, sourceIp, deviceToken }).then(
+      (result) => ({ code: 'OK', headers: {}, message: '', deviceToken: result.deviceToken }),
+      (error: { code: string; headers: Record<string, string>; message: string; deviceToken?: undefined }) =>
+        error,
     );
   return { clock, verified, attempt, source };
 };
@@ -78,10 +82,13 @@ const countersOf = async (email: string, source: string) => {
   return { fromSource: fromSource?.count, ofSource: ofSource?.count, ofEmail: ofEmail?.count };
 };
 
-/** A fresh user per test, so no test inherits another's failures. */
+/** A fresh user per test, so no test inherits another's failures; `colleague` is of the same tenant. */
 let user: TestUser;
+let colleague: TestUser;
 beforeEach(async () => {
-  user = (await createTestTenant({ kpiTypes: [] })).users.EDITOR;
+  const { users } = await createTestTenant({ kpiTypes: [] });
+  user = users.EDITOR;
+  colleague = users.ADMIN;
 });
 
 describe('POST /auth/login lockout: the victim keeps their account', () => {
@@ -97,7 +104,7 @@ describe('POST /auth/login lockout: the victim keeps their account', () => {
     // The victim, from their own address, is not refused because of the attacker.
     const victim = await post({ email: user.email, password: user.password }, newSource());
     expect(victim.status).toBe(200);
-    expect(Object.keys(victim.body).sort()).toEqual(['expiresIn', 'refreshToken', 'token']);
+    expect(Object.keys(victim.body).sort()).toEqual(['deviceToken', 'expiresIn', 'refreshToken', 'token']);
   });
 
   it('a success forgets the failures of its own source, and gives back what it counted elsewhere', async () => {
@@ -142,15 +149,45 @@ describe('POST /auth/login lockout: parallel guesses', () => {
     });
   });
 
-  it('30 parallel wrong passwords through the handler: at most 10 are answered 401, the rest 429', async () => {
+  it('30 parallel wrong passwords through the handler: at most the 3 free ones and the one that starts the delay are answered 401, the rest 429', async () => {
     const attacker = newSource();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) => post({ email: user.email, password: `wrong-${i}` }, attacker)),
     );
     const unauthorized = results.filter((r) => r.status === 401).length;
-    expect(unauthorized).toBeLessThanOrEqual(10);
+    expect(unauthorized).toBeLessThanOrEqual(4);
     for (const result of results.filter((r) => r.status !== 401)) expectLocked(result);
     expectLocked(await post({ email: user.email, password: user.password }, attacker));
+  });
+});
+
+describe('POST /auth/login lockout: parallel guesses and the progressive delay', () => {
+  it('cannot skip the delay: of 30 parallel guesses only the free ones and the one that starts the delay are verified', async () => {
+    const { clock, verified, attempt, source } = service(policy());
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attempt(user.email, `wrong-${i}`)),
+    );
+    const codes = results.map((result) => result.code);
+    // The fourth reservation set the 1 s delay in the same write that counted it.
+    expect(verified).toHaveLength(4);
+    expect(codes.filter((code) => code === 'INVALID_CREDENTIALS')).toHaveLength(verified.length);
+    const refused = results.filter((result) => result.code === 'TOO_MANY_LOGIN_ATTEMPTS');
+    expect(refused).toHaveLength(30 - verified.length);
+    expect(await countersOf(user.email, source)).toMatchObject({ fromSource: verified.length });
+    // Still within the delay, the right password is refused too, before it is verified.
+    expect(await attempt(user.email, user.password)).toMatchObject({
+      code: 'TOO_MANY_LOGIN_ATTEMPTS',
+      message: 'Wait before the next login for this e-mail from this address. Try again in 1 seconds.',
+    });
+    clock.now += 1000;
+    // The next wave after the delay: one more verification, which doubles it.
+    const next = await Promise.all(Array.from({ length: 10 }, () => attempt(user.email, 'wrong')));
+    expect(next.filter((result) => result.code === 'INVALID_CREDENTIALS')).toHaveLength(1);
+    expect(verified).toHaveLength(5);
+    clock.now += 1999;
+    expect(await attempt(user.email, user.password)).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+    clock.now += 1;
+    expect((await attempt(user.email, user.password)).code).toBe('OK');
   });
 });
 
@@ -249,8 +286,8 @@ describe('POST /auth/login lockout: one source, many e-mails', () => {
   });
 });
 
-describe('POST /auth/login lockout: a distributed attack', () => {
-  it('reaching the ceiling alerts (metric and audit line); then only sources without a failure get an attempt', async () => {
+describe('POST /auth/login lockout: a distributed attack, and device tokens past the ceiling', () => {
+  it('reaching the ceiling alerts (metric and audit line), once', async () => {
     const { attempt } = service(policy({ emailCeiling: 4 }));
     const outputs = [];
     for (let i = 1; i <= 4; i++) {
@@ -269,15 +306,121 @@ describe('POST /auth/login lockout: a distributed attack', () => {
     expect(outputs[3]).toContainEqual(
       expect.objectContaining({ audit: 'login.ceiling-reached', email: user.email }),
     );
-    // A source that has failed for the e-mail gets no further attempt, not even with the right password.
-    expect(await attempt(user.email, user.password, '198.18.0.1')).toMatchObject({
+  });
+
+  it('past it, a device that signed in before gets in at once; every other device, from any address, shares N attempts a minute', async () => {
+    const { attempt, clock } = service(policy({ emailCeiling: 4, newDeviceAttemptsPerMinute: 2 }));
+    // The victim signed in from their laptop before the attack: the laptop holds a device token.
+    const laptop = (await attempt(user.email, user.password, '192.0.2.10')).deviceToken as string;
+    for (let i = 1; i <= 4; i++) {
+      expect((await attempt(user.email, 'guess', `198.18.0.${i}`)).code).toBe('INVALID_CREDENTIALS');
+    }
+    // Fresh addresses gain nothing: together they get 2 guesses this minute, then 429 until it ends.
+    expect((await attempt(user.email, 'guess', '198.18.1.1')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.1.2')).code).toBe('INVALID_CREDENTIALS');
+    for (const address of ['198.18.1.3', '198.18.1.4']) {
+      expect(await attempt(user.email, 'guess', address)).toMatchObject({
+        code: 'TOO_MANY_LOGIN_ATTEMPTS',
+        headers: { 'Retry-After': '60' },
+        message:
+          'Too many failed logins for this e-mail: a device that has not signed in to it waits its turn. Try again in 60 seconds.',
+      });
+    }
+    // The victim's new phone waits too, even with the right password (refused before it is verified)…
+    expect((await attempt(user.email, user.password, '203.0.113.50')).code).toBe('TOO_MANY_LOGIN_ATTEMPTS');
+    // …while the laptop gets in at once, also from an address the attack used: only the per-source
+    // rules apply to it.
+    const again = await attempt(user.email, user.password, '198.18.0.1', laptop);
+    expect(again.code).toBe('OK');
+    // Each sign-in gives the device a new token.
+    expect(again.deviceToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(again.deviceToken).not.toBe(laptop);
+    // A minute later the phone gets its turn.
+    clock.now += 60_000;
+    expect((await attempt(user.email, user.password, '203.0.113.50')).code).toBe('OK');
+  });
+
+  it('a device token counts only for its own account and only while valid: not a colleague’s, a refresh token, a forged, expired or revoked one', async () => {
+    const { attempt } = service(policy({ emailCeiling: 1, newDeviceAttemptsPerMinute: 1 }));
+    const own = (await attempt(user.email, user.password, '192.0.2.20')).deviceToken as string;
+    const colleagues = (await attempt(colleague.email, colleague.password, '192.0.2.21'))
+      .deviceToken as string;
+    const { refreshToken } = await login(
+      { db, tokens, lockout: policy() },
+      { email: user.email, password: user.password, sourceIp: '192.0.2.22' },
+    );
+    const expired = await tokens.issueDeviceToken(
+      { userId: user.id, tokenVersion: 0 },
+      Math.floor(Date.now() / 1000) - 91 * 86_400,
+    );
+    const [head, payload] = own.split('.');
+    const forged = `${head}.${payload}.${'A'.repeat(42)}A`;
+    // The ceiling, and the minute's one new-device attempt.
+    expect((await attempt(user.email, 'guess', '198.18.2.1')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.2.2')).code).toBe('INVALID_CREDENTIALS');
+    for (const [name, token] of Object.entries({ colleagues, refreshToken, expired, forged, garbage: 'x' })) {
+      // Not an error: the attempt is a new device's, and the minute is used up.
+      expect((await attempt(user.email, user.password, '203.0.113.60', token)).code, name).toBe(
+        'TOO_MANY_LOGIN_ATTEMPTS',
+      );
+    }
+    // A new password (or disabling, a demotion, signing out everywhere) raises the token version: every
+    // device token of the user stops counting.
+    await revokeAllSessions(db, user.tenantId, user.id);
+    expect((await attempt(user.email, user.password, '203.0.113.61', own)).code).toBe(
+      'TOO_MANY_LOGIN_ATTEMPTS',
+    );
+  });
+
+  it('with its own valid device token the user gets in past the ceiling while the minute is used up', async () => {
+    const { attempt } = service(policy({ emailCeiling: 1, newDeviceAttemptsPerMinute: 1 }));
+    const own = (await attempt(user.email, user.password, '192.0.2.30')).deviceToken as string;
+    expect((await attempt(user.email, 'guess', '198.18.3.1')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.3.2')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, user.password, '203.0.113.70', own)).code).toBe('OK');
+  });
+
+  it('a device token that keeps failing past the ceiling is a new device again: a stolen token is no way around it', async () => {
+    const { attempt } = service(policy({ emailCeiling: 1, newDeviceAttemptsPerMinute: 1, maxFailures: 3 }));
+    const stolen = (await attempt(user.email, user.password, '192.0.2.40')).deviceToken as string;
+    expect((await attempt(user.email, 'guess', '198.18.4.1')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.4.2')).code).toBe('INVALID_CREDENTIALS');
+    // From fresh addresses with the token: its own 3 failures, then it counts for nothing.
+    for (let i = 1; i <= 3; i++) {
+      expect((await attempt(user.email, 'guess', `198.18.5.${i}`, stolen)).code).toBe('INVALID_CREDENTIALS');
+    }
+    expect(await attempt(user.email, 'guess', '198.18.5.4', stolen)).toMatchObject({
       code: 'TOO_MANY_LOGIN_ATTEMPTS',
-      message: expect.stringMatching(/^Too many failed logins for this e-mail\. Try again in \d+ seconds\.$/),
+      message: expect.stringMatching(
+        /^Too many failed logins for this e-mail: a device that has not signed in/,
+      ),
     });
-    // A source that has not failed still gets its attempt: the victim logs in.
-    expect((await attempt(user.email, user.password, '192.0.2.200')).code).toBe('OK');
-    // And a new attacking source gets one guess, not two.
-    expect((await attempt(user.email, 'guess', '198.18.0.99')).code).toBe('INVALID_CREDENTIALS');
-    expect((await attempt(user.email, 'guess', '198.18.0.99')).code).toBe('TOO_MANY_LOGIN_ATTEMPTS');
+  });
+
+  it('past it, of 20 parallel guesses from 20 addresses without a device token at most N are verified', async () => {
+    const { attempt, verified } = service(policy({ emailCeiling: 1, newDeviceAttemptsPerMinute: 3 }));
+    expect((await attempt(user.email, 'guess', '198.18.6.1')).code).toBe('INVALID_CREDENTIALS');
+    verified.length = 0;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => attempt(user.email, `guess-${i}`, `198.18.7.${i + 1}`)),
+    );
+    expect(verified.length).toBeLessThanOrEqual(3);
+    expect(results.filter((result) => result.code === 'INVALID_CREDENTIALS')).toHaveLength(verified.length);
+    expect(results.filter((result) => result.code === 'TOO_MANY_LOGIN_ATTEMPTS')).toHaveLength(
+      20 - verified.length,
+    );
+  });
+
+  it('judges an unknown e-mail exactly like a known one past the ceiling', async () => {
+    const unknown = `nobody-${randomUUID()}@example.test`;
+    const { attempt } = service(policy({ emailCeiling: 1, newDeviceAttemptsPerMinute: 1 }));
+    const answers = [];
+    for (const email of [unknown, user.email]) {
+      expect((await attempt(email, 'guess', '198.18.8.1')).code).toBe('INVALID_CREDENTIALS');
+      expect((await attempt(email, 'guess', '198.18.8.2')).code).toBe('INVALID_CREDENTIALS');
+      answers.push(await attempt(email, 'guess', '198.18.8.3'));
+    }
+    expect(answers[0]).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
+    expect(answers[0]).toEqual(answers[1]);
   });
 });

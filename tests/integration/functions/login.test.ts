@@ -14,6 +14,7 @@ const LOCKOUT = {
   maxFailures: 10,
   maxFailuresPerSource: 100,
   emailCeiling: 1000,
+  newDeviceAttemptsPerMinute: 10,
   freeFailures: 3,
 };
 
@@ -30,7 +31,7 @@ describe('POST /auth/login: happy path', () => {
     const { email, password } = acme.users.EDITOR;
     const result = await post({ email, password });
     expect(result.status).toBe(200);
-    expect(Object.keys(result.body).sort()).toEqual(['expiresIn', 'refreshToken', 'token']);
+    expect(Object.keys(result.body).sort()).toEqual(['deviceToken', 'expiresIn', 'refreshToken', 'token']);
     expect(result.body.expiresIn).toBe(86400);
     expect(result.headers['cache-control']).toBe('no-store');
   });

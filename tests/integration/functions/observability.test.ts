@@ -222,6 +222,7 @@ describe('audit lines', () => {
         maxFailures: 2,
         maxFailuresPerSource: 100,
         emailCeiling: 1000,
+        newDeviceAttemptsPerMinute: 10,
         freeFailures: 2,
       },
     };

@@ -12,12 +12,13 @@ import { createApiKey } from '../../../lib/api-keys/service';
 import { createSeal } from '../../../lib/crypto/seal';
 import { keys } from '../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../lib/db/webhooks';
-import { MAX_WEBHOOK_ENDPOINTS } from '../../../lib/domain/webhook';
-import { egress, webhookSecrets } from '../../../lib/runtime';
+import { countInWindow } from '../../../lib/db/window-counters';
+import { MAX_WEBHOOK_ENDPOINTS, TEST_DELIVERIES_PER_MINUTE } from '../../../lib/domain/webhook';
+import { egress, webhookDeps, webhookSecrets } from '../../../lib/runtime';
 import { drainLocalQueue } from '../../../lib/webhooks/drain';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
 import { secretBinding } from '../../../lib/webhooks/secrets';
-import { deleteEndpoint } from '../../../lib/webhooks/service';
+import { deleteEndpoint, sendTestDelivery } from '../../../lib/webhooks/service';
 import { type InvokeResult, invoke } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import { describeJwtAuth } from '../../support/jwt-auth-cases';
@@ -103,6 +104,28 @@ describe('POST /webhooks', () => {
     expect(lines.some((line) => line.audit === 'webhook.created')).toBe(true);
     expect(JSON.stringify(lines)).not.toContain(result.body.secret.slice(6));
     await remove(admin(tenant), result.body.id);
+  });
+
+  it('logs the URL’s origin and a hash of its path and query, which may hold a secret (Slack-style URLs)', async () => {
+    const origin = new URL(receiver.url).origin;
+    const url = `${origin}/services/T0001/B0002/XySecretTokenInThePath?token=query-secret-123`;
+    const { result, lines } = await captureOutput(() =>
+      create(admin(tenant), { url, eventTypes: ['api_key.revoked'] }),
+    );
+    expect(result.status).toBe(201);
+    const line = lines.find((entry) => entry.audit === 'webhook.created');
+    expect(line).toMatchObject({ urlOrigin: origin, urlRestSha256: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(JSON.stringify(lines)).not.toMatch(/XySecretTokenInThePath|query-secret-123|T0001/);
+    // The same URL hashes alike, another one not: lines can still be matched to an endpoint.
+    const again = await captureOutput(() => create(admin(tenant), { url, eventTypes: ['kpi.quiet'] }));
+    const other = await captureOutput(() =>
+      create(admin(tenant), { url: `${url}x`, eventTypes: ['kpi.quiet'] }),
+    );
+    const hashOf = (captured: typeof again) =>
+      captured.lines.find((entry) => entry.audit === 'webhook.created')?.urlRestSha256;
+    expect(hashOf(again)).toBe(line?.urlRestSha256);
+    expect(hashOf(other)).not.toBe(line?.urlRestSha256);
+    for (const created of [result, again.result, other.result]) await remove(admin(tenant), created.body.id);
   });
 
   it('400 naming the field: a URL that is not https (http only to this machine), with credentials, or malformed', async () => {
@@ -376,6 +399,65 @@ describe('POST /webhooks/{id}/test', () => {
     } finally {
       await hooks.close();
     }
+  });
+});
+
+describe('POST /webhooks/{id}/test: what it may reach and how often', () => {
+  it('sends nothing to an address the egress rules refuse, and says only "refused", without a duration', async () => {
+    // The local stage accepts any https URL as text; its egress rules still reach only this machine.
+    const created = await create(admin(tenant), {
+      url: 'https://10.0.0.1:8443/hooks',
+      eventTypes: ['kpi.quiet'],
+    });
+    expect(created.status).toBe(201);
+    const result = await sendTest(admin(tenant), created.body.id);
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({
+      status: 'failed',
+      attempts: [{ attempt: 1, httpStatus: null, error: 'refused', durationMs: 0 }],
+    });
+    // No port, host or timing of the network behind the service anywhere in the answer.
+    expect(JSON.stringify(result.body.attempts)).not.toMatch(/10\.0\.0\.1|8443|ECONN|ms\b/);
+    await remove(admin(tenant), created.body.id);
+  });
+
+  it(`sends a tenant at most ${TEST_DELIVERIES_PER_MINUTE} test deliveries a minute, then 429 with Retry-After until the minute ends; other tenants are not counted`, async () => {
+    const [busy, quiet] = await Promise.all([
+      createTestTenant({ plan: 'enterprise', kpiTypes: [] }),
+      createTestTenant({ plan: 'enterprise', kpiTypes: [] }),
+    ]);
+    const endpoint = (await create(admin(busy), { url: receiver.url, eventTypes: ['kpi.quiet'] })).body;
+    const minute = Math.floor(Date.now() / 60_000) * 60_000 + 120_000;
+    const at = (offsetMs: number) => ({ ...webhookDeps, egress, now: () => minute + offsetMs });
+    for (let sent = 1; sent <= TEST_DELIVERIES_PER_MINUTE; sent++) {
+      const delivery = await sendTestDelivery(at(sent * 1000), busy.tenant.id, endpoint.id);
+      expect(delivery.status).toBe('succeeded');
+    }
+    const before = receiver.received.length;
+    const refused = await sendTestDelivery(at(45_000), busy.tenant.id, endpoint.id).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', headers: { 'Retry-After': '15' } });
+    expect(receiver.received).toHaveLength(before);
+    // The next minute admits it again.
+    expect((await sendTestDelivery(at(60_000), busy.tenant.id, endpoint.id)).status).toBe('succeeded');
+    // Another tenant's deliveries in the busy minute are its own.
+    const other = (await create(admin(quiet), { url: receiver.url, eventTypes: ['kpi.quiet'] })).body;
+    expect((await sendTestDelivery(at(50_000), quiet.tenant.id, other.id)).status).toBe('succeeded');
+
+    // Through the route: a problem document with Retry-After, once this minute's count is used up. Close
+    // to the end of a minute the setup waits for the next one, so the route call falls in the minute counted.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    const windowStart = Math.floor(Date.now() / 60_000) * 60;
+    for (let i = 0; i < TEST_DELIVERIES_PER_MINUTE; i++) {
+      await countInWindow(db, keys.webhookTests(quiet.tenant.id), { windowStart, windowSeconds: 60 });
+    }
+    const answer = await sendTest(admin(quiet), other.id);
+    expect(answer.status).toBe(429);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(answer.body.type).toMatch(/rate-limit-exceeded$/);
+    expect(answer.body.detail).toMatch(/10 test deliveries per minute/);
+    expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(60);
   });
 });
 

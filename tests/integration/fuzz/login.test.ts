@@ -40,7 +40,12 @@ describe('fuzz: POST /auth/login', () => {
             expectSound(result);
             if (result.status === 200) {
               loggedIn += 1;
-              expect(Object.keys(result.body).sort()).toEqual(['expiresIn', 'refreshToken', 'token']);
+              expect(Object.keys(result.body).sort()).toEqual([
+                'deviceToken',
+                'expiresIn',
+                'refreshToken',
+                'token',
+              ]);
             }
           },
         ),

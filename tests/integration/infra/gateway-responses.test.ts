@@ -34,17 +34,28 @@ const deniedContext = () =>
     'arn:aws:execute-api:eu-central-1:1:api/prod/POST/api/integrations/push/measurement',
   ).context ?? {};
 
+/** The responses of one refusal each (a status of their own), and API Gateway's catch-alls. */
+const DEFAULTS = ['DEFAULT_4XX', 'DEFAULT_5XX'];
+const ofOneRefusal = Object.entries(gatewayResponses).filter(
+  ([, resource]) => !DEFAULTS.includes(resource.Properties.ResponseType),
+);
+
+/** The headers every answer of the service carries, the functions' and API Gateway's alike. */
+const expectSecurityHeaders = (headers: Record<string, string>, id: string) => {
+  expect(headers['cache-control'], id).toBe('no-store');
+  expect(headers['strict-transport-security'], id).toBe(STRICT_TRANSPORT_SECURITY);
+  for (const [name, value] of Object.entries(JSON_SECURITY_HEADERS)) {
+    expect(headers[name.toLowerCase()], `${id} ${name}`).toBe(value);
+  }
+};
+
 describe('gateway responses: happy path', () => {
   it('each is a problem document of the catalog: type, title and status as lib/errors.ts has them', () => {
-    for (const [id, resource] of Object.entries(gatewayResponses)) {
+    for (const [id, resource] of ofOneRefusal) {
       const rendered = renderGatewayResponse(resource.Properties.ResponseType, 'req-1', deniedContext());
       expect(rendered.headers['content-type'], id).toBe('application/problem+json');
-      expect(rendered.headers['cache-control'], id).toBe('no-store');
       // The same browser defences as every JSON answer of the functions (lib/http/responses.ts).
-      expect(rendered.headers['strict-transport-security'], id).toBe(STRICT_TRANSPORT_SECURITY);
-      for (const [name, value] of Object.entries(JSON_SECURITY_HEADERS)) {
-        expect(rendered.headers[name.toLowerCase()], `${id} ${name}`).toBe(value);
-      }
+      expectSecurityHeaders(rendered.headers, id);
       const slug = String(rendered.body.type).slice(PROBLEM_TYPE_BASE.length);
       const entry = bySlug.get(slug);
       expect(entry, id).toBeDefined();
@@ -68,8 +79,33 @@ describe('gateway responses: happy path', () => {
         // An unknown route: API Gateway's MISSING_AUTHENTICATION_TOKEN (a 403 of its own otherwise).
         'MISSING_AUTHENTICATION_TOKEN',
         'RESOURCE_NOT_FOUND',
+        // Everything else API Gateway answers itself: its 413, 502 and 504, a WAF block (WAF_FILTERED).
+        ...DEFAULTS,
       ]),
     );
+  });
+
+  it("renders API Gateway's other answers (a body over its limit, a failed or slow Lambda, a WAF block) with their status and message and the same security headers", () => {
+    const cases = [
+      ['DEFAULT_4XX', { statusCode: 413, message: 'Request Too Long' }],
+      ['DEFAULT_4XX', { statusCode: 403, message: 'Forbidden' }],
+      ['DEFAULT_5XX', { statusCode: 502, message: 'Internal server error' }],
+      ['DEFAULT_5XX', { statusCode: 504, message: 'Endpoint request timed out' }],
+    ] as const;
+    for (const [type, error] of cases) {
+      const id = `${type} ${error.statusCode}`;
+      const rendered = renderGatewayResponse(type, 'req-2', {}, error);
+      expect(rendered.status, id).toBe(error.statusCode);
+      expect(rendered.headers['content-type'], id).toBe('application/problem+json');
+      expectSecurityHeaders(rendered.headers, id);
+      // RFC 9457 §4.2.1: no type of the catalog fits every such answer, so it is about:blank, titled
+      // with API Gateway's message.
+      expect(rendered.body, id).toEqual({ type: 'about:blank', title: error.message, requestId: 'req-2' });
+    }
+    for (const type of DEFAULTS) {
+      const resource = Object.values(gatewayResponses).find((r) => r.Properties.ResponseType === type);
+      expect(resource?.Properties, type).not.toHaveProperty('StatusCode');
+    }
   });
 });
 

@@ -44,12 +44,14 @@ import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
 import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
+import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { freePort } from '../../../lib/local/processes';
 import { pullLocalQueue } from '../../../lib/pull/local-queue';
 import { createIntegration } from '../../../lib/pull/service';
 import { pullDeps, webhookDeps } from '../../../lib/runtime';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lib/webhooks/schedule';
+import { ATTEMPT_TIMEOUT_MS } from '../../../lib/webhooks/send';
 import { createEndpoint } from '../../../lib/webhooks/service';
 import { iamLike } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
@@ -961,8 +963,27 @@ describe('AWS WAF in front of the API stage', () => {
       expect(match).toMatchObject({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'STARTS_WITH' });
     }
     expect(matches.map((m: any) => m.SearchString).sort()).toEqual(['/api/auth/', '/prod/api/auth/']);
-    const { ResponseCode, CustomResponseBodyKey } = rule.Action.Block.CustomResponse;
+    // `/api/%61uth/login`, `/api//auth/login` and `/API/Auth/login` reach the login too: the path is
+    // percent-decoded, then normalised, then lowercased (in that order) before it is compared, with a
+    // search string that is already all three.
+    for (const match of matches) {
+      const steps = [...match.TextTransformations].sort((a: any, b: any) => a.Priority - b.Priority);
+      expect(steps.map((step: any) => step.Type)).toEqual(['URL_DECODE', 'NORMALIZE_PATH', 'LOWERCASE']);
+      expect(new Set(steps.map((step: any) => step.Priority)).size).toBe(steps.length);
+      expect(match.SearchString).toBe(decodeURIComponent(match.SearchString).toLowerCase());
+    }
+    const { ResponseCode, CustomResponseBodyKey, ResponseHeaders } = rule.Action.Block.CustomResponse;
     expect(ResponseCode).toBe(429);
+    // WAF's own answer replaces API Gateway's gateway responses: it carries their headers itself.
+    const headers = Object.fromEntries(
+      (ResponseHeaders as { Name: string; Value: string }[]).map(({ Name, Value }) => [Name, Value]),
+    );
+    expect(headers).toEqual({
+      'Retry-After': '300',
+      'Cache-Control': 'no-store',
+      'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY,
+      ...JSON_SECURITY_HEADERS,
+    });
     const body = JSON.parse(acl.Properties.CustomResponseBodies[CustomResponseBodyKey].Content);
     expect(body).toMatchObject({
       type: problemType('RATE_LIMIT_EXCEEDED'),
@@ -1007,6 +1028,27 @@ describe('AWS WAF in front of the API stage', () => {
       'AWS::WAFv2::WebACLAssociation',
     ]);
     for (const resource of resources) expect(created(withOrigins, resource), resource.Type).toBe(false);
+  });
+});
+
+describe("API Gateway's own answers", () => {
+  it('renders every 4xx and 5xx API Gateway answers itself with the security headers of the functions’ answers', () => {
+    const responses = resourcesOfType(prod, 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      const response = responses.find((r) => r.ResponseType === type);
+      expect(response, type).toMatchObject({ RestApiId: { Ref: 'ApiGatewayRestApi' } });
+      // No status of its own: the answer keeps API Gateway's (413, 502, 504, a WAF block's 403).
+      expect(response, type).not.toHaveProperty('StatusCode');
+    }
+    for (const response of responses) {
+      const headers = response.ResponseParameters as Record<string, string>;
+      const header = (name: string) => headers[`gatewayresponse.header.${name}`];
+      expect(header('Strict-Transport-Security'), response.ResponseType).toBe(
+        `'${STRICT_TRANSPORT_SECURITY}'`,
+      );
+      expect(header('X-Content-Type-Options'), response.ResponseType).toBe("'nosniff'");
+      expect(header('Content-Security-Policy'), response.ResponseType).toBe("'default-src \\'none\\''");
+    }
   });
 });
 
@@ -1102,12 +1144,11 @@ describe('pull integrations on SQS and EventBridge', () => {
     );
   });
 
-  it('runs the scheduler every minute, one at a time', () => {
+  it('runs the scheduler every minute', () => {
     const rules = resourcesOfType(prod, 'AWS::Events::Rule').filter(([, rule]) =>
       JSON.stringify(rule.Properties.Targets).includes('SchedulePullIntegrationsLambdaFunction'),
     );
     expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
-    expect(functionsOf(prod).schedulePullIntegrations!.fn.Properties.ReservedConcurrentExecutions).toBe(1);
   });
 
   it('tells every function the pull queue and the secrets key parameter, never the key', () => {
@@ -1120,33 +1161,73 @@ describe('pull integrations on SQS and EventBridge', () => {
   });
 });
 
-describe('functions that call tenant URLs', () => {
-  /** What sends requests to URLs tenants chose: the webhook senders and the pull functions that fetch. */
-  const TENANT_URL_FUNCTIONS = [
-    'deliverWebhooks',
-    'testWebhook',
-    'previewPullIntegration',
-    'runPullIntegration',
-    'runPullIntegrations',
-  ];
-  /** Carries the egress guard in its bundle (the webhook use cases' deps) but never sends a request. */
-  const CARRIES_THE_GUARD_ONLY = ['createWebhook'];
-  const hasTheGuard = (name: string) => /\bEgressError\b/.test(bundles[name]!);
+describe('capacity of the functions that call tenant URLs', () => {
+  /**
+   * The functions whose bundle builds the egress guard (lib/egress/): the ones that call URLs tenants
+   * chose. The bundles are tree-shaken, so a function that never sends such a request does not carry it.
+   */
+  const callingTenantUrls = () =>
+    Object.entries(bundles)
+      .filter(([, code]) => /\bcreateEgress\b/.test(code))
+      .map(([name]) => name)
+      .sort();
 
-  it('are known: every function whose bundle has the egress guard is listed', () => {
-    const found = Object.keys(functionsOf(prod)).filter(hasTheGuard).sort();
-    expect(found).toEqual([...TENANT_URL_FUNCTIONS, ...CARRIES_THE_GUARD_ONLY].sort());
+  it('finds them by their bundle: the webhook functions, and neither push nor login nor the authorizer', () => {
+    const calling = callingTenantUrls();
+    expect(calling).toEqual(
+      expect.arrayContaining([
+        'deliverWebhooks',
+        'testWebhook',
+        'previewPullIntegration',
+        'runPullIntegration',
+        'runPullIntegrations',
+      ]),
+    );
+    // The pull functions that only manage integrations, and the scheduler, never call a source.
+    for (const name of [
+      ...PUSH_FUNCTIONS,
+      'login',
+      'refreshToken',
+      'createWebhook',
+      'listKpis',
+      'createPullIntegration',
+      'updatePullIntegration',
+      'listPullIntegrations',
+      'schedulePullIntegrations',
+    ]) {
+      expect(calling, name).not.toContain(name);
+    }
   });
 
-  it('each has reserved concurrency, so slow tenant URLs cannot take the account’s Lambdas from push and login', () => {
-    const functions = functionsOf(prod);
-    for (const name of TENANT_URL_FUNCTIONS) {
-      const reserved = functions[name]!.fn.Properties.ReservedConcurrentExecutions;
-      expect(typeof reserved, name).toBe('number');
-      expect(reserved, name).toBeGreaterThan(0);
-      // Far below the account's default 1000 concurrent executions (docs/operations.md, "Capacity").
-      expect(reserved, name).toBeLessThanOrEqual(50);
+  it('gives every one of them reserved concurrency, and all of them together at most 100 of the account’s 1,000', () => {
+    const fns = functionsOf(prod);
+    const reserved = callingTenantUrls().map((name) => {
+      const value = fns[name]!.fn.Properties.ReservedConcurrentExecutions;
+      expect(Number.isInteger(value) && value > 0, `${name} has reserved concurrency`).toBe(true);
+      return value as number;
+    });
+    expect(reserved.reduce((sum, value) => sum + value, 0)).toBeLessThanOrEqual(100);
+    // Everything else draws on the unreserved pool: no other function reserves any of it.
+    for (const [name, { fn }] of Object.entries(fns)) {
+      if (!callingTenantUrls().includes(name)) {
+        expect(fn.Properties.ReservedConcurrentExecutions, name).toBeUndefined();
+      }
     }
+  });
+
+  it('lets the queue start no more delivery workers than the worker’s reserved concurrency', () => {
+    const [, mapping] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === 'WebhookDeliveryQueue',
+    ) as [string, CloudFormationResource];
+    const reserved = functionsOf(prod).deliverWebhooks!.fn.Properties.ReservedConcurrentExecutions;
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeGreaterThanOrEqual(2);
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(reserved);
+  });
+
+  it('gives each attempt at most 5 s, within the test function’s own time-out', () => {
+    expect(ATTEMPT_TIMEOUT_MS).toBeLessThanOrEqual(5000);
+    const { fn } = functionsOf(prod).testWebhook!;
+    expect(fn.Properties.Timeout * 1000).toBeGreaterThan(ATTEMPT_TIMEOUT_MS);
   });
 });
 

@@ -10,15 +10,22 @@ import { invoke } from '../../support/events';
 import { createTestTenant, db } from '../../support/fixtures';
 
 const root = resolve(__dirname, '..', '..', '..');
-const run = (args: string[], env: Record<string, string | undefined> = {}) =>
-  promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+/** Runs the CLI with `stdin` as its standard input (ended, so a command that reads it never waits). */
+const run = (args: string[], env: Record<string, string | undefined> = {}, stdin = '') => {
+  const running = promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
     cwd: root,
     env: { ...process.env, ...env },
   });
+  running.child.stdin?.end(stdin);
+  return running;
+};
 const admin = async (...args: string[]) => JSON.parse((await run(args)).stdout);
+/** `create-user`, its password on standard input as an operator pipes it in. */
+const createUser = async (password: string, ...args: string[]) =>
+  JSON.parse((await run(['create-user', ...args], {}, `${password}\n`)).stdout);
 /** A failed command: its exit code and the JSON error it printed on stderr. */
-const failure = async (...args: string[]) => {
-  const error = await run(args).then(
+const failed = async (running: ReturnType<typeof run>, args: string[]) => {
+  const error = await running.then(
     () => undefined,
     (e: { code: number; stderr: string }) => e,
   );
@@ -29,6 +36,7 @@ const failure = async (...args: string[]) => {
     details?: { path: string; message: string }[];
   };
 };
+const failure = (...args: string[]) => failed(run(args), args);
 
 /**
  * Each command is a process of its own (node, tsx, the AWS SDK): a few seconds each on a loaded 2-core
@@ -54,14 +62,12 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
       active: true,
     });
 
-    const user = await admin(
-      'create-user',
+    const user = await createUser(
+      'long-enough-pw',
       '--tenant',
       tenant.id,
       '--email',
       'Ops@CLI.example',
-      '--password',
-      'long-enough-pw',
       '--role',
       'ADMIN',
     );
@@ -159,6 +165,56 @@ describe('npm run admin (operator CLI, JSON output, same table as the service)',
   });
 });
 
+describe('create-user: the password never on the command line', CLI_TIMEOUT, () => {
+  const login = (email: string, password: string) =>
+    invoke(loginHandler, { method: 'POST', body: { email, password } });
+
+  it('refuses --password as an argument, in either spelling, and writes nothing', async () => {
+    const tenant = await admin('create-tenant', '--name', 'Argv Corp');
+    for (const spelling of [['--password', 'long-enough-pw'], ['--password=long-enough-pw']]) {
+      const args = ['create-user', '--tenant', tenant.id, '--email', 'argv@cli.example', ...spelling];
+      // Even with the password also given the right way: the argument is refused before anything runs.
+      const refused = await failed(run(args, { USER_PASSWORD: 'long-enough-pw' }), args);
+      expect(refused.code, spelling[0]).toBe(2);
+      expect(refused.error, spelling[0]).toBe(
+        "--password is refused: an argument stays in the shell's history and shows in the process list. Give the password in USER_PASSWORD or on standard input.",
+      );
+    }
+    expect(await admin('list-users', '--tenant', tenant.id)).toEqual([]);
+  });
+
+  it('takes the password from USER_PASSWORD, else from standard input, one line break dropped', async () => {
+    const tenant = await admin('create-tenant', '--name', 'Stdin Corp');
+    const fromEnv = await run(
+      ['create-user', '--tenant', tenant.id, '--email', 'env@cli.example'],
+      { USER_PASSWORD: 'from-the-environment' },
+      'not-this-one\n',
+    );
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ email: 'env@cli.example' });
+    expect((await login('env@cli.example', 'from-the-environment')).status).toBe(200);
+
+    await createUser('typed in a file\r', '--tenant', tenant.id, '--email', 'stdin@cli.example');
+    expect((await login('stdin@cli.example', 'typed in a file')).status).toBe(200);
+
+    // Nothing on standard input: the password is missing, named as such.
+    const args = ['create-user', '--tenant', tenant.id, '--email', 'none@cli.example'];
+    const empty = await failed(run(args), args);
+    expect(empty.code).toBe(1);
+    expect(empty.details).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
+  });
+
+  it('says where the password comes from in its help, and never asks for --password', async () => {
+    const { stdout } = await run(['create-user', '--help']);
+    expect(stdout).toMatch(
+      /^Usage: npm run -s admin -- create-user --tenant <id> --email <address>[^\n]*\[options\]$/m,
+    );
+    expect(stdout).toMatch(
+      /\$USER_PASSWORD or stdin +at least 8 characters \(required\): from USER_PASSWORD, or else standard input; never an argument/,
+    );
+    expect(stdout).not.toContain('--password');
+  });
+});
+
 describe('operator CLI for newcomers', CLI_TIMEOUT, () => {
   it('--help lists the commands; each command has its own --help with its options and an example', async () => {
     const overview = (await run(['--help'])).stdout;
@@ -198,11 +254,11 @@ describe('operator CLI for newcomers', CLI_TIMEOUT, () => {
         '--end',
         '2027-12-31',
       ],
-      ['create-user', '--tenant', missing, '--email', 'ghost@cli.example', '--password', 'long-enough'],
+      ['create-user', '--tenant', missing, '--email', 'ghost@cli.example'],
       ['create-api-key', '--tenant', missing, '--name', 'Ghost'],
       ['list-kpis', '--tenant', missing],
     ]) {
-      const refused = await failure(...args);
+      const refused = await failed(run(args, {}, 'long-enough\n'), args);
       expect(refused.code, args[0]).toBe(1);
       expect(refused.error, args[0]).toBe(`Tenant ${missing} not found.`);
     }
@@ -286,24 +342,8 @@ describe('operator CLI for newcomers', CLI_TIMEOUT, () => {
 
   it('list-tenants, list-users (never a password hash), list-kpis and list-cycles', async () => {
     const tenant = await admin('create-tenant', '--name', 'Listed Corp');
-    await admin(
-      'create-user',
-      '--tenant',
-      tenant.id,
-      '--email',
-      'a@listed.example',
-      '--password',
-      'long-enough',
-    );
-    await admin(
-      'create-user',
-      '--tenant',
-      tenant.id,
-      '--email',
-      'b@listed.example',
-      '--password',
-      'long-enough',
-    );
+    await createUser('long-enough', '--tenant', tenant.id, '--email', 'a@listed.example');
+    await createUser('long-enough', '--tenant', tenant.id, '--email', 'b@listed.example');
     const kpi = await admin(
       'create-kpi',
       '--tenant',

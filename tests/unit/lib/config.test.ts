@@ -26,6 +26,7 @@ describe('configuration (read once at cold start)', () => {
       LOGIN_MAX_FAILURES_PER_SOURCE: 100,
       LOGIN_FAILURE_CEILING_PER_EMAIL: 1000,
       LOGIN_LOCKOUT_WINDOW_SECONDS: 900,
+      LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE: 10,
       SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
       STAGE: 'dev',
       WEBHOOK_QUEUE_URL: undefined,
@@ -118,11 +119,24 @@ describe('configuration (read once at cold start)', () => {
     );
   });
 
-  it('takes the secret-scanning keys from an http(s) URL, GitHub’s by default', () => {
-    const url = 'http://127.0.0.1:4010/meta/public_keys/secret_scanning';
-    expect(parseConfig({ ...valid, SECRET_SCANNING_KEYS_URL: url }).SECRET_SCANNING_KEYS_URL).toBe(url);
+  it('takes the secret-scanning keys from an https URL, GitHub’s by default; http only on the local stage', () => {
+    const mirror = 'https://keys.example.com/meta/public_keys/secret_scanning';
+    expect(parseConfig({ ...valid, SECRET_SCANNING_KEYS_URL: mirror }).SECRET_SCANNING_KEYS_URL).toBe(mirror);
+    const local = 'http://127.0.0.1:4010/meta/public_keys/secret_scanning';
+    expect(
+      parseConfig({ ...valid, STAGE: 'local', SECRET_SCANNING_KEYS_URL: local }).SECRET_SCANNING_KEYS_URL,
+    ).toBe(local);
+    // A deployed stage (unset counts as one) fetches the keys that sign revocations over TLS only.
+    for (const stage of [{}, { STAGE: 'prod' }, { STAGE: 'dev' }]) {
+      expect(
+        () => parseConfig({ ...valid, ...stage, SECRET_SCANNING_KEYS_URL: local }),
+        JSON.stringify(stage),
+      ).toThrow(
+        'Invalid configuration: SECRET_SCANNING_KEYS_URL must be an https URL outside the local stage',
+      );
+    }
     for (const bad of ['', 'not a url', 'ftp://example.com/keys', 'file:///etc/keys']) {
-      expect(() => parseConfig({ ...valid, SECRET_SCANNING_KEYS_URL: bad }), bad).toThrow(
+      expect(() => parseConfig({ ...valid, STAGE: 'local', SECRET_SCANNING_KEYS_URL: bad }), bad).toThrow(
         /SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,
       );
     }

@@ -33,7 +33,7 @@ const setUp = async (types: WebhookEventType[]) => {
   const now = () => clock.now;
   const tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
   const endpoint = await createEndpoint(
-    { db, secrets: webhookSecrets, local: true, egress, now },
+    { db, secrets: webhookSecrets, local: true, now },
     { tenantId: tenant.tenant.id, url: receiver.url, eventTypes: types, createdBy: null },
   );
   receiver.secret = endpoint.secret;

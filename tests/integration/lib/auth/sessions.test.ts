@@ -18,6 +18,7 @@ const lockout = {
   maxFailures: 3,
   maxFailuresPerSource: 100,
   emailCeiling: 1000,
+  newDeviceAttemptsPerMinute: 10,
   freeFailures: 3,
 };
 

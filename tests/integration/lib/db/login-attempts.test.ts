@@ -104,6 +104,53 @@ describe('login attempt counters (lib/db/login-attempts.ts)', () => {
     expect((await read(key))?.retryAt).toBe(0);
   });
 
+  it('with a delay, the reservation past the free count sets retryAt in the same write; of parallel ones, one', async () => {
+    const key = counterKey();
+    const now = Date.now();
+    const delay = { free: 2, after: (count: number) => 1000 * count };
+    const reserve = (seen: number, at = now) =>
+      reserveAttempt(db, key, { windowSeconds: 60, now: at, limit: 10, windowOpen: seen > 0, seen, delay });
+    // Free counts set nothing, also when they race.
+    const free = await Promise.all([reserve(0), reserve(0)]);
+    expect(free.map((r) => r.reserved)).toEqual([true, true]);
+    expect((await read(key, 60, now))?.retryAt).toBe(0);
+    // 12 parallel reservations that all read the count 2 (the last one free): exactly one passes, and
+    // it stored the delay of the count it reached (3 s for the third) with its count.
+    const probe = instrument(db);
+    const raced = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        reserveAttempt(probe.db, key, {
+          windowSeconds: 60,
+          now,
+          limit: 10,
+          windowOpen: true,
+          seen: 2,
+          delay,
+        }),
+      ),
+    );
+    const passed = raced.filter((r) => r.reserved);
+    expect(passed).toHaveLength(1);
+    expect(passed[0]?.counter).toMatchObject({ count: 3, retryAt: now + 3000 });
+    for (const refused of raced.filter((r) => !r.reserved)) {
+      expect(refused.counter).toMatchObject({ count: 3, retryAt: now + 3000 });
+    }
+    // One write per try: no separate write of the delay.
+    expect(probe.calls.every((call) => call.command === 'UpdateItemCommand')).toBe(true);
+    expect(await read(key, 60, now)).toMatchObject({ count: 3, retryAt: now + 3000 });
+    // A reservation that read an older count catches up with the count as it stands, once the delay is over.
+    const later = await reserve(1, now + 3000);
+    expect(later).toMatchObject({ reserved: true, counter: { count: 4, retryAt: now + 3000 + 4000 } });
+    // A window that opens past the free count sets its delay at once.
+    const strict = counterKey();
+    const opened = await reserveAttempt(db, strict, {
+      windowSeconds: 60,
+      now,
+      delay: { free: 0, after: () => 500 },
+    });
+    expect(opened).toMatchObject({ reserved: true, counter: { count: 1, retryAt: now + 500 } });
+  });
+
   it('a release gives one attempt back to the window it was counted in, never below zero, never to a later one', async () => {
     const key = counterKey();
     const now = Date.now();

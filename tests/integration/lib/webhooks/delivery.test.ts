@@ -50,7 +50,7 @@ const setUp = async (url: string, eventTypes: WebhookEvent['type'][] = ['kpi.qui
   const clock = { now: Date.now() };
   const now = () => clock.now;
   const { tenant } = await createTestTenant({ kpiTypes: [] });
-  const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true, egress, now };
+  const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true, now };
   const endpoint = await createEndpoint(deps, {
     tenantId: tenant.id,
     url,
@@ -257,7 +257,7 @@ describe('the SQS worker (functions/deliver-webhooks.ts)', () => {
     try {
       hooks.answer = { status: 500 };
       const { tenant } = await createTestTenant({ kpiTypes: [] });
-      const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true, egress };
+      const deps: WebhookDeps = { db, secrets: webhookSecrets, local: true };
       await createEndpoint(deps, {
         tenantId: tenant.id,
         url: hooks.url,

@@ -13,6 +13,7 @@ const policy: LoginThrottlePolicy = {
   maxFailures: 10,
   maxFailuresPerSource: 100,
   emailCeiling: 1000,
+  newDeviceAttemptsPerMinute: 10,
   freeFailures: 3,
 };
 const NOW = 1_800_000_000_000;
@@ -56,14 +57,14 @@ describe('the progressive delay', () => {
 
 describe('judging an attempt from its counters', () => {
   it('admits an attempt without counters, or below every limit and past every delay', () => {
-    expect(judge(none, policy, NOW)).toEqual({ refusal: undefined, strict: false });
+    expect(judge(none, policy, NOW)).toEqual({ refusal: undefined, admission: 'open' });
     expect(
       judge(
         { fromSource: counter(9, { retryAt: NOW }), ofSource: counter(99), ofEmail: counter(999) },
         policy,
         NOW,
       ),
-    ).toEqual({ refusal: undefined, strict: false });
+    ).toEqual({ refusal: undefined, admission: 'open' });
   });
 
   it('refuses a source at its limit over all e-mails until its window ends', () => {
@@ -95,25 +96,60 @@ describe('judging an attempt from its counters', () => {
     });
   });
 
-  it('past the ceiling, refuses a source that has failed for the e-mail and admits one that has not', () => {
+  it('past the ceiling, lets a device token of the account in as before, and every other attempt share the minute’s new-device attempts', () => {
     const ofEmail = counter(1000, { windowStart: NOW - 600_000 });
-    expect(judge({ ...none, ofEmail }, policy, NOW)).toEqual({ refusal: undefined, strict: true });
-    expect(judge({ ...none, ofEmail, fromSource: counter(0) }, policy, NOW)).toEqual({
+    // Below the ceiling, a device token changes nothing.
+    expect(judge({ ...none, ofEmail: counter(999) }, policy, NOW, { deviceOfAccount: true })).toEqual({
       refusal: undefined,
-      strict: true,
+      admission: 'open',
     });
-    // Until the sooner of the two windows ends: the e-mail's here, the source's below.
-    expect(judge({ ...none, ofEmail, fromSource: counter(1) }, policy, NOW)).toEqual({
-      refusal: { retryAfterMs: 300_000, detail: 'Too many failed logins for this e-mail.' },
-      strict: true,
-    });
-    const early = counter(1000, { windowStart: NOW - 10_000 });
+    // Past it: with a device token of the account, the per-source rules alone, even for a source that failed.
     expect(
-      judge({ ...none, ofEmail: early, fromSource: counter(1) }, policy, NOW).refusal?.retryAfterMs,
-    ).toBe(840_000);
-    expect(judge({ ...none, ofEmail: counter(999), fromSource: counter(1) }, policy, NOW).strict).toBe(false);
-    // Told to judge strictly, without the e-mail's counter: the source's window.
-    expect(judge({ ...none, fromSource: counter(1) }, policy, NOW, true).refusal?.retryAfterMs).toBe(840_000);
+      judge({ ...none, ofEmail, fromSource: counter(5) }, policy, NOW, { deviceOfAccount: true }),
+    ).toEqual({ refusal: undefined, admission: 'device' });
+    // Without one (or with a token of another account), a new device: admitted while the minute has room.
+    const minute = (count: number) => counter(count, { windowStart: NOW - 15_000 });
+    for (const options of [{}, { deviceOfAccount: false }]) {
+      expect(judge({ ...none, ofEmail, newDevices: minute(9) }, policy, NOW, options)).toEqual({
+        refusal: undefined,
+        admission: 'new-device',
+      });
+    }
+    // The minute is full: refused until its window ends (a minute from its first attempt), from any source.
+    expect(
+      judge({ ...none, ofEmail, newDevices: { ...minute(10), windowEndsAt: NOW + 45_000 } }, policy, NOW),
+    ).toEqual({
+      admission: 'new-device',
+      refusal: {
+        retryAfterMs: 45_000,
+        detail:
+          'Too many failed logins for this e-mail: a device that has not signed in to it waits its turn.',
+      },
+    });
+    // A device token that failed `maxFailures` times past the ceiling is a new device again.
+    expect(
+      judge(
+        { ...none, ofEmail, device: counter(10), newDevices: { ...minute(10), windowEndsAt: NOW + 45_000 } },
+        policy,
+        NOW,
+        {
+          deviceOfAccount: true,
+        },
+      ).admission,
+    ).toBe('new-device');
+    expect(judge({ ...none, ofEmail, device: counter(9) }, policy, NOW, { deviceOfAccount: true })).toEqual({
+      refusal: undefined,
+      admission: 'device',
+    });
+    // Judged again after a lost race, as a device: the token's own limit refuses.
+    expect(
+      judge({ ...none, ofEmail, device: counter(10) }, policy, NOW, { admission: 'device' }).refusal,
+    ).toEqual({ retryAfterMs: 840_000, detail: 'Too many failed logins for this e-mail from this device.' });
+    // The per-source rules still come first.
+    expect(
+      judge({ ...none, ofEmail, fromSource: counter(10) }, policy, NOW, { deviceOfAccount: true }).refusal
+        ?.detail,
+    ).toBe('Too many failed logins for this e-mail from this address.');
   });
 
   it('names the limit that refused first: the source over all e-mails, then for this e-mail, then the delay', () => {
