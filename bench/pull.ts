@@ -2,9 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { batchPut } from '../lib/db/batch';
 import type { Database } from '../lib/db/client';
-import { keys } from '../lib/db/keys';
 import { createKpi } from '../lib/db/kpis';
-import { getIntegration, type StoredIntegration } from '../lib/db/pull-integrations';
+import { getIntegration, pullIntegrations, type StoredIntegration } from '../lib/db/pull-integrations';
 import { createTenant, getTenant } from '../lib/db/tenants';
 import { createEgress } from '../lib/egress';
 import { uuidv7 } from '../lib/ids';
@@ -56,13 +55,10 @@ export const measurePull = async (db: Database, timing: boolean): Promise<PullRe
     const kpi = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'MRR' });
     // 1,000 integrations as the service stores them: 10 due now, the others later today.
     const now = Date.now();
-    const integration = (dueAt: number): StoredIntegration & Record<string, unknown> => {
+    const integration = (dueAt: number): StoredIntegration => {
       const id = uuidv7();
       const at = new Date(dueAt).toISOString();
       return {
-        ...keys.pullIntegration(tenant.id, id),
-        ...keys.pullDueIndex(at, tenant.id, id),
-        type: 'PULL',
         id,
         tenantId: tenant.id,
         name: `Source ${id}`,
@@ -82,12 +78,17 @@ export const measurePull = async (db: Database, timing: boolean): Promise<PullRe
         createdBy: null,
         updatedAt: at,
         sealedSecrets: null,
+        claimedSlot: null,
       };
     };
     const items = Array.from({ length: INTEGRATIONS }, (_, i) =>
       integration(i < DUE ? now - 60_000 : now + 3_600_000 + i * 1000),
     );
-    await batchPut(db, items);
+    // Written through the entity's codec, as the service writes them.
+    await batchPut(
+      db,
+      items.map((item) => pullIntegrations.toItem(item)),
+    );
 
     const sent: string[] = [];
     const queue = { send: async (body: string) => void sent.push(body), retryLater: async () => {} };

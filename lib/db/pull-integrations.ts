@@ -9,6 +9,7 @@ import {
   type RunErrorClass,
 } from '../domain/pull-integration';
 import type { Database } from './client';
+import { defineEntity } from './entity';
 import { writtenUnlessConditionFails } from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
@@ -24,33 +25,38 @@ import { type Page, type PageRequest, queryPage } from './pagination';
 /** How long runs and days of usage are kept. */
 export const PULL_RETENTION_DAYS = 90;
 
-/** An integration as stored: the entity, and its secrets sealed (null for `auth: none`). */
-export const storedIntegrationSchema = z.extend(pullIntegrationSchema, {
-  sealedSecrets: z.nullable(z.string()),
-  /** The slot a scheduler claimed and its run has not recorded yet (lib/pull/run.ts). */
-  claimedSlot: z.optional(z.string()),
-});
-export type StoredIntegration = z.output<typeof storedIntegrationSchema>;
-
-const toStored = (item: Record<string, unknown>): StoredIntegration => storedIntegrationSchema.parse(item);
-
-/** The index entry of an integration that the scheduler should run at `dueAt` (none while disabled). */
-const dueEntry = ({ integration }: { integration: PullIntegration }) =>
+/** The index entry of an integration that the scheduler should run at its `nextRunAt` (none while disabled). */
+const dueEntry = (integration: Pick<PullIntegration, 'status' | 'nextRunAt' | 'tenantId' | 'id'>) =>
   integration.status === 'disabled' || integration.nextRunAt === null
     ? {}
     : keys.pullDueIndex(integration.nextRunAt, integration.tenantId, integration.id);
+
+/**
+ * An integration as stored: the entity, its credentials sealed (null for `auth: none`), and the slot a
+ * scheduler claimed that its run has not recorded yet (lib/pull/run.ts). In the tenant's partition, and
+ * in the due index while it is not disabled.
+ */
+export const pullIntegrations = defineEntity({
+  type: 'PULL',
+  schema: z.extend(pullIntegrationSchema, {
+    sealedSecrets: z.nullable(z.string()),
+    claimedSlot: z.nullable(z.string()),
+  }),
+  key: (integration) => ({
+    ...keys.pullIntegration(integration.tenantId, integration.id),
+    ...dueEntry(integration),
+  }),
+});
+export type StoredIntegration = Parameters<typeof pullIntegrations.toItem>[0];
+
+const toStored = (item: Record<string, unknown>): StoredIntegration => pullIntegrations.fromItem(item);
 
 /** A new integration; its first run is due at once (`nextRunAt`). */
 export const putIntegration = async ({ client, tableName }: Database, stored: StoredIntegration) => {
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: {
-        ...keys.pullIntegration(stored.tenantId, stored.id),
-        type: 'PULL',
-        ...stored,
-        ...dueEntry({ integration: stored }),
-      },
+      Item: pullIntegrations.toItem(stored),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -97,12 +103,8 @@ export const replaceIntegration = ({ client, tableName }: Database, stored: Stor
     client.send(
       new PutCommand({
         TableName: tableName,
-        Item: {
-          ...keys.pullIntegration(stored.tenantId, stored.id),
-          type: 'PULL',
-          ...stored,
-          ...dueEntry({ integration: stored }),
-        },
+        // A change ends any claim: its run, should it finish, records nothing.
+        Item: pullIntegrations.toItem({ ...stored, claimedSlot: null }),
         ConditionExpression: 'attribute_exists(pk)',
       }),
     ),
@@ -223,28 +225,27 @@ export const putRunState = async (
   state: RunState,
   slot: string | null,
 ): Promise<PullIntegration['status'] | undefined> => {
-  const due =
-    state.status === 'disabled' || state.nextRunAt === null
-      ? undefined
-      : keys.pullDueIndex(state.nextRunAt, integration.tenantId, integration.id);
+  const due = dueEntry({ ...state, tenantId: integration.tenantId, id: integration.id });
+  // As the entity stores them: a null field is absent, so it is removed.
+  const fields: Record<string, unknown> = { ...state, ...due };
+  const set = Object.keys(fields).filter((name) => fields[name] !== null);
+  const remove = [
+    ...Object.keys(fields).filter((name) => fields[name] === null),
+    'claimedSlot',
+    ...('gsi2pk' in due ? [] : ['gsi2pk', 'gsi2sk']),
+  ];
   try {
     const { Attributes } = await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.pullIntegration(integration.tenantId, integration.id),
-        UpdateExpression: `SET #status = :status, consecutiveFailures = :failures, failingSince = :failingSince, disabledAt = :disabledAt, lastRun = :lastRun, nextRunAt = :nextRunAt${
-          due ? ', gsi2pk = :gsi2pk, gsi2sk = :gsi2sk' : ''
-        } REMOVE claimedSlot${due ? '' : ', gsi2pk, gsi2sk'}`,
+        UpdateExpression: `SET ${set.map((name) => `#${name} = :${name}`).join(', ')} REMOVE ${remove
+          .map((name) => `#${name}`)
+          .join(', ')}`,
         ConditionExpression: slot === null ? 'attribute_exists(pk)' : 'claimedSlot = :slot',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: Object.fromEntries([...set, ...remove].map((name) => [`#${name}`, name])),
         ExpressionAttributeValues: {
-          ':status': state.status,
-          ':failures': state.consecutiveFailures,
-          ':failingSince': state.failingSince,
-          ':disabledAt': state.disabledAt,
-          ':lastRun': state.lastRun,
-          ':nextRunAt': state.nextRunAt,
-          ...(due ? { ':gsi2pk': due.gsi2pk, ':gsi2sk': due.gsi2sk } : {}),
+          ...Object.fromEntries(set.map((name) => [`:${name}`, fields[name]])),
           ...(slot === null ? {} : { ':slot': slot }),
         },
         ReturnValues: 'UPDATED_OLD',
@@ -257,12 +258,19 @@ export const putRunState = async (
   }
 };
 
+/** A run of an integration, in the integration's partition; it expires (`ttl`) after the retention. */
+export const pullRuns = defineEntity({
+  type: 'PULLRUN',
+  schema: pullRunSchema,
+  key: (run) => keys.pullRun(run.integrationId, run.id),
+});
+
 /** A run's record; `expiresAt` (epoch seconds) is when it leaves the log. */
 export const putRun = async ({ client, tableName }: Database, run: PullRun, expiresAt: number) => {
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...keys.pullRun(run.integrationId, run.id), type: 'PULLRUN', ...run, ttl: expiresAt },
+      Item: { ...pullRuns.toItem(run), ttl: expiresAt },
     }),
   );
 };
@@ -279,7 +287,7 @@ export const runPage = (db: Database, integrationId: string, page: PageRequest):
     },
     { pk },
     page,
-    (item) => pullRunSchema.parse(item),
+    (item) => pullRuns.fromItem(item),
     { name: 'sk', prefix: skPrefix },
   );
 };
@@ -314,7 +322,7 @@ export const countRun = async (
         ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
       },
       ExpressionAttributeValues: {
-        ':type': 'PULLUSAGE',
+        ':type': pullUsageDays.type,
         ':ttl': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (PULL_RETENTION_DAYS + 1) * 86_400,
         ...Object.fromEntries(names.map((name, i) => [`:c${i}`, counters[name]])),
       },
@@ -336,6 +344,29 @@ export const usageDaySchema = z.object({
 });
 export type PullUsageDay = z.output<typeof usageDaySchema>;
 
+/**
+ * A day of an integration's usage, in the integration's partition. Its counters are added by
+ * `countRun` (atomic `ADD`s); the day is the sort key's and the integration the partition's; a counter
+ * not added yet reads as 0, and the failures by class are one attribute each (`failed_<class>`).
+ */
+export const pullUsageDays = defineEntity({
+  type: 'PULLUSAGE',
+  schema: z.extend(usageDaySchema, { integrationId: z.string() }),
+  key: (day) => keys.pullUsageDay(day.integrationId, day.date),
+  hidden: ['integrationId'],
+  stored: {
+    integrationId: { read: (item) => String(item.pk).slice('PULL#'.length), write: () => ({}) },
+    date: { read: (item) => String(item.sk).slice('USAGE#'.length), write: () => ({}) },
+    runs: { default: 0 },
+    measurements: { default: 0 },
+    failed: { default: 0 },
+    failures: {
+      read: (item) => Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, item[`failed_${c}`] ?? 0])),
+      write: (failures) => Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [`failed_${c}`, failures[c]])),
+    },
+  },
+});
+
 /** The integration's days from `from` to `to` (inclusive, `YYYY-MM-DD`), oldest first: one Query. */
 export const usageDaysOf = async (
   { client, tableName }: Database,
@@ -354,13 +385,5 @@ export const usageDaysOf = async (
       },
     }),
   );
-  return Items.map((item) =>
-    usageDaySchema.parse({
-      date: String(item.sk).slice('USAGE#'.length),
-      runs: item.runs ?? 0,
-      measurements: item.measurements ?? 0,
-      failed: item.failed ?? 0,
-      failures: Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, item[`failed_${c}`] ?? 0])),
-    }),
-  );
+  return Items.map((item) => pullUsageDays.fromItem(item));
 };

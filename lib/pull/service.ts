@@ -237,7 +237,11 @@ export const createIntegration = async (
     createdBy: input.createdBy,
     updatedAt: at,
   };
-  const stored = { ...integration, sealedSecrets: await sealSecrets(deps.secrets, integration, secrets) };
+  const stored: StoredIntegration = {
+    ...integration,
+    sealedSecrets: await sealSecrets(deps.secrets, integration, secrets),
+    claimedSlot: null,
+  };
   await putIntegration(db, stored);
   return stored;
 };

@@ -66,6 +66,7 @@ const putDue = async (dueAt: string, path = '/ok', schedule: PullSchedule = { ev
     createdBy: null,
     updatedAt: dueAt,
     sealedSecrets: null,
+    claimedSlot: null,
   };
   await putIntegration(db, stored);
   return stored;
