@@ -1,8 +1,8 @@
 import { defineRoute, reply } from '../lib/http/route';
 import { audit } from '../lib/logger';
 import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
+import { createIntegration } from '../lib/pull/definitions';
 import { createPullIntegrationSchema } from '../lib/pull/inputs';
-import { createIntegration } from '../lib/pull/service';
 import { integrationView, pullIntegrationViewSchema } from '../lib/pull/views';
 import { jwtEndpoint, pullDeps } from '../lib/runtime';
 

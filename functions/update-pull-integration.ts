@@ -2,8 +2,8 @@ import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { audit } from '../lib/logger';
 import { pullIntegrationExample } from '../lib/openapi/examples';
+import { updateIntegration } from '../lib/pull/definitions';
 import { updatePullIntegrationSchema } from '../lib/pull/inputs';
-import { updateIntegration } from '../lib/pull/service';
 import { integrationView, pullIntegrationViewSchema } from '../lib/pull/views';
 import { jwtEndpoint, pullDeps } from '../lib/runtime';
 

@@ -36,7 +36,7 @@ const dueEntry = (integration: Pick<PullIntegration, 'status' | 'nextRunAt' | 't
  * scheduler claimed that its run has not recorded yet (lib/pull/run.ts). In the tenant's partition, and
  * in the due index while it is not disabled.
  */
-export const pullIntegrations = defineEntity({
+export const pullIntegrations = /* @__PURE__ */ defineEntity({
   type: 'PULL',
   schema: z.extend(pullIntegrationSchema, {
     sealedSecrets: z.nullable(z.string()),
@@ -258,8 +258,12 @@ export const putRunState = async (
   }
 };
 
-/** A run of an integration, in the integration's partition; it expires (`ttl`) after the retention. */
-export const pullRuns = defineEntity({
+/**
+ * A run of an integration, in the integration's partition; it expires (`ttl`) after the retention.
+ * The declarations are marked pure, so a function that never touches runs or usage (creating an
+ * integration) bundles neither, nor their keys.
+ */
+export const pullRuns = /* @__PURE__ */ defineEntity({
   type: 'PULLRUN',
   schema: pullRunSchema,
   key: (run) => keys.pullRun(run.integrationId, run.id),
@@ -349,9 +353,9 @@ export type PullUsageDay = z.output<typeof usageDaySchema>;
  * `countRun` (atomic `ADD`s); the day is the sort key's and the integration the partition's; a counter
  * not added yet reads as 0, and the failures by class are one attribute each (`failed_<class>`).
  */
-export const pullUsageDays = defineEntity({
+export const pullUsageDays = /* @__PURE__ */ defineEntity({
   type: 'PULLUSAGE',
-  schema: z.extend(usageDaySchema, { integrationId: z.string() }),
+  schema: /* @__PURE__ */ z.extend(usageDaySchema, { integrationId: /* @__PURE__ */ z.string() }),
   key: (day) => keys.pullUsageDay(day.integrationId, day.date),
   hidden: ['integrationId'],
   stored: {

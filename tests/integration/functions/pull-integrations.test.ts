@@ -13,7 +13,7 @@ import { handler as updateHandler } from '../../../functions/update-pull-integra
 import { keys } from '../../../lib/db/keys';
 import { getIntegration } from '../../../lib/db/pull-integrations';
 import { freePort } from '../../../lib/local/processes';
-import { createIntegration } from '../../../lib/pull/service';
+import { createIntegration } from '../../../lib/pull/definitions';
 import { pullDeps } from '../../../lib/runtime';
 import { type InvokeResult, invoke } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';

@@ -10,10 +10,10 @@ import {
 import { deliveryPage } from '../../../../lib/db/webhooks';
 import type { PullSchedule } from '../../../../lib/domain/pull-integration';
 import { uuidv7 } from '../../../../lib/ids';
+import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
 import { pullLocalQueue } from '../../../../lib/pull/local-queue';
 import { runMessage } from '../../../../lib/pull/run';
 import { schedulePass } from '../../../../lib/pull/scheduler';
-import { createIntegration, updateIntegration } from '../../../../lib/pull/service';
 import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
 import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
 import { createEndpoint } from '../../../../lib/webhooks/service';
