@@ -66,6 +66,7 @@ export const previewSchema = z
 export const integrationView = ({
   tenantId: _tenant,
   sealedSecrets: _sealed,
+  claimedSlot: _claim,
   ...integration
 }: StoredIntegration) => integration;
 export const runView = ({ tenantId: _tenant, ...run }: PullRun) => run;
