@@ -3,7 +3,7 @@ import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { measurementExample, pullRunExample } from '../lib/openapi/examples';
 import { FETCH_TIMEOUT_MS, TOKEN_TIMEOUT_MS } from '../lib/pull/fetch';
 import { previewIntegration } from '../lib/pull/run';
-import { previewSchema } from '../lib/pull/views';
+import { previewSchema, previewView } from '../lib/pull/views';
 import { pushedMeasurement } from '../lib/push/views';
 import { jwtEndpoint, pullFetchDeps } from '../lib/runtime';
 
@@ -50,7 +50,7 @@ export const route = defineRoute({
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
   core: async ({ params: { id }, user }) =>
-    reply(200, await previewIntegration(pullFetchDeps, user.tenantId, id)),
+    reply(200, previewView(await previewIntegration(pullFetchDeps, user.tenantId, id))),
 });
 
 export const handler = jwtEndpoint(route);

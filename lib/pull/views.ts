@@ -7,7 +7,8 @@ import {
   pullIntegrationSchema,
   pullRunSchema,
 } from '../domain/pull-integration';
-import { plannedMeasurementSchema, pushStatusSchema } from '../push/views';
+import { plannedMeasurementSchema, pushedMeasurement, pushStatusSchema } from '../push/views';
+import type { Preview } from './run';
 
 /**
  * What clients see of pull integrations and their runs, derived from the entities
@@ -70,3 +71,12 @@ export const integrationView = ({
   ...integration
 }: StoredIntegration) => integration;
 export const runView = ({ tenantId: _tenant, ...run }: PullRun) => run;
+
+/** A preview's planned measurements as a push's dry run shows them: the record, without provenance. */
+export const previewView = (preview: Preview) => ({
+  ...preview,
+  measurements: preview.measurements.map(({ status, measurement }) => ({
+    status,
+    measurement: pushedMeasurement(measurement),
+  })),
+});

@@ -362,6 +362,19 @@ describe('POST /integrations/pull/{id}/preview', () => {
       ],
     });
     expect(typeof result.body.durationMs).toBe('number');
+    // As a push's dry run shows it: the record without its provenance.
+    expect(Object.keys(result.body.measurements[0].measurement).sort()).toEqual([
+      'actual',
+      'createdAt',
+      'forecast',
+      'id',
+      'kpiId',
+      'kpiType',
+      'periodEnd',
+      'periodStart',
+      'target',
+      'updatedAt',
+    ]);
     const after = await getIntegration(db, tenant.tenant.id, created.id);
     expect(after?.nextRunAt).toBe(created.nextRunAt);
     expect(after?.lastRun).toBeNull();
