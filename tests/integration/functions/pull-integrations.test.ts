@@ -572,6 +572,23 @@ describe('each failure class, in the run log without the body or a secret', () =
     return result.body;
   };
 
+  it('nothing of the body reaches the logs or the run log, whatever the outcome', async () => {
+    source.answers['/logged'] = { json: { value: 5, note: 'body-text-never-logged' } };
+    const created = await createdFor(tenant, {
+      url: source.url('/logged'),
+      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'note' }],
+    });
+    const { result, lines } = await captureOutput(() => run(admin(tenant), created.id));
+    expect(result.body.bindings[0].problem).toBe(
+      'actual: not a number (found a string; to_number() converts a numeric string)',
+    );
+    expect(lines.some((line) => line.message === 'pull integration run')).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain('body-text-never-logged');
+    expect(JSON.stringify((await runs(admin(tenant), created.id)).body)).not.toContain(
+      'body-text-never-logged',
+    );
+  });
+
   it('http_status: a 503, and a redirect (never followed)', async () => {
     expect(await failing({ status: 503, json: { error: 'body-text-never-logged' } })).toMatchObject({
       httpStatus: 503,
