@@ -333,7 +333,13 @@ export const runMessage = async (deps: PullRunDeps, body: string): Promise<Worke
     await assertMayPull(deps, stored.tenantId);
   } catch {
     const nextRunAt = new Date(nextSlot(stored.schedule, (deps.now ?? Date.now)())).toISOString();
-    await putRunState(deps.db, stored, { ...stored, nextRunAt }, message.slot);
+    const { status, consecutiveFailures, failingSince, disabledAt, lastRun } = stored;
+    await putRunState(
+      deps.db,
+      stored,
+      { status, consecutiveFailures, failingSince, disabledAt, lastRun, nextRunAt },
+      message.slot,
+    );
     return { kind: 'skipped', reason: 'feature-off' };
   }
   const run = await executeRun(deps, stored, 'schedule', message.slot);

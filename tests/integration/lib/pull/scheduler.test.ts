@@ -7,6 +7,7 @@ import {
   putIntegration,
   type StoredIntegration,
 } from '../../../../lib/db/pull-integrations';
+import { getTenant, updateTenant } from '../../../../lib/db/tenants';
 import { deliveryPage } from '../../../../lib/db/webhooks';
 import type { PullSchedule } from '../../../../lib/domain/pull-integration';
 import { uuidv7 } from '../../../../lib/ids';
@@ -16,6 +17,7 @@ import { runMessage } from '../../../../lib/pull/run';
 import { schedulePass } from '../../../../lib/pull/scheduler';
 import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
 import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
+import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createEndpoint } from '../../../../lib/webhooks/service';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
@@ -266,6 +268,38 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
     });
     const due = await dueIntegrations(db, Date.now());
     expect(due.map((d) => d.integrationId)).toContain(created.id);
+  });
+});
+
+describe('a tenant whose plan lost kpi_api_integration', () => {
+  it('is not fetched: its claimed slot moves on to the next one, nothing is recorded', async () => {
+    source.answers['/lost'] = { json: { value: 1 } };
+    const dueAt = '1999-06-01T00:00:00.000Z';
+    const integration = await putDue(dueAt, '/lost');
+    await updateTenant(db, tenant.tenant.id, { features: ['kpi_push_measurement'] });
+    try {
+      const queue = queueNamed();
+      const now = Date.parse('1999-06-01T00:01:00.000Z');
+      await schedulePass({ db, queue, now });
+      const [message] = (await queue.receive()).filter((m) => m.body.includes(integration.id));
+      // A fresh cache: the tenant as it is now.
+      const deps = {
+        ...pullRunDeps,
+        now: () => now,
+        tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
+      };
+      expect(await runMessage(deps, message!.body)).toEqual({ kind: 'skipped', reason: 'feature-off' });
+      await queue.delete(message!.receipt);
+      expect(source.requestsTo('/lost')).toHaveLength(0);
+      const stored = await getIntegration(db, tenant.tenant.id, integration.id);
+      expect(stored).toMatchObject({
+        lastRun: null,
+        nextRunAt: '1999-06-02T00:00:00.000Z',
+        claimedSlot: null,
+      });
+    } finally {
+      await updateTenant(db, tenant.tenant.id, { features: ['kpi_push_measurement', 'kpi_api_integration'] });
+    }
   });
 });
 
