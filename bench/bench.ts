@@ -51,6 +51,7 @@ import {
   withoutSourceMaps,
 } from './bundles';
 import { type Call, capacityOf, recordCalls, roundGroups, roundsOf } from './capacity';
+import { measurePull, type PullResults } from './pull';
 
 const root = resolve(__dirname, '..');
 
@@ -161,6 +162,8 @@ export interface BenchResults {
   firstInvocation: { pushSingleMs: number | null; warmP50Ms: number | null; ratio: number | null };
   /** Why push single makes more calls than the floor, call by call. */
   beyondFloor: string[];
+  /** Pull integrations: a scheduler pass over 1,000 of which 10 are due, and one scheduled run. */
+  pull: PullResults;
   budgets: Budget[];
 }
 
@@ -249,6 +252,8 @@ const measurementItem = (s: Seeded, kpi: Kpi, n: number, actual: number) => {
     receivedAt: now,
     apiKeyId: s.pushKeyId,
     apiKeyPrefix: identificationPrefix(s.pushKey),
+    integrationId: null,
+    integrationName: null,
   });
 };
 
@@ -801,6 +806,9 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       firstInvocation.ratio = warm ? round2(median(firsts) / warm) : null;
     }
 
+    log('pull integrations…');
+    const pull = await measurePull(db, options.timing);
+
     return {
       date: new Date().toISOString(),
       machine: machineText(),
@@ -818,7 +826,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       minimal: minimalResults,
       firstInvocation,
       beyondFloor: BEYOND_FLOOR,
-      budgets: budgetsOf(results, functions, firstInvocation, deployedMode),
+      pull,
+      budgets: [...budgetsOf(results, functions, firstInvocation, deployedMode), ...pullBudgets(pull)],
     };
   } finally {
     for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name];
@@ -946,6 +955,22 @@ export const budgetsOf = (
   );
   return budgets;
 };
+
+/**
+ * The scheduler's requests grow with the due integrations only: a pass over 1,000 of which 10 are due
+ * is one Query of the index and one claim per due slot.
+ */
+export const pullBudgets = (pull: PullResults): Budget[] =>
+  [
+    ['pull scheduler, 10 due of 1,000: requests', 11, pull.scheduler.requests],
+    ['pull scheduler, 10 due of 1,000: Queries', 1, pull.scheduler.queries],
+  ].map(([name, limit, measured]) => ({
+    name: name as string,
+    limit: limit as number,
+    measured: measured as number,
+    timed: false,
+    ok: (measured as number) <= (limit as number),
+  }));
 
 /**
  * Cost of a million operations on AWS list prices (us-east-1): API Gateway REST $3.50 and Lambda

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick | --loads] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads | --pull] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *
  * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
  * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
@@ -11,12 +11,19 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createDatabase } from '../lib/db/client';
+import { createTable } from '../lib/db/table';
+import { freePort, startDynamoDbLocal } from '../lib/local/processes';
+import { logger } from '../lib/logger';
 import { type BenchResults, costPerMillionUsd, runBench } from './bench';
+import { measurePull } from './pull';
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     loads: { type: 'boolean', default: false },
+    /** Only the pull integrations' figures (scheduler pass and run, with the run's time). */
+    pull: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
@@ -69,6 +76,15 @@ export const printResults = (results: BenchResults) => {
       `first push after load: ${results.firstInvocation.pushSingleMs} ms = ${results.firstInvocation.ratio} × warm p50 (${results.firstInvocation.warmP50Ms} ms)`,
     );
   }
+  const { scheduler, run } = results.pull;
+  console.log(
+    `\npull scheduler pass, ${scheduler.due} due of ${scheduler.integrations}: ${scheduler.requests} requests (${scheduler.queries} Query), ${scheduler.readUnits} RCU, ${scheduler.writeUnits} WCU`,
+  );
+  console.log(
+    `pull run (one binding, scheduled): ${run.requests} requests, ${run.readUnits} RCU, ${run.writeUnits} WCU${
+      run.medianMs === null ? '' : `, median ${run.medianMs} ms in-process over ${run.runs} runs`
+    }`,
+  );
   console.log('\npush single beyond the floor (GetItem key → PutItem measurement):');
   for (const line of results.beyondFloor) console.log(`- ${line}`);
   // `--loads` measures no scenario: the budgets it has no figure for are not checked.
@@ -82,7 +98,28 @@ export const printResults = (results: BenchResults) => {
   return checked.filter((b) => !b.ok);
 };
 
+/** `npm run bench -- --pull`: the pull figures alone, on a DynamoDB Local of their own. */
+const pullOnly = async () => {
+  // Each run logs a line; the figures are the output here.
+  logger.setLogLevel('SILENT');
+  const dynamo = await startDynamoDbLocal(await freePort());
+  const db = createDatabase({
+    tableName: 'strategy-service-bench-pull',
+    region: 'eu-central-1',
+    endpoint: dynamo.endpoint,
+  });
+  try {
+    await createTable(db);
+    const { scheduler, run } = await measurePull(db, true);
+    console.log(JSON.stringify({ scheduler, run }, null, 2));
+  } finally {
+    db.client.destroy();
+    await dynamo.stop();
+  }
+};
+
 const main = async () => {
+  if (values.pull) return pullOnly();
   const quick = values.quick;
   const results = await runBench({
     operations: Number(values.operations),

@@ -42,7 +42,7 @@ export const route = defineRoute({
   path: '/kpis/{kpiId}',
   tag: 'KPIs',
   summary: 'Get a KPI with its measurements',
-  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key that pushed it, its status against its target, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
+  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key or pull integration that wrote it, its status against its target, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
   auth: 'jwt',
   pathParams: kpiIdParams,
   query: pageQuerySchema,

@@ -60,6 +60,17 @@ const environment = z
     JWT_SECRET_PARAMETER: optional(
       z.string().check(z.regex(/^\/[\w./-]+$/, 'must be a parameter name such as /a/b')),
     ),
+    /**
+     * The key that seals the secrets tenants give the service (webhook signing secrets, the credentials
+     * of pull integrations): a key of its own, never derived from the JWT key, so rotating one neither
+     * breaks nor exposes the other. Only the local stack and tests have it here (at least 32 characters;
+     * several lines for a rotation: the first seals, all open); on AWS SECRETS_KEY_PARAMETER names the
+     * SSM SecureString that holds it.
+     */
+    SECRETS_KEY: optional(z.string().check(z.minLength(32, 'must be at least 32 characters'))),
+    SECRETS_KEY_PARAMETER: optional(
+      z.string().check(z.regex(/^\/[\w./-]+$/, 'must be a parameter name such as /a/b')),
+    ),
     /** How long a container uses the key it read before reading it again (a rotation's propagation time). */
     JWT_KEY_MAX_AGE_SECONDS: positiveInt(300),
     /**
@@ -121,12 +132,22 @@ const environment = z
      * a queue kept in the table (lib/webhooks/local-queue.ts), which `npm run alerts:run` drains.
      */
     WEBHOOK_QUEUE_URL: optional(z.url({ error: 'must be a URL' })),
+    /**
+     * The SQS queue through which the scheduler hands due pull integrations to the worker. Unset: the
+     * local stage's queue in the table, which `npm run pull:run` drains.
+     */
+    PULL_QUEUE_URL: optional(z.url({ error: 'must be a URL' })),
   })
   .check(
     // zod skips this rule while a variable is missing or unreadable; those are named first, as before.
     z.refine(
       (config) => (config.JWT_SECRET === undefined) !== (config.JWT_SECRET_PARAMETER === undefined),
       'set exactly one of JWT_SECRET (local stack, tests) and JWT_SECRET_PARAMETER (AWS).',
+    ),
+    // Unset, the functions that seal or open a tenant's secret fail at that point (lib/runtime.ts).
+    z.refine(
+      (config) => config.SECRETS_KEY === undefined || config.SECRETS_KEY_PARAMETER === undefined,
+      'set at most one of SECRETS_KEY (local stack, tests) and SECRETS_KEY_PARAMETER (AWS).',
     ),
     z.refine(
       (config) => config.STAGE === 'local' || new URL(config.SECRET_SCANNING_KEYS_URL).protocol === 'https:',

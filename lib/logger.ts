@@ -35,7 +35,12 @@ export type AuditEvent =
   | 'kpi.updated'
   | 'webhook.created'
   | 'webhook.deleted'
-  | 'webhook.disabled';
+  | 'webhook.disabled'
+  | 'integration.created'
+  | 'integration.updated'
+  | 'integration.deleted'
+  | 'integration.run'
+  | 'integration.disabled';
 
 /**
  * One audit line: `{"message":"audit","audit":"<event>", ...fields}`, at info level, with the request's

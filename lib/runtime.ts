@@ -17,6 +17,10 @@ import {
   pageEndpointOf,
   publicEndpointOf,
 } from './http/endpoint';
+import { createTokenCache } from './pull/fetch';
+import { PULL_QUEUE_NAME } from './pull/local-queue';
+import { createPullSecretSeal } from './pull/secrets';
+import type { PullDeps, PullFetchDeps, PullRunDeps } from './pull/service';
 import type { PushDeps } from './push/push-service';
 import { createTenantCache } from './tenant-cache';
 import { tracer } from './tracer';
@@ -115,8 +119,29 @@ const webhookQueueOf = (): Queue =>
 
 export const webhookQueue = /* @__PURE__ */ webhookQueueOf();
 
-/** Webhook secrets, sealed with a key derived from the JWT key (lib/webhooks/secrets.ts). */
-export const webhookSecrets = /* @__PURE__ */ createWebhookSecretSeal(jwtKeys);
+/**
+ * The secrets key: what seals the secrets tenants give the service (webhook signing secrets, pull
+ * credentials). A key of its own, read like the JWT key (from its own SSM SecureString on AWS, through
+ * Powertools Parameters) and never derived from it. A stage without one fails where a secret is sealed
+ * or opened, not at cold start: most functions never touch one.
+ */
+const secretsKeySource = (): SecretSource =>
+  config.SECRETS_KEY ??
+  (config.SECRETS_KEY_PARAMETER
+    ? ssmSecret({
+        name: config.SECRETS_KEY_PARAMETER,
+        region: config.AWS_REGION,
+        maxAgeSeconds: config.JWT_KEY_MAX_AGE_SECONDS,
+      })
+    : () => Promise.reject(new Error('Neither SECRETS_KEY nor SECRETS_KEY_PARAMETER is set.')));
+
+const secretsKey = /* @__PURE__ */ secretsKeySource();
+
+/**
+ * Webhook secrets, sealed with the secrets key; those sealed before it existed open with the key
+ * derived from the JWT key (lib/webhooks/secrets.ts).
+ */
+export const webhookSecrets = /* @__PURE__ */ createWebhookSecretSeal({ secretsKey, jwtKey: jwtKeys });
 
 /** Publishes events to the tenants' webhooks: the key use cases take it (lib/webhooks/events.ts). */
 export const publish = /* @__PURE__ */ createPublisher({ db, queue: webhookQueue });
@@ -133,6 +158,37 @@ export const webhookDeps = /* @__PURE__ */ webhookDepsOf();
 
 const deliveryDepsOf = (): DeliveryDeps => ({ db, secrets: webhookSecrets, egress });
 export const deliveryDeps = /* @__PURE__ */ deliveryDepsOf();
+
+/**
+ * The pull integrations' dependencies (lib/pull/): their credentials sealed with the secrets key, the
+ * tenant (its plan's features) cached as the push caches it. Previews and runs also get the egress
+ * guard (this machine allowed on the local stage only), OAuth tokens kept in this container's memory,
+ * and the publisher; the functions that only manage integrations carry none of those.
+ */
+const pullDepsOf = (): PullDeps => ({
+  db,
+  secrets: createPullSecretSeal(secretsKey),
+  tenants: createTenantCache({
+    ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
+    load: (id) => getTenant(db, id),
+  }),
+  local: config.STAGE === 'local',
+});
+export const pullDeps = /* @__PURE__ */ pullDepsOf();
+
+const pullFetchDepsOf = (): PullFetchDeps => ({ ...pullDeps, egress, tokens: createTokenCache() });
+export const pullFetchDeps = /* @__PURE__ */ pullFetchDepsOf();
+
+const pullRunDepsOf = (): PullRunDeps => ({ ...pullFetchDeps, publish });
+export const pullRunDeps = /* @__PURE__ */ pullRunDepsOf();
+
+/** Due pull integrations go through SQS where PULL_QUEUE_URL names the queue, else the table's queue. */
+const pullQueueOf = (): Queue =>
+  config.PULL_QUEUE_URL
+    ? sqsQueue({ url: config.PULL_QUEUE_URL, region: config.AWS_REGION })
+    : localQueueSender(db, { name: PULL_QUEUE_NAME });
+
+export const pullQueue = /* @__PURE__ */ pullQueueOf();
 
 /** GET /health's check; pure, so bundles of the other functions leave it out. */
 export const checkHealth = /* @__PURE__ */ createHealthCheck({ probe: () => probeTable(db) });

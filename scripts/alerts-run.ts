@@ -8,8 +8,9 @@
  *
  * Database: TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, else DynamoDB Local on
  * DYNAMODB_PORT, else where the running `npm start` put it (its demo record; scripts/local-data.ts
- * `localDynamoDb`). The webhook secrets open with the local stack's signing key (JWT_SECRET, else the
- * one `npm start` keeps in the data folder).
+ * `localDynamoDb`). The webhook secrets open with the local stack's secrets key (SECRETS_KEY, else the
+ * one `npm start` keeps in the data folder), those sealed before it with its signing key (JWT_SECRET,
+ * else the data folder's).
  */
 import { resolve } from 'node:path';
 import { runAlertCheck } from '../lib/alerts/check';
@@ -19,7 +20,13 @@ import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
-import { localData, localDynamoDb, storedJwtSecret, unreachableDynamoDb } from './local-data';
+import {
+  localData,
+  localDynamoDb,
+  storedJwtSecret,
+  storedSecretsKey,
+  unreachableDynamoDb,
+} from './local-data';
 
 const root = resolve(__dirname, '..');
 const dynamoDb = localDynamoDb(root, process.env);
@@ -32,14 +39,21 @@ const main = async () => {
     region: env.AWS_REGION || 'eu-central-1',
     endpoint: dynamoDb.endpoint,
   });
-  const secret = env.JWT_SECRET || storedJwtSecret(localData(root, env));
+  const data = localData(root, env);
+  const secret = env.JWT_SECRET || storedJwtSecret(data);
   if (!secret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
+  const secretsKey = env.SECRETS_KEY || storedSecretsKey(data);
+  if (!secretsKey) throw new Error('No secrets key: set SECRETS_KEY, or run npm start once to make one.');
   const queue = webhookLocalQueue(db);
   const check = await runAlertCheck({ db, publish: createPublisher({ db, queue }), now: Date.now() });
   const result = await drainLocalQueue({
     queue,
     // The local stage's egress rules: endpoints on this machine are reachable.
-    deps: { db, secrets: createWebhookSecretSeal(secret), egress: createEgress({ allowLoopback: true }) },
+    deps: {
+      db,
+      secrets: createWebhookSecretSeal({ secretsKey, jwtKey: secret }),
+      egress: createEgress({ allowLoopback: true }),
+    },
   });
   db.client.destroy();
   console.log(JSON.stringify({ check, ...result }));

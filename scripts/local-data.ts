@@ -6,6 +6,8 @@
  * - `seed.json`: the demo logins, raw keys and ids (SEED_FILE overrides the path); the raw keys are
  *   stored nowhere else, as on AWS;
  * - `jwt-secret`: the local signing key, made together with the data, so no token outlives its data;
+ * - `secrets-key`: the key that seals the tenants' secrets (webhook secrets, pull credentials), made
+ *   with the data like the signing key, and like it only for this machine;
  * - `npm-start.pid`: the process using the folder, so a second `npm start` or `npm run reset` does not
  *   open the same database file.
  * With DYNAMODB_IN_MEMORY=true (the tests) the database lives in memory, the signing key only in the
@@ -28,6 +30,7 @@ export interface LocalData {
   dynamoDir: string | undefined;
   seedFile: string;
   secretFile: string;
+  secretsKeyFile: string;
   pidFile: string;
 }
 
@@ -40,6 +43,7 @@ export const localData = (root: string, env: NodeJS.ProcessEnv): LocalData => {
     // An in-memory run must not overwrite the record of the data on disk.
     seedFile: resolve(env.SEED_FILE || join(dir, inMemory ? 'seed-in-memory.json' : 'seed.json')),
     secretFile: join(dir, 'jwt-secret'),
+    secretsKeyFile: join(dir, 'secrets-key'),
     pidFile: join(dir, 'npm-start.pid'),
   };
 };
@@ -79,6 +83,7 @@ export const wipe = (data: LocalData): void => {
   if (data.dynamoDir) rmSync(data.dynamoDir, { recursive: true, force: true });
   rmSync(data.seedFile, { force: true });
   rmSync(data.secretFile, { force: true });
+  rmSync(data.secretsKeyFile, { force: true });
 };
 
 export const readSeedFile = (file: string): SeedFile | undefined => {
@@ -140,7 +145,27 @@ export interface PreparedData {
   /** Whether the demo data was written by this run (the table was missing or empty). */
   seeded: boolean;
   jwtSecret: string;
+  secretsKey: string;
 }
+
+/** The local stack's secrets key as `npm start` keeps it in the data folder, or '' when there is none. */
+export const storedSecretsKey = (data: LocalData): string =>
+  existsSync(data.secretsKeyFile) ? readFileSync(data.secretsKeyFile, 'utf8').trim() : '';
+
+/**
+ * SECRETS_KEY, else the one kept in the data folder, else a new one, kept there (not for an in-memory
+ * database, whose secrets go with it).
+ */
+const secretsKeyOf = (data: LocalData, env: NodeJS.ProcessEnv): string => {
+  const known = env.SECRETS_KEY || storedSecretsKey(data);
+  if (known) return known;
+  const made = newSecret();
+  if (data.dynamoDir) {
+    mkdirSync(data.dir, { recursive: true });
+    writeFileSync(data.secretsKeyFile, made, { mode: 0o600 });
+  }
+  return made;
+};
 
 /** The local stack's signing key as `npm start` keeps it in the data folder, or '' when there is none. */
 export const storedJwtSecret = (data: LocalData): string =>
@@ -165,7 +190,10 @@ export const prepareLocalData = async (
   // in the alert index, which only keys created since carry: its data stays usable as it is.
   else if ((await addMissingIndexes(db)).length > 0) await indexExistingKeyExpiries(db, Date.now());
   if (state !== 'filled') {
-    const { tenants } = await quietly(() => seedDemoData(db, baseUrl));
+    // A new database gets a new secrets key too: nothing is sealed with the old one any more.
+    if (!env.SECRETS_KEY) rmSync(data.secretsKeyFile, { force: true });
+    const secretsKey = secretsKeyOf(data, env);
+    const { tenants } = await quietly(() => seedDemoData(db, baseUrl, { secretsKey }));
     const seed: SeedFile = { baseUrl, dynamodbEndpoint, tenants };
     writeSeedFile(data.seedFile, seed);
     let jwtSecret = env.JWT_SECRET;
@@ -176,7 +204,7 @@ export const prepareLocalData = async (
         writeFileSync(data.secretFile, jwtSecret, { mode: 0o600 });
       }
     }
-    return { seed, seeded: true, jwtSecret };
+    return { seed, seeded: true, jwtSecret, secretsKey };
   }
   const stored = readSeedFile(data.seedFile);
   const seed = stored && { baseUrl, dynamodbEndpoint, tenants: stored.tenants };
@@ -188,7 +216,7 @@ export const prepareLocalData = async (
     jwtSecret = newSecret();
     if (data.dynamoDir) writeFileSync(data.secretFile, jwtSecret, { mode: 0o600 });
   }
-  return { seed, seeded: false, jwtSecret };
+  return { seed, seeded: false, jwtSecret, secretsKey: secretsKeyOf(data, env) };
 };
 
 /** Where a local runner finds DynamoDB, and what said so (for its messages). */

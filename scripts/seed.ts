@@ -7,13 +7,19 @@ import type { Database } from '../lib/db/client';
 import { type ItemKey, keys } from '../lib/db/keys';
 import { createKpi } from '../lib/db/kpis';
 import { createStrategicCycle } from '../lib/db/strategic-cycles';
-import { createTenant } from '../lib/db/tenants';
+import { createTenant, getTenant } from '../lib/db/tenants';
 import { createUser } from '../lib/db/users';
 import type { Actor } from '../lib/domain/api-key';
 import { KPI_TYPES, type KpiCadence, type KpiDirection, type KpiType } from '../lib/domain/kpi';
 import type { Feature, Plan } from '../lib/domain/plan';
+import type { PullSchedule } from '../lib/domain/pull-integration';
 import type { Role } from '../lib/domain/user';
+import { createEgress } from '../lib/egress';
+import { createIntegration } from '../lib/pull/definitions';
+import { createTokenCache } from '../lib/pull/fetch';
+import { createPullSecretSeal } from '../lib/pull/secrets';
 import type { MeasurementInput } from '../lib/push/measurement-schema';
+import { createTenantCache } from '../lib/tenant-cache';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import {
@@ -95,7 +101,22 @@ interface TenantPlan {
   historyClient?: Client;
   /** What the tenant's keys sent over the last 30 days besides the history: the key page's usage. */
   traffic?: TrafficPlan[];
+  /** Pull integrations (the plan must include kpi_api_integration), with a bearer token each. */
+  integrations?: {
+    name: string;
+    path: string;
+    schedule: PullSchedule;
+    measurements: { kpi: KpiType; actual: string; target?: string }[];
+  }[];
 }
+
+/**
+ * Where the demo's pull integration fetches from: `npm run demo:source` serves it on this machine
+ * (scripts/demo-source.ts). Without it running, its runs fail with `connection`, which the demo then
+ * shows too.
+ */
+export const DEMO_SOURCE_PORT = 4010;
+export const DEMO_SOURCE_URL = `http://127.0.0.1:${DEMO_SOURCE_PORT}`;
 
 /** What a key's client sends on one day: a push, a dry run, or a row with the wrong `kpiType`. */
 type Send = 'push' | 'dry-run' | 'wrong-type';
@@ -122,6 +143,7 @@ const TRAFFIC_DAYS = 30;
 export const DEMO_PASSWORD = 'demo-password-1';
 
 const PUSH: Feature[] = ['kpi_push_measurement'];
+const PUSH_AND_PULL: Feature[] = ['kpi_push_measurement', 'kpi_api_integration'];
 
 /** Acme's KPIs, one per type; their histories below fit the names (revenue grows, a backlog shrinks). */
 const ACME_KPIS: Record<KpiType, { name: string; unit: string; cadence?: KpiCadence; graceHours?: number }> =
@@ -155,7 +177,16 @@ export const demoTenants: TenantPlan[] = [
     name: 'Acme Corporation',
     plan: 'business',
     active: true,
-    features: PUSH,
+    // Acme pulls as well as pushes; Globex's free plan does not include pull integrations.
+    features: PUSH_AND_PULL,
+    integrations: [
+      {
+        name: 'Support desk backlog',
+        path: '/support-desk/stats',
+        schedule: { every: 'hour' },
+        measurements: [{ kpi: 'ASIS_KPI', actual: 'tickets.open', target: 'tickets.goal' }],
+      },
+    ],
     users: [
       { email: 'admin@acme.example', role: 'ADMIN' },
       { email: 'editor@acme.example', role: 'EDITOR' },
@@ -315,7 +346,7 @@ const setTimes = async ({ client, tableName }: Database, key: ItemKey, times: Re
   );
 };
 
-const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> => {
+const seedTenant = async (db: Database, plan: TenantPlan, secretsKey?: string): Promise<SeedTenant> => {
   const now = Date.now();
   // A new tenant has no webhooks yet: the key changes below publish through the same path as the API's.
   const publish = createPublisher({ db, queue: webhookLocalQueue(db) });
@@ -431,6 +462,34 @@ const seedTenant = async (db: Database, plan: TenantPlan): Promise<SeedTenant> =
     await setTimes(db, keys.strategicCycle(tenant.id, cycle.id), { createdAt: signedUp + DAY_MS });
   }
   for (const { key, times } of keyTimes) await setTimes(db, key, times);
+  // Its pull integrations, made as the API makes them (the credentials sealed with the stack's secrets
+  // key); a seed without the key (a test of the seed alone) has none.
+  if (secretsKey) {
+    const deps = {
+      db,
+      secrets: createPullSecretSeal(secretsKey),
+      egress: createEgress({ allowLoopback: true }),
+      tokens: createTokenCache(),
+      tenants: createTenantCache({ ttlSeconds: 0, load: (id: string) => getTenant(db, id) }),
+      local: true,
+      publish,
+    };
+    for (const integration of plan.integrations ?? []) {
+      await createIntegration(deps, {
+        tenantId: tenant.id,
+        createdBy: { type: 'user', userId: (users[0] as { id: string }).id },
+        name: integration.name,
+        url: `${DEMO_SOURCE_URL}${integration.path}`,
+        auth: { type: 'bearer', token: 'demo-source-token' },
+        schedule: integration.schedule,
+        period: 'month',
+        measurements: integration.measurements.map(({ kpi, ...paths }) => {
+          const found = kpis.find((candidate) => candidate.type === kpi) as SeedTenant['kpis'][number];
+          return { kpiId: found.id, kpiType: found.type, ...paths };
+        }),
+      });
+    }
+  }
   return { ...tenant, users, kpis, strategicCycles, apiKeys };
 };
 
@@ -485,9 +544,13 @@ const trafficRequests = (
 };
 
 /** Writes the demo tenants through the same repository functions the service and admin CLI use. */
-export const seedDemoData = async (db: Database, baseUrl: string): Promise<SeedFile> => {
+export const seedDemoData = async (
+  db: Database,
+  baseUrl: string,
+  { secretsKey }: { secretsKey?: string } = {},
+): Promise<SeedFile> => {
   const tenants = [];
-  for (const plan of demoTenants) tenants.push(await seedTenant(db, plan));
+  for (const plan of demoTenants) tenants.push(await seedTenant(db, plan, secretsKey));
   return {
     baseUrl,
     tenants: tenants.map(({ id, name, plan, active, features, users, kpis, strategicCycles, apiKeys }) => ({

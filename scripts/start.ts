@@ -157,7 +157,7 @@ const main = async () => {
   );
   dynamo = await startDynamoDbLocal(dynamoPort, { dataDir: data.dynamoDir });
   const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
-  const { seed, seeded, jwtSecret } = await prepareLocalData(db, data, {
+  const { seed, seeded, jwtSecret, secretsKey } = await prepareLocalData(db, data, {
     baseUrl,
     dynamodbEndpoint: dynamo.endpoint,
   });
@@ -186,6 +186,7 @@ const main = async () => {
         ...offlineTemp.env,
         ESBUILD_WORK_FOLDER: buildFolder,
         JWT_SECRET: jwtSecret,
+        SECRETS_KEY: secretsKey,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         AWS_REGION: 'eu-central-1',
         AWS_ACCESS_KEY_ID: 'local',

@@ -517,6 +517,10 @@ const listView = (state: State) => {
 };
 
 const keyCell = (m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
+  // A pulled value names its integration where a pushed one names its key.
+  if (m.integrationId) {
+    return html`<a class="integration-link" href="integrations#integration-${encodeURIComponent(m.integrationId)}">pulled by ${m.integrationName ?? 'an integration'}</a>`;
+  }
   if (!m.apiKeyPrefix) return '—';
   const key = m.apiKeyId ? keys?.get(m.apiKeyId) : undefined;
   return key

@@ -23,6 +23,9 @@
  * | webhook tests    | TENANT#<tid>        | WEBHOOKTESTS                |                |                   |
  * | webhook delivery | WEBHOOK#<wid>       | DELIVERY#<did>              |                |                   |
  * | local queue msg  | QUEUE#<name>        | MESSAGE#<mid>               |                |                   |
+ * | pull integration | TENANT#<tid>        | PULL#<iid>                  |                |                   |
+ * | pull run         | PULL#<iid>          | RUN#<rid>                   |                |                   |
+ * | pull usage day   | PULL#<iid>          | USAGE#<yyyy-mm-dd>          |                |                   |
  * | health probe     | HEALTH              | HEALTH                      |                |                   |
  *
  * The second index, gsi2, is sparse: only what the scheduled alert check looks for is in it.
@@ -31,11 +34,15 @@
  * |--------------------------|--------------------------|-------------------------------|
  * | KPI with a cadence       | CADENCE                  | TENANT#<tid>#KPI#<kid>        |
  * | API key with an expiry   | KEYEXPIRY#<yyyy-mm-dd>   | <expiresAt>#<keyId>           |
+ * | pull integration to run  | PULLDUE                  | <dueAt>#<tid>#<iid>           |
  *
  * A KPI is in gsi2 while its cadence is not `none`: the check reads them all, a page at a time, in one
  * partition that is written only when an ADMIN sets a cadence. A key with an expiry is in the bucket of
  * its expiry's UTC day, sorted by the expiry: the check reads the buckets of the next days with a
- * range on the sort key, and a key's bucket is written once, when the key is created.
+ * range on the sort key, and a key's bucket is written once, when the key is created. A pull
+ * integration that is not disabled is in PULLDUE, sorted by when it is due: the scheduler reads the due
+ * ones with one range Query (`gsi2sk <= now`), however many integrations wait for later; each run moves
+ * its entry to the next slot, and a disabled integration leaves the index.
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
@@ -57,6 +64,10 @@
  * (`ttl`). The tenant's test deliveries are counted per minute on one item of its partition (a
  * fixed-window counter, lib/db/window-counters.ts), which holds them to their limit. The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
  * partition; a drain reads it with one Query.
+ * A tenant's pull integrations are in its partition, like its webhooks: a route reads one by (tenant,
+ * id), so another tenant's id finds nothing, and the list is one Query. An integration's runs and its
+ * days of usage share a partition of their own, runs keyed by UUIDv7 (the run log is one Query, newest
+ * first); both expire (`ttl`) after 90 days.
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -137,6 +148,26 @@ export const keys = {
   webhookDeliveries: (endpointId: string) => ({ pk: `WEBHOOK#${endpointId}`, skPrefix: 'DELIVERY#' }),
   queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: `MESSAGE#${messageId}` }),
   queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}`, skPrefix: 'MESSAGE#' }),
+  pullIntegration: (tenantId: string, integrationId: string) => ({
+    pk: `TENANT#${tenantId}`,
+    sk: `PULL#${integrationId}`,
+  }),
+  pullIntegrationsOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'PULL#' }),
+  /**
+   * `dueAt` as `toISOString` writes it (the caller's duty), so that a range of sort keys is a range of
+   * time; tenant and id make the entry unique and name the item it indexes.
+   */
+  pullDueIndex: (dueAt: string, tenantId: string, integrationId: string) => ({
+    gsi2pk: 'PULLDUE',
+    gsi2sk: `${dueAt}#${tenantId}#${integrationId}`,
+  }),
+  pullDue: () => ({ gsi2pk: 'PULLDUE' }),
+  pullRun: (integrationId: string, runId: string) => ({ pk: `PULL#${integrationId}`, sk: `RUN#${runId}` }),
+  pullRuns: (integrationId: string) => ({ pk: `PULL#${integrationId}`, skPrefix: 'RUN#' }),
+  pullUsageDay: (integrationId: string, day: string) => ({
+    pk: `PULL#${integrationId}`,
+    sk: `USAGE#${day}`,
+  }),
 } as const;
 
 export type ItemKey = { pk: string; sk: string };

@@ -13,9 +13,11 @@ import { type Page, type PageRequest, queryPrefix } from './pagination';
  * an item says whose it is; reads leave it out). Items of 0.1 and later read as they are: a record
  * written before push kept its provenance reads it as null.
  */
-export const measurements = defineEntity({
+// Pure, so that a function that never touches a measurement (the push authorizer) bundles neither the
+// declaration nor its key.
+export const measurements = /* @__PURE__ */ defineEntity({
   type: 'MEASUREMENT',
-  schema: z.extend(measurementSchema, { tenantId: id }),
+  schema: /* @__PURE__ */ z.extend(measurementSchema, { tenantId: id }),
   key: (m) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
   hidden: ['tenantId'],
 });
@@ -87,7 +89,7 @@ export const latestWithTarget = async (
   return undefined;
 };
 
-/** What a push writes: the values of spec 2.5 (without a value, `target` and `forecast` are null). */
+/** What a push or a pull writes: the values of spec 2.5 (without a value, `target` and `forecast` are null). */
 export type MeasurementWrite = Pick<
   Measurement,
   'kpiId' | 'kpiType' | 'actual' | 'periodStart' | 'periodEnd'
@@ -96,11 +98,18 @@ export type MeasurementWrite = Pick<
   forecast?: number | undefined;
 };
 
+/**
+ * Where a measurement came from: a push with an API key, or a run of a pull integration. The record
+ * keeps the last writer only, so a write of one kind leaves the other's provenance null (absent).
+ */
+export type MeasurementSource =
+  | { type: 'apiKey'; id: string; prefix: string }
+  | { type: 'integration'; id: string; name: string };
+
 export interface WriteContext {
   tenantId: string;
-  apiKeyId: string;
-  apiKeyPrefix: string;
-  /** ISO time of the push: `updatedAt` and `receivedAt`, and `createdAt` of a new record. */
+  source: MeasurementSource;
+  /** ISO time of the push or pull: `updatedAt` and `receivedAt`, and `createdAt` of a new record. */
   at: string;
 }
 
@@ -130,8 +139,10 @@ const recordOf = <Id>(m: MeasurementWrite, context: WriteContext, identity: Iden
   periodEnd: m.periodEnd,
   updatedAt: context.at,
   receivedAt: context.at,
-  apiKeyId: context.apiKeyId,
-  apiKeyPrefix: context.apiKeyPrefix,
+  apiKeyId: context.source.type === 'apiKey' ? context.source.id : null,
+  apiKeyPrefix: context.source.type === 'apiKey' ? context.source.prefix : null,
+  integrationId: context.source.type === 'integration' ? context.source.id : null,
+  integrationName: context.source.type === 'integration' ? context.source.name : null,
 });
 
 /**

@@ -33,7 +33,7 @@ export const measurementSchema = z
       .nullable(timestamp)
       .check(
         z.describe(
-          `When the last push of it arrived; \`null\` for a record not written by push. ${TIMESTAMP}`,
+          `When the last push or pull of it arrived; \`null\` for a record written otherwise. ${TIMESTAMP}`,
         ),
       ),
     apiKeyId: z
@@ -46,6 +46,18 @@ export const measurementSchema = z
     apiKeyPrefix: z
       .nullable(z.string())
       .check(z.describe('The first 8 characters of that key; `null` for a record not written by push.')),
+    integrationId: z
+      .nullable(id)
+      .check(
+        z.describe(
+          'The pull integration that stored it last (`GET /integrations/pull`); `null` for a record not written by a pull.',
+        ),
+      ),
+    integrationName: z
+      .nullable(z.string())
+      .check(
+        z.describe('That integration’s name when it stored it; `null` for a record not written by a pull.'),
+      ),
   })
   .check(
     z.meta({

@@ -14,7 +14,15 @@ import type { AuthorizerVerdict } from '../push/push-service';
  */
 
 export type Auth = 'none' | 'jwt' | 'apiKey';
-export type Tag = 'Authentication' | 'Push' | 'API keys' | 'KPIs' | 'Strategy' | 'Webhooks' | 'Service';
+export type Tag =
+  | 'Authentication'
+  | 'Push'
+  | 'Pull'
+  | 'API keys'
+  | 'KPIs'
+  | 'Strategy'
+  | 'Webhooks'
+  | 'Service';
 
 export interface Example {
   summary: string;

@@ -71,3 +71,9 @@ export const webhookIdParams = idParams(
   'id',
   'The webhook endpoint’s `id`. Another tenant’s endpoint is 404.',
 );
+
+/** `{id}` of the pull integration routes. */
+export const pullIntegrationIdParams = idParams(
+  'id',
+  'The pull integration’s `id`. Another tenant’s integration is 404.',
+);

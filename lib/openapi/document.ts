@@ -401,6 +401,11 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
       { name: 'KPIs', description: 'The KPIs to push to, and what was pushed, when and with which key.' },
       { name: 'Strategy', description: 'Strategic cycles (spec 4).' },
       {
+        name: 'Pull',
+        description:
+          'Pull integrations (plan feature `kpi_api_integration`): the service fetches KPI values from an HTTP source on a schedule, reads them out of the JSON answer with JMESPath and stores them as a push would.',
+      },
+      {
         name: 'API keys',
         description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8).',
       },

@@ -82,6 +82,8 @@ export const measurementRecordExample = {
   receivedAt: CREATED,
   apiKeyId: KEY_ID,
   apiKeyPrefix: 'skm_P97W',
+  integrationId: null,
+  integrationName: null,
 };
 
 export const adminActor = { type: 'user', userId: USER_ID, email: 'admin@acme.example' };
@@ -163,4 +165,64 @@ export const deliveryExample = {
     { attempt: 2, at: '2026-09-02T10:00:05.140Z', durationMs: 10_000, httpStatus: null, error: 'timeout' },
   ],
   nextAttemptAt: '2026-09-02T10:05:15.140Z',
+} as const;
+
+export const PULL_ID = '0193f0c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
+export const PULL_RUN_ID = '0193f0d0-0a1b-7c2d-8e3f-4a5b6c7d8e9f';
+
+const pullRunSummary = {
+  id: PULL_RUN_ID,
+  startedAt: '2026-09-02T06:30:00.210Z',
+  durationMs: 412,
+  httpStatus: 200,
+  outcome: 'stored',
+  errorClass: null,
+} as const;
+
+export const pullIntegrationExample = {
+  id: PULL_ID,
+  name: 'Billing MRR',
+  url: 'https://billing.acme.example/api/v1/metrics/mrr',
+  headers: { 'Accept-Language': 'en' },
+  auth: { type: 'bearer', token: { set: true } },
+  schedule: { every: 'day', at: '06:30' },
+  period: 'month',
+  measurements: [
+    {
+      kpiId: measurementExample.kpiId,
+      kpiType: 'BSC_KPI',
+      actual: 'data.mrr.amount',
+      target: 'data.mrr.target',
+    },
+  ],
+  status: 'active',
+  consecutiveFailures: 0,
+  failingSince: null,
+  disabledAt: null,
+  lastRun: pullRunSummary,
+  nextRunAt: '2026-09-03T06:30:00.000Z',
+  createdAt: CREATED,
+  createdBy: { type: 'user', userId: USER_ID },
+  updatedAt: CREATED,
+} as const;
+
+export const pullRunExample = {
+  ...pullRunSummary,
+  integrationId: PULL_ID,
+  trigger: 'schedule',
+  error: null,
+  measurementsStored: 1,
+  bindings: [
+    {
+      kpiId: measurementExample.kpiId,
+      kpiType: 'BSC_KPI',
+      result: 'updated',
+      periodStart: '2026-09-01',
+      periodEnd: '2026-09-30',
+      actual: 248_500,
+      target: 260_000,
+      forecast: null,
+      problem: null,
+    },
+  ],
 } as const;

@@ -14,10 +14,7 @@ import { type ItemKey, keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
 import {
   type PlannedMeasurement,
-  planMeasurements,
-  putMeasurements,
   toMeasurement,
-  upsertMeasurement,
   type WriteContext,
   type WrittenMeasurement,
 } from '../db/measurements';
@@ -25,7 +22,6 @@ import type { ApiKey } from '../domain/api-key';
 import type { Kpi } from '../domain/kpi';
 import type { Plan } from '../domain/plan';
 import { AppError, type ErrorCode, errorCatalog } from '../errors';
-import { uuidv7 } from '../ids';
 import { logger } from '../logger';
 import { countMetric, UNKNOWN_PLAN } from '../metrics';
 import { settleAll } from '../promises';
@@ -39,6 +35,7 @@ import {
 } from './api-key-auth';
 import type { MeasurementInput } from './measurement-schema';
 import { decide, type RateLimitSettings, windowStart } from './rate-limit';
+import { measurementKey, planStore, storeMeasurements, writableKpi } from './store';
 
 export interface PushDeps {
   db: Database;
@@ -123,18 +120,11 @@ export const MIN_TIME_FOR_WRITES_MS = 2000;
 
 const itemId = ({ pk, sk }: ItemKey) => `${pk}|${sk}`;
 
-const measurementKey = (m: MeasurementInput) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd);
-
 /** Spec 5.2.4: every KPI must be the key's tenant's, with that type. Foreign and missing look alike. */
 const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi>, tenantId: string) => {
   const missing = [
     ...new Set(
-      measurements
-        .filter((m) => {
-          const kpi = kpis.get(m.kpiId);
-          return !kpi || kpi.tenantId !== tenantId || kpi.type !== m.kpiType;
-        })
-        .map((m) => m.kpiId),
+      measurements.filter((m) => !writableKpi(kpis.get(m.kpiId), tenantId, m.kpiType)).map((m) => m.kpiId),
     ),
   ];
   if (missing.length > 0) {
@@ -311,8 +301,7 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
     const at = new Date(now()).toISOString();
     const context: WriteContext = {
       tenantId: tenant.id,
-      apiKeyId: apiKey.id,
-      apiKeyPrefix: apiKey.prefix,
+      source: { type: 'apiKey', id: apiKey.id, prefix: apiKey.prefix },
       at,
     };
     const existing = (input: MeasurementInput) => {
@@ -320,10 +309,7 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
       return item ? toMeasurement(item) : undefined;
     };
     if (dryRun) {
-      const items = planMeasurements(
-        measurements.map((input) => ({ input, existing: existing(input) })),
-        context,
-      );
+      const items = planStore(measurements, context, existing);
       return { dryRun: true, items, headers: rate.headers };
     }
     if (request.remainingTimeMs && request.remainingTimeMs() < MIN_TIME_FOR_WRITES_MS) {
@@ -336,17 +322,8 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
       );
     }
 
-    const write = async (): Promise<WrittenMeasurement[]> => {
-      const [only] = measurements;
-      if (!readExisting && only) return [await upsertMeasurement(deps.db, only, context, uuidv7())];
-      return putMeasurements(
-        deps.db,
-        measurements.map((input) => ({ input, existing: existing(input), newId: uuidv7() })),
-        context,
-      );
-    };
     const [written] = await settleAll([
-      write(),
+      storeMeasurements(deps.db, measurements, context, readExisting ? existing : undefined),
       recordUse(deps.db, keyHash, {
         day: counted.day,
         at,

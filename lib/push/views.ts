@@ -29,12 +29,17 @@ export const plannedMeasurementSchema = z
 
 export const pushStatusSchema = z.enum(['created', 'updated']);
 
-type Provenance = Pick<Measurement, 'receivedAt' | 'apiKeyId' | 'apiKeyPrefix'>;
+type Provenance = Pick<
+  Measurement,
+  'receivedAt' | 'apiKeyId' | 'apiKeyPrefix' | 'integrationId' | 'integrationName'
+>;
 
 /** A measurement (stored, or planned by a dry run) as a push answers it: its provenance left out. */
 export const pushedMeasurement = <M extends Provenance>({
   receivedAt: _receivedAt,
   apiKeyId: _apiKeyId,
   apiKeyPrefix: _apiKeyPrefix,
+  integrationId: _integrationId,
+  integrationName: _integrationName,
   ...measurement
 }: M): Omit<M, keyof Provenance> => measurement;

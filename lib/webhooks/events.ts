@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'api_key.expiring',
   'api_key.revoked',
   'api_key.rolled',
+  'integration.disabled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

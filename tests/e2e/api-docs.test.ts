@@ -110,7 +110,7 @@ describe('GET /api/docs (headless Chromium)', () => {
     }
   });
 
-  it('links back to the app: the bar leads to the API key and KPI pages', async () => {
+  it('links back to the app: the bar leads to the API key, KPI and integration pages', async () => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
@@ -123,6 +123,7 @@ describe('GET /api/docs (headless Chromium)', () => {
       ).resolves.toEqual([
         `${platform}/api-keys`,
         `${platform}/kpis`,
+        `${platform}/integrations`,
         `${baseUrl()}/docs`,
         `${baseUrl()}/openapi.json`,
       ]);

@@ -28,6 +28,7 @@ const alertsRun = async () => {
         SEED_FILE: inject('seedFile'),
         TABLE_NAME: 'strategy-service-local',
         JWT_SECRET: inject('stackJwtSecret'),
+        SECRETS_KEY: inject('stackSecretsKey'),
       },
     },
   );

@@ -111,6 +111,8 @@ export const measurementRecord = (
     receivedAt: null,
     apiKeyId: null,
     apiKeyPrefix: null,
+    integrationId: null,
+    integrationName: null,
     ...extra,
   };
 };

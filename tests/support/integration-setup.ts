@@ -13,6 +13,7 @@ Object.assign(process.env, {
   DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
   AWS_REGION: 'eu-central-1',
   JWT_SECRET: randomBytes(32).toString('base64url'),
+  SECRETS_KEY: randomBytes(32).toString('base64url'),
   SECRET_SCANNING_KEYS_URL: inject('secretScanningKeysUrl'),
   // As the local stack: webhooks may be sent to this machine over http, through the local queue.
   STAGE: 'local',

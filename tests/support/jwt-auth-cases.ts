@@ -6,7 +6,7 @@ import { logout, startSession } from '../../lib/auth/sessions';
 import { createUser } from '../../lib/db/users';
 import { ROLES, type Role } from '../../lib/domain/user';
 import type { InvokeResult } from './events';
-import { bearer, createTestTenant, db, type TestTenant, tokens } from './fixtures';
+import { bearer, createTestTenant, db, type TenantOptions, type TestTenant, tokens } from './fixtures';
 
 type Call = (headers: Record<string, string>, tenant: TestTenant) => Promise<InvokeResult>;
 
@@ -79,13 +79,13 @@ const expectUnauthenticated = (result: InvokeResult) => {
 export const describeJwtAuth = (
   route: string,
   call: Call,
-  { roles = ROLES }: { roles?: readonly Role[] } = {},
+  { roles = ROLES, tenant: tenantOptions = {} }: { roles?: readonly Role[]; tenant?: TenantOptions } = {},
 ) =>
   describe(`${route}: JWT authentication (shared cases)`, () => {
     let tenant: TestTenant;
     beforeAll(async () => {
       // Enterprise: no key maximum, so routes that create a key per case never hit it.
-      tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
+      tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'], ...tenantOptions });
     });
 
     it('401 without Authorization header, with WWW-Authenticate: Bearer and no error (RFC 6750 §3.1)', async () => {

@@ -22,6 +22,8 @@ declare module 'vitest' {
      * webhook secrets with it, as they do with the key `npm start` keeps in its data folder.
      */
     stackJwtSecret: string;
+    /** The stack's secrets key: `npm run pull:run` opens the pull credentials with it. */
+    stackSecretsKey: string;
   }
 }
 
@@ -42,6 +44,7 @@ export async function setup(project: TestProject) {
   const keysServer = await startKeysServer([signingKey]);
   // An in-memory database keeps no key file: the key is given, as a developer may give JWT_SECRET.
   const jwtSecret = randomBytes(32).toString('base64url');
+  const secretsKey = randomBytes(32).toString('base64url');
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
@@ -63,6 +66,7 @@ export async function setup(project: TestProject) {
       CORS_ORIGINS: corsOrigin,
       SECRET_SCANNING_KEYS_URL: keysServer.url,
       JWT_SECRET: jwtSecret,
+      SECRETS_KEY: secretsKey,
       // Its own build folder, so a developer's `npm start` in the same checkout keeps its handlers.
       ESBUILD_WORK_FOLDER: '.esbuild-e2e',
     },
@@ -99,6 +103,7 @@ export async function setup(project: TestProject) {
     privateKeyPem: signingKey.privateKeyPem,
   });
   project.provide('stackJwtSecret', jwtSecret);
+  project.provide('stackSecretsKey', secretsKey);
   return async () => {
     await stopGroupAndWait(child, 10_000);
     await keysServer.close();

@@ -39,7 +39,7 @@ export interface ShellState {
 export type PageState<S> = S & { shell: ShellState };
 
 const SESSION_KEY = 'strategy-service.session';
-type PageName = 'api-keys' | 'kpis';
+type PageName = 'api-keys' | 'kpis' | 'integrations';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
@@ -281,6 +281,7 @@ const header = (shell: ShellState, name: PageName) => {
         ? html`<nav id="nav" class="nav" aria-label="Pages">
             <a href="api-keys" aria-current=${here('api-keys')}>API keys</a>
             <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
+            <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
           </nav>
           <div id="session" class="session">
             <span id="who">${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}</span>

@@ -83,6 +83,8 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       receivedAt: expect.any(String),
       apiKeyId: expect.any(String),
       apiKeyPrefix: keyPrefix,
+      integrationId: null,
+      integrationName: null,
     });
     expect(measurements[1]).toMatchObject({ target: null, forecast: 30 });
   });

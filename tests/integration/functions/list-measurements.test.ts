@@ -41,6 +41,8 @@ describe('GET /kpis/{kpiId}/measurements: happy path', () => {
       'createdAt',
       'forecast',
       'id',
+      'integrationId',
+      'integrationName',
       'kpiId',
       'kpiType',
       'periodEnd',
@@ -57,6 +59,8 @@ describe('GET /kpis/{kpiId}/measurements: happy path', () => {
       receivedAt: null,
       apiKeyId: null,
       apiKeyPrefix: null,
+      integrationId: null,
+      integrationName: null,
     });
   });
 

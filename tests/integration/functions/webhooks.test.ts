@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../../functions/create-webhook';
 import { handler as deleteHandler } from '../../../functions/delete-webhook';
@@ -9,6 +9,7 @@ import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { handler as testHandler } from '../../../functions/test-webhook';
 import { createApiKey } from '../../../lib/api-keys/service';
+import { createSeal } from '../../../lib/crypto/seal';
 import { keys } from '../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../lib/db/webhooks';
 import { countInWindow } from '../../../lib/db/window-counters';
@@ -16,6 +17,7 @@ import { MAX_WEBHOOK_ENDPOINTS, TEST_DELIVERIES_PER_MINUTE } from '../../../lib/
 import { egress, webhookDeps, webhookSecrets } from '../../../lib/runtime';
 import { drainLocalQueue } from '../../../lib/webhooks/drain';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
+import { secretBinding } from '../../../lib/webhooks/secrets';
 import { deleteEndpoint, sendTestDelivery } from '../../../lib/webhooks/service';
 import { type InvokeResult, invoke } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
@@ -89,7 +91,8 @@ describe('POST /webhooks', () => {
       new GetCommand({ TableName: db.tableName, Key: keys.webhookEndpoint(tenant.tenant.id, endpoint.id) }),
     );
     expect(JSON.stringify(Item)).not.toContain(secret.slice(6));
-    expect(Item?.sealedSecret).toMatch(/^w1\./);
+    // Sealed with the secrets key (w2.), not with a key derived from the JWT key (w1.).
+    expect(Item?.sealedSecret).toMatch(/^w2\./);
     await remove(admin(tenant), endpoint.id);
   });
 
@@ -248,8 +251,8 @@ describe('key events', () => {
           pathParameters: { id: key.id },
           headers: admin(owner),
         });
-      expect((await revoke()).status).toBe(204);
-      expect((await revoke()).status).toBe(204);
+      expect((await revoke()).status).toBe(200);
+      expect((await revoke()).status).toBe(200);
       await drain();
       await drain();
       expect(hooks.received).toHaveLength(1);
@@ -336,6 +339,29 @@ describe('POST /webhooks/{id}/test', () => {
     });
     expect(request.headers['webhook-id']).toBe(result.body.id);
     expect((await deliveries(admin(tenant), created.body.id)).body.items[0]).toEqual(result.body);
+    await remove(admin(tenant), created.body.id);
+  });
+
+  it('signs with a secret sealed before the secrets key existed (w1., a key derived from the JWT key)', async () => {
+    const created = await create(admin(tenant), { url: receiver.url, eventTypes: ['kpi.quiet'] });
+    receiver.secret = created.body.secret;
+    const legacy = createSeal(process.env.JWT_SECRET as string, {
+      label: 'strategy-service webhook secret v1',
+      version: 'w1.',
+    });
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.webhookEndpoint(tenant.tenant.id, created.body.id),
+        UpdateExpression: 'SET sealedSecret = :sealed',
+        ExpressionAttributeValues: {
+          ':sealed': await legacy.seal(created.body.secret, secretBinding(tenant.tenant.id, created.body.id)),
+        },
+      }),
+    );
+    const result = await sendTest(admin(tenant), created.body.id);
+    expect(result.body).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 204 }] });
+    expect(receiver.received.at(-1)!.verified.ok).toBe(true);
     await remove(admin(tenant), created.body.id);
   });
 

@@ -6,29 +6,39 @@ import { type Call, recordCalls } from '../../../bench/capacity';
 import { handler as checkAlertsHandler } from '../../../functions/check-alerts';
 import { handler as checkKeyHandler } from '../../../functions/check-push-key';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
+import { handler as createPullHandler } from '../../../functions/create-pull-integration';
 import { handler as createWebhookHandler } from '../../../functions/create-webhook';
+import { handler as deletePullHandler } from '../../../functions/delete-pull-integration';
 import { handler as deleteWebhookHandler } from '../../../functions/delete-webhook';
 import { handler as deliverWebhooksHandler } from '../../../functions/deliver-webhooks';
 import { handler as getKeyUsageHandler } from '../../../functions/get-api-key-usage';
 import { handler as getKpiHandler } from '../../../functions/get-kpi';
+import { handler as getPullHandler } from '../../../functions/get-pull-integration';
 import { handler as githubSecretScanningHandler } from '../../../functions/github-secret-scanning';
 import { handler as healthHandler } from '../../../functions/health';
 import { handler as listKeysHandler } from '../../../functions/list-api-keys';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as listMeasurementsHandler } from '../../../functions/list-measurements';
+import { handler as listPullRunsHandler } from '../../../functions/list-pull-integration-runs';
+import { handler as listPullHandler } from '../../../functions/list-pull-integrations';
 import { handler as listCyclesHandler } from '../../../functions/list-strategic-cycles';
 import { handler as listDeliveriesHandler } from '../../../functions/list-webhook-deliveries';
 import { handler as listWebhooksHandler } from '../../../functions/list-webhooks';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler as logoutHandler } from '../../../functions/logout';
+import { handler as previewPullHandler } from '../../../functions/preview-pull-integration';
 import { handler as pushAuthorizerHandler } from '../../../functions/push-authorizer';
 import { handler as pushHandler } from '../../../functions/push-measurement';
 import { handler as pushBatchHandler } from '../../../functions/push-measurements-batch';
 import { handler as refreshHandler } from '../../../functions/refresh-token';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
+import { handler as runPullHandler } from '../../../functions/run-pull-integration';
+import { handler as runPullsHandler } from '../../../functions/run-pull-integrations';
+import { handler as schedulePullsHandler } from '../../../functions/schedule-pull-integrations';
 import { handler as testWebhookHandler } from '../../../functions/test-webhook';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
+import { handler as updatePullHandler } from '../../../functions/update-pull-integration';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
@@ -36,7 +46,9 @@ import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { freePort } from '../../../lib/local/processes';
-import { webhookDeps } from '../../../lib/runtime';
+import { createIntegration } from '../../../lib/pull/definitions';
+import { pullLocalQueue } from '../../../lib/pull/local-queue';
+import { pullDeps, webhookDeps } from '../../../lib/runtime';
 import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lib/webhooks/schedule';
 import { ATTEMPT_TIMEOUT_MS } from '../../../lib/webhooks/send';
@@ -54,6 +66,7 @@ import {
   type TestTenant,
 } from '../../support/fixtures';
 import { signedHeaders } from '../../support/github-keys';
+import { type PullSource, startPullSource } from '../../support/pull-source';
 import { measurementFor } from '../../support/push';
 import {
   type CloudFormationResource,
@@ -134,19 +147,30 @@ const JWT_FUNCTIONS = [
   'deleteWebhook',
   'listWebhookDeliveries',
   'testWebhook',
+  'createPullIntegration',
+  'listPullIntegrations',
+  'getPullIntegration',
+  'updatePullIntegration',
+  'deletePullIntegration',
+  'previewPullIntegration',
+  'runPullIntegration',
+  'listPullIntegrationRuns',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
-const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage'];
+const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage', 'integrationsPage'];
 /**
  * Without a caller of the service's own, and without the JWT key: health, the document, the reference
  * page, and GitHub's secret-scanning reports (signed by GitHub).
  */
 const PUBLIC_FUNCTIONS = ['health', 'openApiDocument', 'apiDocs', 'githubSecretScanning'];
-/** Run by an SQS queue: the webhook delivery worker (it opens the webhook secrets with the JWT key). */
-const QUEUE_FUNCTIONS = ['deliverWebhooks'];
-/** Run by an EventBridge schedule: the alert check (it publishes, and opens no secret). */
-const SCHEDULED_FUNCTIONS = ['checkAlerts'];
+/**
+ * Run by an SQS queue: the webhook delivery worker (it opens webhook secrets with the secrets key, old
+ * ones with the JWT key) and the pull worker (it opens pull credentials with the secrets key).
+ */
+const QUEUE_FUNCTIONS = ['deliverWebhooks', 'runPullIntegrations'];
+/** Run by an EventBridge schedule: the alert check and the pull scheduler (no secret, no tenant URL). */
+const SCHEDULED_FUNCTIONS = ['checkAlerts', 'schedulePullIntegrations'];
 
 /**
  * The DynamoDB actions each function needs, whether it queries the index, and the partition keys of the
@@ -258,6 +282,65 @@ const DYNAMODB: Record<
     alertIndex: true,
     leadingKeys: ['APIKEY#*', 'KPI#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
+  // Pull integrations: the tenant (features) and the integration by (tenant, id) in the tenant's
+  // partition; the KPIs of the bindings.
+  createPullIntegration: {
+    actions: ['BatchGetItem', 'GetItem', 'PutItem'],
+    index: false,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  listPullIntegrations: {
+    actions: ['BatchGetItem', 'GetItem', 'Query'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*'],
+  },
+  // The integration, its days of usage.
+  getPullIntegration: {
+    actions: ['BatchGetItem', 'GetItem', 'Query'],
+    index: false,
+    leadingKeys: ['PULL#*', 'SESSION#*', 'TENANT#*'],
+  },
+  updatePullIntegration: {
+    actions: ['BatchGetItem', 'GetItem', 'PutItem'],
+    index: false,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  deletePullIntegration: {
+    actions: ['BatchGetItem', 'DeleteItem', 'GetItem'],
+    index: false,
+    leadingKeys: ['SESSION#*', 'TENANT#*'],
+  },
+  // Reads only: the integration, the KPIs and the existing records.
+  previewPullIntegration: {
+    actions: ['BatchGetItem', 'GetItem'],
+    index: false,
+    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // A run: the measurements, the integration's state, the run and its day; integration.disabled.
+  runPullIntegration: {
+    actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['KPI#*', 'PULL#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
+  listPullIntegrationRuns: {
+    actions: ['BatchGetItem', 'GetItem', 'Query'],
+    index: false,
+    leadingKeys: ['PULL#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The due index (gsi2), the claims, on the local stage the local queue.
+  schedulePullIntegrations: {
+    actions: ['PutItem', 'Query', 'UpdateItem'],
+    index: false,
+    alertIndex: true,
+    leadingKeys: ['QUEUE#*', 'TENANT#*'],
+  },
+  // As a manual run, without a session.
+  runPullIntegrations: {
+    actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
+    index: false,
+    leadingKeys: ['KPI#*', 'PULL#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
+  integrationsPage: { actions: [], index: false, leadingKeys: [] },
   // The endpoint and the delivery, the attempt, disabling; on the local stage the local queue.
   deliverWebhooks: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
@@ -331,7 +414,7 @@ const indexArn = (name: string) => ({
 const INDEX_ARN = indexArn('gsi1');
 /** The sparse index of the alert check: KPIs with a cadence, keys by expiry day. */
 const ALERT_INDEX_ARN = indexArn('gsi2');
-const parameterArn = (stage: string) => ({
+const parameterArn = (stage: string, name = 'jwt-secret') => ({
   'Fn::Join': [
     '',
     [
@@ -341,7 +424,7 @@ const parameterArn = (stage: string) => ({
       { Ref: 'AWS::Region' },
       ':',
       { Ref: 'AWS::AccountId' },
-      `:parameter/strategy-service/${stage}/jwt-secret`,
+      `:parameter/strategy-service/${stage}/${name}`,
     ],
   ],
 });
@@ -659,43 +742,76 @@ describe('least privilege: one role per function', () => {
     }
   });
 
-  it('lets only the functions that publish or deliver webhooks use the delivery queue, each only as it must', () => {
+  it('lets only the functions that publish or deliver webhooks, or schedule or run pulls, use the queues, each only as it must', () => {
     const functions = functionsOf(prod);
-    const QUEUE_ARN = { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] };
-    const expected: Record<string, string[]> = {
-      revokeApiKey: ['SendMessage'],
-      rollApiKey: ['SendMessage'],
-      checkAlerts: ['SendMessage'],
-      githubSecretScanning: ['SendMessage'],
-      // Its event source's own three, and the wait before a delivery's next attempt.
-      deliverWebhooks: ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage'],
+    const WEBHOOKS = JSON.stringify({ 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] });
+    const PULLS = JSON.stringify({ 'Fn::GetAtt': ['PullRunQueue', 'Arn'] });
+    // Its event source's own three.
+    const EVENT_SOURCE = ['DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage'];
+    const expected: Record<string, Record<string, string[]>> = {
+      revokeApiKey: { [WEBHOOKS]: ['SendMessage'] },
+      rollApiKey: { [WEBHOOKS]: ['SendMessage'] },
+      checkAlerts: { [WEBHOOKS]: ['SendMessage'] },
+      githubSecretScanning: { [WEBHOOKS]: ['SendMessage'] },
+      // And the wait before a delivery's next attempt.
+      deliverWebhooks: { [WEBHOOKS]: ['ChangeMessageVisibility', ...EVENT_SOURCE].sort() },
+      // A run may disable its integration: integration.disabled to the tenant's webhooks.
+      runPullIntegration: { [WEBHOOKS]: ['SendMessage'] },
+      schedulePullIntegrations: { [PULLS]: ['SendMessage'] },
+      runPullIntegrations: { [PULLS]: EVENT_SOURCE, [WEBHOOKS]: ['SendMessage'] },
     };
     for (const [name, { fn }] of Object.entries(functions)) {
-      const statements = statementsOf(roleOf(prod, fn).role);
-      expect(actionsOf(statements, 'sqs:'), name).toEqual(expected[name] ?? []);
-      for (const statement of statements.filter((s) => JSON.stringify(s.Action).includes('sqs:'))) {
-        expect([statement.Resource].flat(), name).toEqual([QUEUE_ARN]);
+      const statements = statementsOf(roleOf(prod, fn).role).filter((s) =>
+        JSON.stringify(s.Action).includes('sqs:'),
+      );
+      const granted: Record<string, string[]> = {};
+      for (const statement of statements) {
+        for (const resource of [statement.Resource].flat()) {
+          const key = JSON.stringify(resource);
+          granted[key] = [...new Set([...(granted[key] ?? []), ...actionsOf([statement], 'sqs:')])].sort();
+        }
       }
+      expect(granted, name).toEqual(expected[name] ?? {});
     }
   });
 
-  it('lets only the JWT functions and the webhook worker read the key parameter, and decrypt it only through SSM for that parameter', () => {
+  it('lets only the JWT functions and the webhook worker read the JWT key, only the functions that seal or open tenant secrets read the secrets key, each decrypted only through SSM for its parameter', () => {
     const functions = functionsOf(prod);
-    for (const name of [...JWT_FUNCTIONS, ...QUEUE_FUNCTIONS]) {
-      const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
-      const read = statements.find((s) => JSON.stringify(s.Action).includes('ssm:'));
-      expect(read, name).toMatchObject({ Action: ['ssm:GetParameter'], Resource: parameterArn('prod') });
-      const decrypt = statements.find((s) => JSON.stringify(s.Action).includes('kms:'));
-      expect(decrypt.Action, name).toEqual(['kms:Decrypt']);
-      expect(decrypt.Condition.StringEquals, name).toEqual({
-        'kms:ViaService': { 'Fn::Join': ['', ['ssm.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
-        'kms:EncryptionContext:PARAMETER_ARN': parameterArn('prod'),
-      });
-    }
-    for (const name of [...PUSH_FUNCTIONS, ...PAGE_FUNCTIONS, ...PUBLIC_FUNCTIONS, ...SCHEDULED_FUNCTIONS]) {
-      const statements = statementsOf(roleOf(prod, functions[name]!.fn).role);
-      expect(actionsOf(statements, 'ssm:'), name).toEqual([]);
-      expect(actionsOf(statements, 'kms:'), name).toEqual([]);
+    const JWT_KEY = [...JWT_FUNCTIONS, 'deliverWebhooks'];
+    // Webhook secrets and pull credentials: sealed at creation or change, opened to sign or fetch.
+    const SECRETS_KEY = [
+      'createWebhook',
+      'testWebhook',
+      'deliverWebhooks',
+      'createPullIntegration',
+      'updatePullIntegration',
+      'previewPullIntegration',
+      'runPullIntegration',
+      'runPullIntegrations',
+    ];
+    for (const [name, { fn }] of Object.entries(functions)) {
+      const statements = statementsOf(roleOf(prod, fn).role);
+      const parameters = [
+        ...(JWT_KEY.includes(name) ? [parameterArn('prod')] : []),
+        ...(SECRETS_KEY.includes(name) ? [parameterArn('prod', 'secrets-key')] : []),
+      ];
+      const reads = statements.filter((s) => JSON.stringify(s.Action).includes('ssm:'));
+      const decrypts = statements.filter((s) => JSON.stringify(s.Action).includes('kms:'));
+      expect(
+        reads.map((s) => s.Resource),
+        name,
+      ).toEqual(parameters);
+      expect(
+        decrypts.map((s) => s.Condition.StringEquals['kms:EncryptionContext:PARAMETER_ARN']),
+        name,
+      ).toEqual(parameters);
+      for (const read of reads) expect(read.Action, name).toEqual(['ssm:GetParameter']);
+      for (const decrypt of decrypts) {
+        expect(decrypt.Action, name).toEqual(['kms:Decrypt']);
+        expect(decrypt.Condition.StringEquals['kms:ViaService'], name).toEqual({
+          'Fn::Join': ['', ['ssm.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+        });
+      }
     }
   });
 });
@@ -715,7 +831,7 @@ describe('the JWT key is an SSM SecureString read at run time', () => {
       expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     }
-    // The worker opens webhook secrets with the key, and verifies no token.
+    // The workers open secrets, and verify no token.
     for (const name of QUEUE_FUNCTIONS) {
       expect(bundles[name], name).toContain('@aws-sdk/client-ssm');
       expect(bundles[name], name).not.toContain('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
@@ -763,6 +879,11 @@ describe('CORS', () => {
         '{id}',
         'deliveries',
         'test',
+        'pull',
+        '{id}',
+        'preview',
+        'run',
+        'runs',
       ].sort(),
     );
     for (const [, method] of methods) {
@@ -953,9 +1074,9 @@ describe('webhook delivery on SQS', () => {
   });
 
   it('runs the worker from the queue, reporting batch item failures', () => {
-    const [[, mapping]] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping') as [
-      [string, CloudFormationResource],
-    ];
+    const [, mapping] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === 'WebhookDeliveryQueue',
+    ) as [string, CloudFormationResource];
     expect(mapping.Properties).toMatchObject({
       EventSourceArn: { 'Fn::GetAtt': ['WebhookDeliveryQueue', 'Arn'] },
       FunctionName: { 'Fn::GetAtt': ['DeliverWebhooksLambdaFunction', 'Arn'] },
@@ -990,6 +1111,56 @@ describe('webhook delivery on SQS', () => {
   });
 });
 
+describe('pull integrations on SQS and EventBridge', () => {
+  it('has a pull queue whose redrive policy moves a message the worker failed 3 times to its dead-letter queue, with an alarm', () => {
+    const queue = prod.Resources.PullRunQueue!;
+    const { fn } = functionsOf(prod).runPullIntegrations!;
+    expect(queue.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * fn.Properties.Timeout,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': ['PullRunDeadLetterQueue', 'Arn'] },
+        maxReceiveCount: 3,
+      },
+    });
+    expect(prod.Resources.PullRunDeadLetterQueueMessagesAlarm!.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+    });
+  });
+
+  it('runs the worker from the queue with a maximum concurrency, reporting batch item failures', () => {
+    const [, mapping] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === 'PullRunQueue',
+    ) as [string, CloudFormationResource];
+    const { fn } = functionsOf(prod).runPullIntegrations!;
+    expect(mapping.Properties).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': ['RunPullIntegrationsLambdaFunction', 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // SQS never invokes more workers than the function may run: no throttled batches come back.
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(
+      fn.Properties.ReservedConcurrentExecutions,
+    );
+  });
+
+  it('runs the scheduler every minute', () => {
+    const rules = resourcesOfType(prod, 'AWS::Events::Rule').filter(([, rule]) =>
+      JSON.stringify(rule.Properties.Targets).includes('SchedulePullIntegrationsLambdaFunction'),
+    );
+    expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+  });
+
+  it('tells every function the pull queue and the secrets key parameter, never the key', () => {
+    for (const [name, { fn }] of Object.entries(functionsOf(prod))) {
+      const variables = fn.Properties.Environment.Variables;
+      expect(variables.PULL_QUEUE_URL, name).toEqual({ Ref: 'PullRunQueue' });
+      expect(variables.SECRETS_KEY_PARAMETER, name).toBe('/strategy-service/prod/secrets-key');
+      expect(variables, name).not.toHaveProperty('SECRETS_KEY');
+    }
+  });
+});
+
 describe('capacity of the functions that call tenant URLs', () => {
   /**
    * The functions whose bundle builds the egress guard (lib/egress/): the ones that call URLs tenants
@@ -1003,8 +1174,27 @@ describe('capacity of the functions that call tenant URLs', () => {
 
   it('finds them by their bundle: the webhook functions, and neither push nor login nor the authorizer', () => {
     const calling = callingTenantUrls();
-    expect(calling).toEqual(expect.arrayContaining(['deliverWebhooks', 'testWebhook']));
-    for (const name of [...PUSH_FUNCTIONS, 'login', 'refreshToken', 'createWebhook', 'listKpis']) {
+    expect(calling).toEqual(
+      expect.arrayContaining([
+        'deliverWebhooks',
+        'testWebhook',
+        'previewPullIntegration',
+        'runPullIntegration',
+        'runPullIntegrations',
+      ]),
+    );
+    // The pull functions that only manage integrations, and the scheduler, never call a source.
+    for (const name of [
+      ...PUSH_FUNCTIONS,
+      'login',
+      'refreshToken',
+      'createWebhook',
+      'listKpis',
+      'createPullIntegration',
+      'updatePullIntegration',
+      'listPullIntegrations',
+      'schedulePullIntegrations',
+    ]) {
       expect(calling, name).not.toContain(name);
     }
   });
@@ -1026,9 +1216,9 @@ describe('capacity of the functions that call tenant URLs', () => {
   });
 
   it('lets the queue start no more delivery workers than the worker’s reserved concurrency', () => {
-    const [[, mapping]] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping') as [
-      [string, CloudFormationResource],
-    ];
+    const [, mapping] = resourcesOfType(prod, 'AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === 'WebhookDeliveryQueue',
+    ) as [string, CloudFormationResource];
     const reserved = functionsOf(prod).deliverWebhooks!.fn.Properties.ReservedConcurrentExecutions;
     expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeGreaterThanOrEqual(2);
     expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(reserved);
@@ -1213,10 +1403,29 @@ describe('least privilege: what a run of each function sends', () => {
       );
     });
 
+  /** A source of KPI values on this machine, for the pull functions' runs. */
+  let source: PullSource | undefined;
+  afterAll(() => source?.close());
+  const sourceUrl = async () => {
+    source ??= await startPullSource();
+    source.answers['/value'] = { json: { v: 42 } };
+    return source.url('/value');
+  };
+  const pullDefinition = (kpiId: string, url = 'https://metrics.example.com/v') => ({
+    name: 'Metrics',
+    url,
+    auth: { type: 'bearer' as const, token: 'tok' },
+    schedule: { every: '15m' as const },
+    measurements: [{ kpiId, kpiType: 'BSC_KPI' as const, actual: 'v' }],
+  });
+  /** A pull integration of the tenant, due now, whose source answers. */
+  const aPull = async (tenantId: string, kpiId: string) =>
+    createIntegration(pullDeps, { ...pullDefinition(kpiId, await sourceUrl()), tenantId, createdBy: null });
+
   /** An endpoint of the tenant (https on any stage; http to a closed port of this machine for failures). */
   const subscribe = (
     tenantId: string,
-    eventTypes: ('kpi.quiet' | 'api_key.revoked' | 'api_key.rolled')[],
+    eventTypes: ('kpi.quiet' | 'api_key.revoked' | 'api_key.rolled' | 'integration.disabled')[],
     url = 'https://hooks.example.com/x',
   ) => createEndpoint(webhookDeps, { tenantId, url, eventTypes, createdBy: null });
 
@@ -1542,6 +1751,130 @@ describe('least privilege: what a run of each function sends', () => {
         },
       };
     },
+    createPullIntegration: async ({ kpis, users }) => ({
+      run: async () => [
+        await invoke(
+          createPullHandler,
+          post('/integrations/pull', pullDefinition(kpis[0]!.id), bearer(users.ADMIN.token)),
+        ),
+      ],
+    }),
+    listPullIntegrations: async ({ tenant, kpis, users }) => {
+      await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(listPullHandler, get('/integrations/pull', bearer(users.VIEWER.token))),
+        ],
+      };
+    },
+    getPullIntegration: async ({ tenant, kpis, users }) => {
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(getPullHandler, {
+            ...get(`/integrations/pull/${id}`, bearer(users.VIEWER.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    updatePullIntegration: async ({ tenant, kpis, users }) => {
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(updatePullHandler, {
+            method: 'PATCH',
+            path: `/api/integrations/pull/${id}`,
+            pathParameters: { id },
+            headers: bearer(users.ADMIN.token),
+            body: {
+              name: 'Renamed',
+              measurements: [{ kpiId: kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'v' }],
+            },
+          }),
+        ],
+      };
+    },
+    deletePullIntegration: async ({ tenant, kpis, users }) => {
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(deletePullHandler, {
+            method: 'DELETE',
+            path: `/api/integrations/pull/${id}`,
+            pathParameters: { id },
+            headers: bearer(users.ADMIN.token),
+          }),
+        ],
+      };
+    },
+    previewPullIntegration: async ({ tenant, kpis, users }) => {
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(previewPullHandler, {
+            ...post(`/integrations/pull/${id}/preview`, undefined, bearer(users.ADMIN.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    // A run that stores.
+    runPullIntegration: async ({ tenant, kpis, users }) => {
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(runPullHandler, {
+            ...post(`/integrations/pull/${id}/run`, undefined, bearer(users.ADMIN.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    listPullIntegrationRuns: async ({ tenant, kpis, users }) => {
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => [
+          await invoke(listPullRunsHandler, {
+            ...get(`/integrations/pull/${id}/runs`, bearer(users.VIEWER.token)),
+            pathParameters: { id },
+          }),
+        ],
+      };
+    },
+    // Claims the due slots (this tenant's among them) and queues them (on the local stage in the table).
+    schedulePullIntegrations: async ({ tenant, kpis }) => {
+      await aPull(tenant.id, kpis[0]!.id);
+      return {
+        run: async () => {
+          const result = await schedulePullsHandler({}, {
+            functionName: 'schedulePullIntegrations',
+          } as never);
+          return [{ status: result.claimed > 0 ? 200 : 500 }];
+        },
+      };
+    },
+    // One claimed slot run by the worker, and an integration.disabled published to an endpoint.
+    runPullIntegrations: async ({ tenant, kpis }) => {
+      await subscribe(tenant.id, ['integration.disabled']);
+      const { id } = await aPull(tenant.id, kpis[0]!.id);
+      const queue = pullLocalQueue(db);
+      await schedulePullsHandler({}, { functionName: 'schedulePullIntegrations' } as never);
+      const message = (await queue.receive()).find((m) => m.body.includes(id))!;
+      return {
+        run: async () => {
+          const { batchItemFailures } = await runPullsHandler(
+            {
+              Records: [
+                { messageId: 'm1', receiptHandle: message.receipt, body: message.body, attributes: {} },
+              ],
+            } as never,
+            {} as never,
+          );
+          return [{ status: batchItemFailures.length === 0 ? 200 : 500 }];
+        },
+      };
+    },
     // A failed attempt, scheduled again (the local queue's visibility; on AWS ChangeMessageVisibility).
     deliverWebhooks: async ({ tenant }) => {
       await subscribe(tenant.id, ['kpi.quiet'], `http://127.0.0.1:${await freePort()}/x`);
@@ -1578,7 +1911,11 @@ describe('least privilege: what a run of each function sends', () => {
     const withData = Object.keys(DYNAMODB).filter((name) => DYNAMODB[name]!.actions.length > 0);
     expect(Object.keys(scenarios).sort()).toEqual(withData.sort());
     for (const [name, scenario] of Object.entries(scenarios)) {
-      const tenant = await createTestTenant({ plan: 'business', kpiTypes: ['BSC_KPI'] });
+      const tenant = await createTestTenant({
+        plan: 'business',
+        kpiTypes: ['BSC_KPI'],
+        features: ['kpi_push_measurement', 'kpi_api_integration'],
+      });
       const { run } = await scenario(tenant);
       const calls: Call[] = [];
       const stop = recordCalls(db.client, calls);

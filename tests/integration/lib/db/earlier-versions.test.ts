@@ -77,6 +77,8 @@ describe('measurement items of 0.1.0 and 0.2.0', () => {
         receivedAt: pushed.receivedAt,
         apiKeyId: pushed.apiKeyId,
         apiKeyPrefix: 'skm_a1B2',
+        integrationId: null,
+        integrationName: null,
       },
       {
         id: seeded.id,
@@ -92,6 +94,8 @@ describe('measurement items of 0.1.0 and 0.2.0', () => {
         receivedAt: null,
         apiKeyId: null,
         apiKeyPrefix: null,
+        integrationId: null,
+        integrationName: null,
       },
     ]);
     const detail = await getKpiWithMeasurements(db, tenant.tenant.id, kpi.id, { limit: 10 });

@@ -337,7 +337,10 @@ describe('one attempt', () => {
     const run = await setUp(receiver.url);
     const before = receiver.received.length;
     await run.publish(quietEvent(run.tenantId, run.clock.now));
-    const otherKey = createWebhookSecretSeal('another-jwt-key-of-at-least-32-characters!');
+    const otherKey = createWebhookSecretSeal({
+      secretsKey: 'another-secrets-key-of-at-least-32-characters!',
+      jwtKey: 'another-jwt-key-of-at-least-32-characters!',
+    });
     const queue = run.queue;
     await drainLocalQueue({ queue, deps: { db, secrets: otherKey, egress, now: () => run.clock.now } });
     expect(receiver.received).toHaveLength(before);

@@ -25,6 +25,8 @@ const record = (
   receivedAt: receivedDaysAgo === null ? null : new Date(NOW - receivedDaysAgo * DAY_MS).toISOString(),
   apiKeyId: 'key',
   apiKeyPrefix: 'skm_abcd',
+  integrationId: null,
+  integrationName: null,
 });
 
 /** Monthly periods of 2026, newest first, as the Query returns them. */

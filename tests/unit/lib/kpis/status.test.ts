@@ -63,6 +63,8 @@ const measurement = (actual: number, target: number | null): Measurement => ({
   receivedAt: null,
   apiKeyId: null,
   apiKeyPrefix: null,
+  integrationId: null,
+  integrationName: null,
 });
 
 describe('a KPI’s status', () => {

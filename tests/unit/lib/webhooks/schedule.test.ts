@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createSeal } from '../../../../lib/crypto/seal';
 import { MAX_VISIBILITY_SECONDS } from '../../../../lib/webhooks/queue';
 import {
   MAX_DELIVERY_ATTEMPTS,
@@ -43,21 +44,37 @@ describe('webhook secrets', () => {
     }
   });
 
-  it('are stored sealed: they open only for their own endpoint, and with a key of the JWT key source', async () => {
-    const key = 'a-jwt-key-of-at-least-thirty-two-characters';
-    const seal = createWebhookSecretSeal(key);
+  it('are stored sealed with the secrets key: they open only for their own endpoint, and never with a key derived from the JWT key', async () => {
+    const secretsKey = 'a-secrets-key-of-at-least-thirty-two-characters';
+    const jwtKey = 'a-jwt-key-of-at-least-thirty-two-characters';
+    const seal = createWebhookSecretSeal({ secretsKey, jwtKey });
     const secret = newWebhookSecret();
     const sealed = await seal.seal(secret, secretBinding('t1', 'w1'));
+    expect(sealed).toMatch(/^w2\./);
     expect(sealed).not.toContain(secret.slice(6));
     expect(await seal.open(sealed, secretBinding('t1', 'w1'))).toBe(secret);
     expect(await seal.open(sealed, secretBinding('t1', 'w2'))).toBeUndefined();
     expect(await seal.open(sealed, secretBinding('t2', 'w1'))).toBeUndefined();
     // A rotation keeps the old key as a second line: still opens; a key without it does not.
-    expect(await createWebhookSecretSeal(`new-${key}\n${key}`).open(sealed, secretBinding('t1', 'w1'))).toBe(
-      secret,
-    );
-    expect(
-      await createWebhookSecretSeal(`new-${key}`).open(sealed, secretBinding('t1', 'w1')),
-    ).toBeUndefined();
+    const rotated = createWebhookSecretSeal({ secretsKey: `new-${secretsKey}\n${secretsKey}`, jwtKey });
+    expect(await rotated.open(sealed, secretBinding('t1', 'w1'))).toBe(secret);
+    const lost = createWebhookSecretSeal({ secretsKey: `new-${secretsKey}`, jwtKey });
+    expect(await lost.open(sealed, secretBinding('t1', 'w1'))).toBeUndefined();
+    // Rotating the JWT key changes nothing for it.
+    const newJwt = createWebhookSecretSeal({ secretsKey, jwtKey: `other-${jwtKey}` });
+    expect(await newJwt.open(sealed, secretBinding('t1', 'w1'))).toBe(secret);
+  });
+
+  it('sealed before the secrets key existed (w1., a key derived from the JWT key): still open', async () => {
+    const jwtKey = 'a-jwt-key-of-at-least-thirty-two-characters';
+    const legacy = createSeal(jwtKey, { label: 'strategy-service webhook secret v1', version: 'w1.' });
+    const secret = newWebhookSecret();
+    const sealed = await legacy.seal(secret, secretBinding('t1', 'w1'));
+    const seal = createWebhookSecretSeal({
+      secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',
+      jwtKey,
+    });
+    expect(await seal.open(sealed, secretBinding('t1', 'w1'))).toBe(secret);
+    expect(await seal.open(sealed, secretBinding('t1', 'w2'))).toBeUndefined();
   });
 });

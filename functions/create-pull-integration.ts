@@ -1,0 +1,58 @@
+import { defineRoute, reply } from '../lib/http/route';
+import { audit } from '../lib/logger';
+import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
+import { createIntegration } from '../lib/pull/definitions';
+import { createPullIntegrationSchema } from '../lib/pull/inputs';
+import { integrationView, pullIntegrationViewSchema } from '../lib/pull/views';
+import { jwtEndpoint, pullDeps } from '../lib/runtime';
+
+/** POST /integrations/pull (ADMIN): the credentials are in the request only, never in an answer. */
+export const route = defineRoute({
+  operationId: 'createPullIntegration',
+  method: 'post',
+  path: '/integrations/pull',
+  tag: 'Pull',
+  summary: 'Create a pull integration',
+  description:
+    'ADMIN; plan feature `kpi_api_integration`. The service GETs `url` on `schedule` and stores the values each binding’s JMESPath finds in the JSON answer as measurements of its KPI, as a push would. The first run is the scheduler’s next pass. Secrets in `auth` are write-only: every answer shows them as `{ "set": true }`. The url (and an OAuth `tokenUrl`) must be `https://` without credentials and not an address of a private, loopback or link-local network (400 naming the field); each binding’s KPI must be the tenant’s, of its type (404 with `missingKpiIds`).',
+  auth: 'jwt',
+  roles: ['ADMIN'],
+  body: {
+    schema: createPullIntegrationSchema,
+    examples: {
+      bearer: {
+        summary: 'A billing API’s MRR every morning, with a bearer token',
+        value: {
+          name: 'Billing MRR',
+          url: 'https://billing.acme.example/api/v1/metrics/mrr',
+          auth: { type: 'bearer', token: 'sk_live_example' },
+          schedule: { every: 'day', at: '06:30' },
+          period: 'month',
+          measurements: [
+            { kpiId: KPI_ID, kpiType: 'BSC_KPI', actual: 'data.mrr.amount', target: 'data.mrr.target' },
+          ],
+        },
+      },
+    },
+  },
+  responses: {
+    201: {
+      description: 'Created; due at once.',
+      schema: pullIntegrationViewSchema,
+      example: { ...pullIntegrationExample, lastRun: null, nextRunAt: pullIntegrationExample.createdAt },
+    },
+  },
+  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
+  core: async ({ body, user }) => {
+    const created = await createIntegration(pullDeps, {
+      ...body,
+      tenantId: user.tenantId,
+      createdBy: { type: 'user', userId: user.userId },
+    });
+    // Never a secret: the integration's id, where it points and how it authenticates.
+    audit('integration.created', { integrationId: created.id, url: created.url, auth: created.auth.type });
+    return reply(201, integrationView(created));
+  },
+});
+
+export const handler = jwtEndpoint(route);

@@ -1,0 +1,12 @@
+import { htmlPage } from '../lib/http/page';
+import { definePage } from '../lib/http/route';
+import { pageEndpoint } from '../lib/runtime';
+
+/**
+ * GET /platform/integrations: the pull integration page. One static HTML document whose script and
+ * style are inlined at build time (scripts/esbuild-plugins.cjs); the CSP allows exactly them.
+ */
+export const route = definePage(['/platform/integrations']);
+
+/** The page is loaded at the first request (it is bundled either way): the route declaration alone loads without it. */
+export const handler = pageEndpoint(async () => htmlPage(await import('web-bundle:integrations')));

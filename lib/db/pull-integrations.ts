@@ -1,0 +1,393 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import {
+  type PullIntegration,
+  type PullRun,
+  pullIntegrationSchema,
+  pullRunSchema,
+  RUN_ERROR_CLASSES,
+  type RunErrorClass,
+} from '../domain/pull-integration';
+import type { Database } from './client';
+import { defineEntity } from './entity';
+import { writtenUnlessConditionFails } from './errors';
+import { GSI2, keys } from './keys';
+import { type Page, type PageRequest, queryPage } from './pagination';
+
+/**
+ * Pull integrations, their runs and their usage. An integration lives in its tenant's partition
+ * (reading one needs the tenant, so another tenant's id finds nothing); while it is not disabled it is
+ * also in the sparse index gsi2 under `PULLDUE`, sorted by when it is due, which is all the scheduler
+ * reads. Its runs and its days of usage are in a partition of its own and expire after 90 days.
+ * Every item read is parsed by its entity's schema. What a run decides is decided above (lib/pull/).
+ */
+
+/** How long runs and days of usage are kept. */
+export const PULL_RETENTION_DAYS = 90;
+
+/** The index entry of an integration that the scheduler should run at its `nextRunAt` (none while disabled). */
+const dueEntry = (integration: Pick<PullIntegration, 'status' | 'nextRunAt' | 'tenantId' | 'id'>) =>
+  integration.status === 'disabled' || integration.nextRunAt === null
+    ? {}
+    : keys.pullDueIndex(integration.nextRunAt, integration.tenantId, integration.id);
+
+/**
+ * An integration as stored: the entity, its credentials sealed (null for `auth: none`), and the slot a
+ * scheduler claimed that its run has not recorded yet (lib/pull/run.ts). In the tenant's partition, and
+ * in the due index while it is not disabled.
+ */
+export const pullIntegrations = /* @__PURE__ */ defineEntity({
+  type: 'PULL',
+  schema: z.extend(pullIntegrationSchema, {
+    sealedSecrets: z.nullable(z.string()),
+    claimedSlot: z.nullable(z.string()),
+  }),
+  key: (integration) => ({
+    ...keys.pullIntegration(integration.tenantId, integration.id),
+    ...dueEntry(integration),
+  }),
+});
+export type StoredIntegration = Parameters<typeof pullIntegrations.toItem>[0];
+
+const toStored = (item: Record<string, unknown>): StoredIntegration => pullIntegrations.fromItem(item);
+
+/** A new integration; its first run is due at once (`nextRunAt`). */
+export const putIntegration = async ({ client, tableName }: Database, stored: StoredIntegration) => {
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: pullIntegrations.toItem(stored),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+};
+
+/** One integration of a tenant, strongly consistent; undefined for an unknown id or another tenant's. */
+export const getIntegration = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  id: string,
+): Promise<StoredIntegration | undefined> => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: keys.pullIntegration(tenantId, id), ConsistentRead: true }),
+  );
+  return Item ? toStored(Item) : undefined;
+};
+
+/** One page of a tenant's integrations, oldest first (ids are UUIDv7). */
+export const integrationPage = (
+  db: Database,
+  tenantId: string,
+  page: PageRequest,
+): Promise<Page<StoredIntegration>> => {
+  const { pk, skPrefix } = keys.pullIntegrationsOfTenant(tenantId);
+  return queryPage(
+    db,
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+    },
+    { pk },
+    page,
+    toStored,
+    { name: 'sk', prefix: skPrefix },
+  );
+};
+
+/**
+ * Writes an integration's settings and state after a change (PATCH): the whole item, its index entry
+ * moved to the new `nextRunAt`. Only an integration that still exists; false when it was deleted.
+ */
+export const replaceIntegration = ({ client, tableName }: Database, stored: StoredIntegration) =>
+  writtenUnlessConditionFails(
+    client.send(
+      new PutCommand({
+        TableName: tableName,
+        // A change ends any claim: its run, should it finish, records nothing.
+        Item: pullIntegrations.toItem({ ...stored, claimedSlot: null }),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    ),
+  );
+
+/** Deletes an integration; false when there was none. Its runs and usage expire with their `ttl`. */
+export const deleteIntegration = async (
+  { client, tableName }: Database,
+  tenantId: string,
+  id: string,
+): Promise<boolean> =>
+  writtenUnlessConditionFails(
+    client.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: keys.pullIntegration(tenantId, id),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    ),
+  );
+
+/** A due integration as the index names it: the entry (the slot it marks) and the item's address. */
+export interface DueEntry {
+  tenantId: string;
+  integrationId: string;
+  /** The index sort key read: the slot, as the conditional claim compares it. */
+  entry: string;
+  /** When it was due. */
+  dueAt: string;
+}
+
+const dueEntrySchema = z.object({
+  gsi2sk: z.string(),
+  tenantId: z.string(),
+  id: z.string(),
+  nextRunAt: z.string(),
+});
+
+/**
+ * The integrations due at `now`: one range Query of `PULLDUE` in gsi2 (`gsi2sk` up to `now`), a page
+ * of `pageSize` at a time, so the requests grow with the due integrations only; only the attributes the
+ * claim needs are returned.
+ */
+export const dueIntegrations = async (
+  { client, tableName }: Database,
+  now: number,
+  pageSize = 100,
+): Promise<DueEntry[]> => {
+  const due: DueEntry[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: GSI2,
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+        ExpressionAttributeValues: {
+          ':pk': keys.pullDue().gsi2pk,
+          // `~` sorts after `#`: an entry due at `now` exactly is in the range.
+          ':now': `${new Date(now).toISOString()}~`,
+        },
+        ProjectionExpression: 'gsi2sk, tenantId, id, nextRunAt',
+        Limit: pageSize,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const { gsi2sk, tenantId, id } = dueEntrySchema.parse(item);
+      due.push({ tenantId, integrationId: id, entry: gsi2sk, dueAt: gsi2sk.slice(0, 24) });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return due;
+};
+
+/**
+ * Claims a due slot for one run: moves the index entry to `leaseUntil` (when the slot is due again
+ * should its run never finish) and records the slot, only if the entry is still the one read. Of two
+ * schedulers reading the same entry exactly one claims it; false for the other.
+ */
+export const claimSlot = (
+  { client, tableName }: Database,
+  due: DueEntry,
+  leaseUntil: string,
+): Promise<boolean> =>
+  writtenUnlessConditionFails(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.pullIntegration(due.tenantId, due.integrationId),
+        UpdateExpression: 'SET gsi2sk = :lease, claimedSlot = :slot',
+        ConditionExpression: 'gsi2sk = :entry',
+        ExpressionAttributeValues: {
+          ':entry': due.entry,
+          ':slot': due.entry,
+          ':lease': keys.pullDueIndex(leaseUntil, due.tenantId, due.integrationId).gsi2sk,
+        },
+      }),
+    ),
+  );
+
+/** The state a run leaves an integration in. */
+export type RunState = Pick<
+  PullIntegration,
+  'status' | 'consecutiveFailures' | 'failingSince' | 'disabledAt' | 'lastRun' | 'nextRunAt'
+>;
+
+/**
+ * Records a run's outcome on the integration and moves its index entry to the next run (or out of the
+ * index when it is disabled). A scheduled run gives its claimed slot, and is recorded only while that
+ * claim stands (a duplicate delivery of the same slot records nothing); a manual run none. Answers the
+ * status the integration had before, or undefined when nothing was written (deleted, or the slot is not
+ * claimed any more).
+ */
+export const putRunState = async (
+  { client, tableName }: Database,
+  integration: Pick<PullIntegration, 'tenantId' | 'id'>,
+  state: RunState,
+  slot: string | null,
+): Promise<PullIntegration['status'] | undefined> => {
+  const due = dueEntry({ ...state, tenantId: integration.tenantId, id: integration.id });
+  // As the entity stores them: a null field is absent, so it is removed.
+  const fields: Record<string, unknown> = { ...state, ...due };
+  const set = Object.keys(fields).filter((name) => fields[name] !== null);
+  const remove = [
+    ...Object.keys(fields).filter((name) => fields[name] === null),
+    'claimedSlot',
+    ...('gsi2pk' in due ? [] : ['gsi2pk', 'gsi2sk']),
+  ];
+  try {
+    const { Attributes } = await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.pullIntegration(integration.tenantId, integration.id),
+        UpdateExpression: `SET ${set.map((name) => `#${name} = :${name}`).join(', ')} REMOVE ${remove
+          .map((name) => `#${name}`)
+          .join(', ')}`,
+        ConditionExpression: slot === null ? 'attribute_exists(pk)' : 'claimedSlot = :slot',
+        ExpressionAttributeNames: Object.fromEntries([...set, ...remove].map((name) => [`#${name}`, name])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(set.map((name) => [`:${name}`, fields[name]])),
+          ...(slot === null ? {} : { ':slot': slot }),
+        },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    );
+    return pullIntegrationSchema.shape.status.parse(Attributes?.status);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+};
+
+/**
+ * A run of an integration, in the integration's partition; it expires (`ttl`) after the retention.
+ * The declarations are marked pure, so a function that never touches runs or usage (creating an
+ * integration) bundles neither, nor their keys.
+ */
+export const pullRuns = /* @__PURE__ */ defineEntity({
+  type: 'PULLRUN',
+  schema: pullRunSchema,
+  key: (run) => keys.pullRun(run.integrationId, run.id),
+});
+
+/** A run's record; `expiresAt` (epoch seconds) is when it leaves the log. */
+export const putRun = async ({ client, tableName }: Database, run: PullRun, expiresAt: number) => {
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...pullRuns.toItem(run), ttl: expiresAt },
+    }),
+  );
+};
+
+/** One page of an integration's runs, newest first (ids are UUIDv7). */
+export const runPage = (db: Database, integrationId: string, page: PageRequest): Promise<Page<PullRun>> => {
+  const { pk, skPrefix } = keys.pullRuns(integrationId);
+  return queryPage(
+    db,
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ScanIndexForward: false,
+    },
+    { pk },
+    page,
+    (item) => pullRuns.fromItem(item),
+    { name: 'sk', prefix: skPrefix },
+  );
+};
+
+/**
+ * Counts a run on its integration's day, as a key's usage counts a push: one atomic `ADD` of the run,
+ * the measurements it stored and, for a failed fetch, its error class. The day item is under 1 KB
+ * and in no index: one write unit.
+ */
+export const countRun = async (
+  { client, tableName }: Database,
+  integrationId: string,
+  day: string,
+  {
+    measurements,
+    errorClass,
+    failed,
+  }: { measurements: number; errorClass: RunErrorClass | null; failed: boolean },
+) => {
+  const counters: Record<string, number> = { runs: 1, measurements };
+  if (failed) counters.failed = 1;
+  if (errorClass) counters[`failed_${errorClass}`] = 1;
+  const names = Object.keys(counters);
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.pullUsageDay(integrationId, day),
+      UpdateExpression: `SET #type = :type, #ttl = :ttl ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      ExpressionAttributeNames: {
+        '#type': 'type',
+        '#ttl': 'ttl',
+        ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
+      },
+      ExpressionAttributeValues: {
+        ':type': pullUsageDays.type,
+        ':ttl': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (PULL_RETENTION_DAYS + 1) * 86_400,
+        ...Object.fromEntries(names.map((name, i) => [`:c${i}`, counters[name]])),
+      },
+    }),
+  );
+};
+
+/** One day of an integration's usage; a day without runs has no item. */
+export const usageDaySchema = z.object({
+  date: z.string(),
+  runs: z.int(),
+  measurements: z.int(),
+  failed: z.int(),
+  failures: z
+    .object(
+      Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, z.int()])) as Record<RunErrorClass, z.ZodMiniInt>,
+    )
+    .check(z.describe('Failed runs by error class.')),
+});
+export type PullUsageDay = z.output<typeof usageDaySchema>;
+
+/**
+ * A day of an integration's usage, in the integration's partition. Its counters are added by
+ * `countRun` (atomic `ADD`s); the day is the sort key's and the integration the partition's; a counter
+ * not added yet reads as 0, and the failures by class are one attribute each (`failed_<class>`).
+ */
+export const pullUsageDays = /* @__PURE__ */ defineEntity({
+  type: 'PULLUSAGE',
+  schema: /* @__PURE__ */ z.extend(usageDaySchema, { integrationId: /* @__PURE__ */ z.string() }),
+  key: (day) => keys.pullUsageDay(day.integrationId, day.date),
+  hidden: ['integrationId'],
+  stored: {
+    integrationId: { read: (item) => String(item.pk).slice('PULL#'.length), write: () => ({}) },
+    date: { read: (item) => String(item.sk).slice('USAGE#'.length), write: () => ({}) },
+    runs: { default: 0 },
+    measurements: { default: 0 },
+    failed: { default: 0 },
+    failures: {
+      read: (item) => Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [c, item[`failed_${c}`] ?? 0])),
+      write: (failures) => Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [`failed_${c}`, failures[c]])),
+    },
+  },
+});
+
+/** The integration's days from `from` to `to` (inclusive, `YYYY-MM-DD`), oldest first: one Query. */
+export const usageDaysOf = async (
+  { client, tableName }: Database,
+  integrationId: string,
+  from: string,
+  to: string,
+): Promise<PullUsageDay[]> => {
+  const { Items = [] } = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.pullUsageDay(integrationId, from).pk,
+        ':from': keys.pullUsageDay(integrationId, from).sk,
+        ':to': keys.pullUsageDay(integrationId, to).sk,
+      },
+    }),
+  );
+  return Items.map((item) => pullUsageDays.fromItem(item));
+};

@@ -1,0 +1,269 @@
+import { batchGet } from '../db/batch';
+import type { Database } from '../db/client';
+import { keys } from '../db/keys';
+import { toKpi } from '../db/kpis';
+import { putIntegration, replaceIntegration, type StoredIntegration } from '../db/pull-integrations';
+import type { Kpi } from '../domain/kpi';
+import {
+  type PullAuthView,
+  type PullBinding,
+  type PullIntegration,
+  type PullPeriod,
+  type PullSchedule,
+  type PullSecrets,
+  TIMED_EVERY,
+} from '../domain/pull-integration';
+import { tenantUrlProblem } from '../egress/urls';
+import { AppError, type FieldError } from '../errors';
+import { uuidv7 } from '../ids';
+import { expressionProblem } from './extract';
+import type { AuthInput, AuthPatch, CreatePullIntegration, UpdatePullIntegration } from './inputs';
+import { nextSlot } from './schedule';
+import { openSecrets, sealSecrets } from './secrets';
+import { assertMayPull, notFound, type PullDeps, readIntegration } from './service';
+
+/**
+ * Creating and changing a pull integration: what zod cannot judge of a definition, the bindings' KPIs,
+ * and the credentials sealed apart from what is shown. Apart from ./service.ts, so that the functions
+ * that only read or delete integrations carry no KPI reads.
+ */
+
+const invalid = (errors: FieldError[]) =>
+  new AppError('VALIDATION_FAILED', `The request body has ${errors.length} invalid field(s).`, { errors });
+
+/** What of a definition zod cannot judge: the URLs' egress rules, the expressions, repeated KPIs. */
+const definitionProblems = (
+  { local }: Pick<PullDeps, 'local'>,
+  definition: {
+    url?: string | undefined;
+    headers?: Record<string, string> | undefined;
+    auth?: AuthInput | AuthPatch | { type: 'header'; name: string } | undefined;
+    period?: PullPeriod | undefined;
+    schedule?: PullSchedule | undefined;
+    measurements?: PullBinding[] | undefined;
+  },
+): FieldError[] => {
+  const errors: FieldError[] = [];
+  const { schedule } = definition;
+  if (schedule?.at !== undefined && !TIMED_EVERY.includes(schedule.every)) {
+    errors.push({ path: 'schedule.at', message: 'at is only for day, week and month' });
+  }
+  const url = (path: string, text: string | undefined) => {
+    const problem = text === undefined ? undefined : tenantUrlProblem(text, { local });
+    if (problem) errors.push({ path, message: problem });
+  };
+  url('url', definition.url);
+  const { auth: given } = definition;
+  if (given?.type === 'oauth2_client_credentials') url('auth.tokenUrl', given.tokenUrl);
+  const { auth, headers } = definition;
+  if (auth?.type === 'header' && headers) {
+    const name = auth.name.toLowerCase();
+    if (Object.keys(headers).some((header) => header.toLowerCase() === name)) {
+      errors.push({ path: 'auth.name', message: 'is also in headers: name it once' });
+    }
+  }
+  const expression = (path: string, text: string | undefined) => {
+    const problem = text === undefined ? undefined : expressionProblem(text);
+    if (problem) errors.push({ path, message: problem });
+  };
+  if (definition.period && typeof definition.period === 'object') {
+    expression('period.start', definition.period.start);
+    expression('period.end', definition.period.end);
+  }
+  const first = new Map<string, number>();
+  definition.measurements?.forEach((binding, index) => {
+    expression(`measurements[${index}].actual`, binding.actual);
+    expression(`measurements[${index}].target`, binding.target);
+    expression(`measurements[${index}].forecast`, binding.forecast);
+    const earlier = first.get(binding.kpiId);
+    if (earlier === undefined) first.set(binding.kpiId, index);
+    else
+      errors.push({ path: `measurements[${index}].kpiId`, message: `same KPI as measurements[${earlier}]` });
+  });
+  return errors;
+};
+
+const kpiKey = (id: string) => keys.kpi(id);
+
+/** The tenant's KPIs the bindings name, by id (missing and foreign ones absent). */
+export const kpisOf = async (db: Database, tenantId: string, bindings: PullBinding[]) => {
+  const items = await batchGet(db, [...new Set(bindings.map((b) => b.kpiId))].map(kpiKey));
+  const kpis = new Map<string, Kpi>();
+  for (const item of items) {
+    const kpi = toKpi(item);
+    if (kpi.tenantId === tenantId) kpis.set(kpi.id, kpi);
+  }
+  return kpis;
+};
+
+/** Every binding's KPI must be the tenant's, of its type: 404 naming the others, as a push does. */
+const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[]) => {
+  const kpis = await kpisOf(db, tenantId, bindings);
+  const missing = [
+    ...new Set(bindings.filter((b) => kpis.get(b.kpiId)?.type !== b.kpiType).map((b) => b.kpiId)),
+  ];
+  if (missing.length > 0) {
+    throw new AppError(
+      'NOT_FOUND',
+      `No KPI of this organization with the given id and kpiType: ${missing.join(', ')}.`,
+      { extensions: { missingKpiIds: missing } },
+    );
+  }
+};
+
+const SET = { set: true } as const;
+
+/** The authentication as stored and shown, and its secrets apart. */
+const splitAuth = (auth: AuthInput): { view: PullAuthView; secrets: PullSecrets } => {
+  switch (auth.type) {
+    case 'none':
+      return { view: auth, secrets: {} };
+    case 'bearer':
+      return { view: { type: 'bearer', token: SET }, secrets: { token: auth.token } };
+    case 'header':
+      return { view: { type: 'header', name: auth.name, value: SET }, secrets: { value: auth.value } };
+    case 'basic':
+      return {
+        view: { type: 'basic', username: auth.username, password: SET },
+        secrets: { password: auth.password },
+      };
+    case 'oauth2_client_credentials':
+      return {
+        view: {
+          type: 'oauth2_client_credentials',
+          tokenUrl: auth.tokenUrl,
+          clientId: auth.clientId,
+          clientSecret: SET,
+          scope: auth.scope ?? null,
+        },
+        secrets: { clientSecret: auth.clientSecret },
+      };
+  }
+};
+
+/** The secret field of each type: what a change must send when it changes the type. */
+const SECRET_FIELD = {
+  none: null,
+  bearer: 'token',
+  header: 'value',
+  basic: 'password',
+  oauth2_client_credentials: 'clientSecret',
+} as const;
+
+export const createIntegration = async (
+  deps: PullDeps,
+  input: CreatePullIntegration & { tenantId: string; createdBy: PullIntegration['createdBy'] },
+): Promise<StoredIntegration> => {
+  const { db, now = Date.now } = deps;
+  await assertMayPull(deps, input.tenantId);
+  const problems = definitionProblems(deps, input);
+  if (problems.length > 0) throw invalid(problems);
+  await assertKpis(db, input.tenantId, input.measurements);
+  const at = new Date(now()).toISOString();
+  const { view, secrets } = splitAuth(input.auth);
+  const integration: PullIntegration = {
+    id: uuidv7(now()),
+    tenantId: input.tenantId,
+    name: input.name,
+    url: input.url,
+    headers: input.headers ?? {},
+    auth: view,
+    schedule: input.schedule,
+    period: input.period ?? 'month',
+    measurements: input.measurements,
+    status: 'active',
+    consecutiveFailures: 0,
+    failingSince: null,
+    disabledAt: null,
+    lastRun: null,
+    // Due at once: its first run is the scheduler's next pass.
+    nextRunAt: at,
+    createdAt: at,
+    createdBy: input.createdBy,
+    updatedAt: at,
+  };
+  const stored: StoredIntegration = {
+    ...integration,
+    sealedSecrets: await sealSecrets(deps.secrets, integration, secrets),
+    claimedSlot: null,
+  };
+  await putIntegration(db, stored);
+  return stored;
+};
+
+/**
+ * Changes an integration: fields not sent stay; a secret is replaced only when sent (a change of the
+ * authentication type must send the new type's secret). Any change makes a failing or disabled
+ * integration active again and due at once; a new schedule moves an active one's next run to the new
+ * schedule's next slot.
+ */
+export const updateIntegration = async (
+  deps: PullDeps,
+  tenantId: string,
+  id: string,
+  patch: UpdatePullIntegration,
+): Promise<StoredIntegration> => {
+  const { db, now = Date.now } = deps;
+  const stored = await readIntegration(deps, tenantId, id);
+  const headers = patch.headers ?? stored.headers;
+  const authName =
+    patch.auth ??
+    (stored.auth.type === 'header' ? { type: 'header' as const, name: stored.auth.name } : undefined);
+  const problems = definitionProblems(deps, { ...patch, headers, auth: authName });
+  let auth = stored.auth;
+  let sealedSecrets = stored.sealedSecrets;
+  if (patch.auth) {
+    const field = SECRET_FIELD[patch.auth.type];
+    const sent = field === null ? undefined : (patch.auth as Record<string, unknown>)[field];
+    if (field !== null && sent === undefined && patch.auth.type !== stored.auth.type) {
+      problems.push({
+        path: `auth.${field}`,
+        message: `is required when the type changes to ${patch.auth.type}`,
+      });
+    }
+    if (problems.length === 0) {
+      let secrets: PullSecrets = {};
+      if (field !== null && sent === undefined) {
+        const kept = await openSecrets(deps.secrets, stored, stored.sealedSecrets);
+        if (kept === undefined) {
+          problems.push({
+            path: `auth.${field}`,
+            message: 'the stored secret could not be opened: send it again',
+          });
+        } else secrets = kept;
+      }
+      const split = splitAuth({
+        ...(patch.auth as AuthInput),
+        ...(field !== null && sent === undefined ? secrets : {}),
+      } as AuthInput);
+      auth = split.view;
+      if (problems.length === 0) sealedSecrets = await sealSecrets(deps.secrets, stored, split.secrets);
+    }
+  }
+  if (problems.length > 0) throw invalid(problems);
+  if (patch.measurements) await assertKpis(db, tenantId, patch.measurements);
+  const at = now();
+  const reset = stored.status !== 'active';
+  const schedule = patch.schedule ?? stored.schedule;
+  const nextRunAt = reset
+    ? new Date(at).toISOString()
+    : patch.schedule
+      ? new Date(nextSlot(schedule, at)).toISOString()
+      : stored.nextRunAt;
+  const updated: StoredIntegration = {
+    ...stored,
+    name: patch.name ?? stored.name,
+    url: patch.url ?? stored.url,
+    headers,
+    auth,
+    sealedSecrets,
+    schedule,
+    period: patch.period ?? stored.period,
+    measurements: patch.measurements ?? stored.measurements,
+    ...(reset ? { status: 'active', consecutiveFailures: 0, failingSince: null, disabledAt: null } : {}),
+    nextRunAt,
+    updatedAt: new Date(at).toISOString(),
+  };
+  if (!(await replaceIntegration(db, updated))) throw notFound(id);
+  return updated;
+};

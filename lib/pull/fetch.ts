@@ -1,0 +1,239 @@
+import { createHash } from 'node:crypto';
+import type { PullAuthView, PullSecrets, RunErrorClass } from '../domain/pull-integration';
+import { type Egress, EgressError, type EgressResponse } from '../egress';
+
+/**
+ * One fetch of a pull source: the GET with its headers and authentication, through the egress guard
+ * (lib/egress/: every address checked at connect time, no redirects, at most 10 s and 1 MiB), and the
+ * answer parsed only when it says it is JSON. An OAuth2 client-credentials token is requested through
+ * the guard too, and kept in this container's memory until shortly before it expires: never stored,
+ * never logged. What goes wrong is a class and a sentence that never quote the body or a secret.
+ */
+
+/** The fetch's own time; the whole request, connect to last byte. */
+export const FETCH_TIMEOUT_MS = 10_000;
+/** The token request's: a token endpoint answers fast or not at all. */
+export const TOKEN_TIMEOUT_MS = 5_000;
+/** The most of an answer read (the guard's default): a KPI answer is small. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** A token endpoint's answer is a few hundred bytes. */
+const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+/** A cached token is not used in its last minute, so it never expires on the way. */
+const TOKEN_MARGIN_MS = 60_000;
+
+export const USER_AGENT = 'strategy-service-pull/1';
+
+export type FetchResult =
+  | { ok: true; httpStatus: number; durationMs: number; answer: unknown }
+  | { ok: false; httpStatus: number | null; durationMs: number; errorClass: RunErrorClass; error: string };
+
+/** OAuth2 access tokens by integration and credentials, in this container's memory only. */
+export interface TokenCache {
+  get(key: string, now: number): string | undefined;
+  set(key: string, token: string, expiresAt: number): void;
+  delete(key: string): void;
+}
+
+export const createTokenCache = (): TokenCache => {
+  const tokens = new Map<string, { token: string; expiresAt: number }>();
+  return {
+    get(key, now) {
+      const entry = tokens.get(key);
+      if (entry && entry.expiresAt > now) return entry.token;
+      tokens.delete(key);
+      return undefined;
+    },
+    set(key, token, expiresAt) {
+      tokens.set(key, { token, expiresAt });
+    },
+    delete(key) {
+      tokens.delete(key);
+    },
+  };
+};
+
+export interface FetchDeps {
+  egress: Egress;
+  tokens: TokenCache;
+  now?: () => number;
+}
+
+export interface Source {
+  id: string;
+  url: string;
+  headers: Record<string, string>;
+  auth: PullAuthView;
+}
+
+const egressProblem = (error: EgressError): { errorClass: RunErrorClass; error: string } => {
+  switch (error.kind) {
+    case 'timeout':
+      return { errorClass: 'timeout', error: 'the source did not answer in time' };
+    case 'too_large':
+      return { errorClass: 'too_large', error: `the answer is larger than ${MAX_ANSWER_BYTES} bytes` };
+    case 'refused':
+      return { errorClass: 'connection', error: 'refused by egress rules' };
+    default:
+      return { errorClass: 'connection', error: 'the connection to the source failed' };
+  }
+};
+
+const isJson = (response: EgressResponse) => {
+  const type = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json');
+};
+
+const parseJson = (response: EgressResponse): { ok: true; value: unknown } | { ok: false } => {
+  if (!isJson(response)) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body)) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/** The token cache's key: the integration and a hash of what the token was issued for. */
+const tokenKey = (
+  source: Source,
+  auth: Extract<PullAuthView, { type: 'oauth2_client_credentials' }>,
+  secret: string,
+) =>
+  `${source.id}:${createHash('sha256')
+    .update(JSON.stringify([auth.tokenUrl, auth.clientId, auth.scope, secret]))
+    .digest('base64url')}`;
+
+/** A token from the cache or the token endpoint (RFC 6749 §4.4, client authenticated with HTTP Basic). */
+const accessToken = async (
+  { egress, tokens, now = Date.now }: FetchDeps,
+  source: Source,
+  auth: Extract<PullAuthView, { type: 'oauth2_client_credentials' }>,
+  clientSecret: string,
+): Promise<{ ok: true; token: string; key: string } | { ok: false; error: string }> => {
+  const key = tokenKey(source, auth, clientSecret);
+  const cached = tokens.get(key, now());
+  if (cached) return { ok: true, token: cached, key };
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (auth.scope) form.set('scope', auth.scope);
+  // RFC 6749 §2.3.1: the client id and secret form-encoded, then as HTTP Basic credentials.
+  const basic = Buffer.from(
+    `${encodeURIComponent(auth.clientId)}:${encodeURIComponent(clientSecret)}`,
+  ).toString('base64');
+  let response: EgressResponse;
+  try {
+    response = await egress.send({
+      url: auth.tokenUrl,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        authorization: `Basic ${basic}`,
+        'user-agent': USER_AGENT,
+      },
+      body: form.toString(),
+      timeoutMs: TOKEN_TIMEOUT_MS,
+      maxBytes: MAX_TOKEN_ANSWER_BYTES,
+    });
+  } catch (error) {
+    if (!(error instanceof EgressError)) throw error;
+    return { ok: false, error: `the token request failed: ${egressProblem(error).error}` };
+  }
+  if (response.status < 200 || response.status >= 300) {
+    return { ok: false, error: `the token endpoint answered HTTP ${response.status}` };
+  }
+  const parsed = parseJson(response);
+  const body = parsed.ok ? (parsed.value as { access_token?: unknown; expires_in?: unknown }) : undefined;
+  if (typeof body?.access_token !== 'string' || body.access_token === '') {
+    return { ok: false, error: 'the token endpoint answered without an access_token' };
+  }
+  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in * 1000 : undefined;
+  // Without expires_in nobody knows how long the token lives: it is used for this fetch only.
+  if (expiresIn !== undefined && expiresIn > 2 * TOKEN_MARGIN_MS) {
+    tokens.set(key, body.access_token, now() + expiresIn - TOKEN_MARGIN_MS);
+  }
+  return { ok: true, token: body.access_token, key };
+};
+
+/** Fetches the source once and parses its JSON answer. */
+export const fetchSource = async (
+  deps: FetchDeps,
+  source: Source,
+  secrets: PullSecrets,
+): Promise<FetchResult> => {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const failed = (
+    errorClass: RunErrorClass,
+    error: string,
+    httpStatus: number | null = null,
+  ): FetchResult => ({
+    ok: false,
+    httpStatus,
+    durationMs: Math.max(0, Math.round(now() - started)),
+    errorClass,
+    error,
+  });
+  const headers: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(source.headers).map(([name, value]) => [name.toLowerCase(), value])),
+    accept: 'application/json',
+    'user-agent': USER_AGENT,
+  };
+  const { auth } = source;
+  let cachedToken: string | undefined;
+  switch (auth.type) {
+    case 'bearer':
+      headers.authorization = `Bearer ${secrets.token ?? ''}`;
+      break;
+    case 'header':
+      headers[auth.name.toLowerCase()] = secrets.value ?? '';
+      break;
+    case 'basic':
+      headers.authorization = `Basic ${Buffer.from(`${auth.username}:${secrets.password ?? ''}`).toString('base64')}`;
+      break;
+    case 'oauth2_client_credentials': {
+      const token = await accessToken(deps, source, auth, secrets.clientSecret ?? '');
+      if (!token.ok) return failed('auth', token.error);
+      headers.authorization = `Bearer ${token.token}`;
+      cachedToken = token.key;
+      break;
+    }
+    default:
+      break;
+  }
+  let response: EgressResponse;
+  try {
+    response = await deps.egress.send({
+      url: source.url,
+      method: 'GET',
+      headers,
+      timeoutMs: FETCH_TIMEOUT_MS,
+      maxBytes: MAX_ANSWER_BYTES,
+    });
+  } catch (error) {
+    if (!(error instanceof EgressError)) throw error;
+    const { errorClass, error: text } = egressProblem(error);
+    return failed(errorClass, text);
+  }
+  const { status } = response;
+  if (status === 401 || status === 403) {
+    // A token the source no longer takes is not used again.
+    if (cachedToken) deps.tokens.delete(cachedToken);
+    return failed('auth', `the source refused the credentials (HTTP ${status})`, status);
+  }
+  if (status >= 300 && status < 400) {
+    return failed(
+      'http_status',
+      `the source answered a redirect (HTTP ${status}); redirects are not followed`,
+      status,
+    );
+  }
+  if (status < 200 || status >= 300)
+    return failed('http_status', `the source answered HTTP ${status}`, status);
+  const parsed = parseJson(response);
+  if (!parsed.ok) return failed('not_json', 'the answer is not JSON (Content-Type application/json)', status);
+  return {
+    ok: true,
+    httpStatus: status,
+    durationMs: Math.max(0, Math.round(now() - started)),
+    answer: parsed.value,
+  };
+};

@@ -1,0 +1,119 @@
+import type { Seal } from '../crypto/seal';
+import type { Database } from '../db/client';
+import type { Page, PageRequest } from '../db/pagination';
+import {
+  deleteIntegration,
+  getIntegration,
+  integrationPage,
+  type PullUsageDay,
+  runPage,
+  type StoredIntegration,
+  usageDaysOf,
+} from '../db/pull-integrations';
+import { Feature } from '../domain/plan';
+import type { PullRun } from '../domain/pull-integration';
+import type { Egress } from '../egress';
+import { AppError } from '../errors';
+import type { TenantCache } from '../tenant-cache';
+import type { Publish } from '../webhooks/events';
+import type { TokenCache } from './fetch';
+
+/**
+ * The use cases of pull integrations: list, read, delete, and read the run log; creating and changing
+ * are in ./definitions.ts, previews and runs in ./run.ts. Every one of them needs the
+ * plan feature `kpi_api_integration` (403 `feature-not-enabled`, as a push without
+ * `kpi_push_measurement`), and another tenant's integration is NOT_FOUND, as an unknown one.
+ */
+export interface PullDeps {
+  db: Database;
+  /** Seals and opens the credentials (./secrets.ts). */
+  secrets: Seal;
+  tenants: TenantCache;
+  /** The local stage: `http://` to this machine is allowed. */
+  local: boolean;
+  now?: () => number;
+}
+
+/**
+ * What a preview needs besides: the egress guard and the OAuth token cache. Apart, so that the
+ * functions that only manage integrations carry neither, and a preview no publisher.
+ */
+export interface PullFetchDeps extends PullDeps {
+  egress: Egress;
+  tokens: TokenCache;
+}
+
+/** A run may disable its integration, which it announces to the tenant's webhooks. */
+export interface PullRunDeps extends PullFetchDeps {
+  publish: Publish;
+}
+
+/** The plan feature every pull route needs, refused with the push's problem shape. */
+export const assertMayPull = async ({ tenants }: Pick<PullDeps, 'tenants'>, tenantId: string) => {
+  const tenant = await tenants.get(tenantId);
+  if (!tenant?.features.includes(Feature.KPI_API_INTEGRATION)) {
+    throw new AppError(
+      'FEATURE_NOT_ENABLED',
+      `The plan of this organization does not include ${Feature.KPI_API_INTEGRATION}. Upgrade the plan to pull KPI values from other systems.`,
+      { extensions: { feature: Feature.KPI_API_INTEGRATION } },
+    );
+  }
+};
+
+export const notFound = (id: string) => new AppError('NOT_FOUND', `Pull integration ${id} not found.`);
+
+/** A live integration of the tenant, or NOT_FOUND. */
+export const readIntegration = async (
+  deps: Pick<PullDeps, 'db' | 'tenants'>,
+  tenantId: string,
+  id: string,
+): Promise<StoredIntegration> => {
+  await assertMayPull(deps, tenantId);
+  const stored = await getIntegration(deps.db, tenantId, id);
+  if (!stored) throw notFound(id);
+  return stored;
+};
+
+const USAGE_DAYS = 30;
+
+/** An integration with its runs per day of the last 30 days. */
+export const integrationWithUsage = async (
+  deps: Pick<PullDeps, 'db' | 'tenants' | 'now'>,
+  tenantId: string,
+  id: string,
+): Promise<{ stored: StoredIntegration; usage: PullUsageDay[] }> => {
+  const stored = await readIntegration(deps, tenantId, id);
+  const now = (deps.now ?? Date.now)();
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const usage = await usageDaysOf(deps.db, id, day(now - (USAGE_DAYS - 1) * 86_400_000), day(now));
+  return { stored, usage };
+};
+
+export const listIntegrations = async (
+  deps: Pick<PullDeps, 'db' | 'tenants'>,
+  tenantId: string,
+  page: PageRequest,
+): Promise<Page<StoredIntegration>> => {
+  await assertMayPull(deps, tenantId);
+  return integrationPage(deps.db, tenantId, page);
+};
+
+export const removeIntegration = async (
+  deps: Pick<PullDeps, 'db' | 'tenants'>,
+  tenantId: string,
+  id: string,
+) => {
+  await assertMayPull(deps, tenantId);
+  if (!(await deleteIntegration(deps.db, tenantId, id))) throw notFound(id);
+};
+
+/** One page of the run log, newest first. */
+export const listRuns = async (
+  deps: Pick<PullDeps, 'db' | 'tenants'>,
+  tenantId: string,
+  id: string,
+  page: PageRequest,
+): Promise<Page<PullRun>> => {
+  await readIntegration(deps, tenantId, id);
+  return runPage(deps.db, id, page);
+};

@@ -1,0 +1,82 @@
+import * as z from 'zod/mini';
+import type { StoredIntegration } from '../db/pull-integrations';
+import { usageDaySchema } from '../db/pull-integrations';
+import {
+  bindingValuesSchema,
+  type PullRun,
+  pullIntegrationSchema,
+  pullRunSchema,
+} from '../domain/pull-integration';
+import { plannedMeasurementSchema, pushedMeasurement, pushStatusSchema } from '../push/views';
+import type { Preview } from './run';
+
+/**
+ * What clients see of pull integrations and their runs, derived from the entities
+ * (lib/domain/pull-integration.ts): never a secret (each shown as `{ "set": true }`), never the sealed
+ * credentials, and not the tenant, which is the caller's own.
+ */
+export const pullIntegrationViewSchema = z.omit(pullIntegrationSchema, { tenantId: true }).check(
+  z.meta({
+    id: 'PullIntegration',
+    description:
+      'A pull integration: its source, schedule, bindings and state; secrets only as `{ "set": true }`.',
+  }),
+);
+
+export const pullIntegrationDetailSchema = z
+  .extend(z.omit(pullIntegrationSchema, { tenantId: true }), {
+    usage: z
+      .array(usageDaySchema)
+      .check(
+        z.describe('Its runs per UTC day of the last 30 days (days without runs left out), oldest first.'),
+      ),
+  })
+  .check(
+    z.meta({
+      id: 'PullIntegrationDetail',
+      description: 'A pull integration with its usage of the last 30 days.',
+    }),
+  );
+
+export const pullRunViewSchema = z
+  .omit(pullRunSchema, { tenantId: true })
+  .check(z.meta({ id: 'PullRun', description: 'One run: what was fetched and what each binding stored.' }));
+
+export const previewSchema = z
+  .object({
+    httpStatus: z.nullable(z.int()).check(z.describe('The source’s status; `null` without an answer.')),
+    durationMs: z.int(),
+    errorClass: pullRunSchema.shape.errorClass,
+    error: pullRunSchema.shape.error,
+    bindings: z
+      .array(
+        bindingValuesSchema.check(z.meta({ id: 'PullPreviewBinding', description: 'One binding’s values.' })),
+      )
+      .check(z.describe('Each binding’s extracted values, or why it failed (`problem`).')),
+    measurements: z
+      .array(z.object({ status: pushStatusSchema, measurement: plannedMeasurementSchema }))
+      .check(z.describe('What a run would write now: created or updated, with the stored record’s shape.')),
+  })
+  .check(
+    z.meta({
+      id: 'PullPreview',
+      description: 'A fetch and its extraction, with nothing stored and the schedule unchanged.',
+    }),
+  );
+
+export const integrationView = ({
+  tenantId: _tenant,
+  sealedSecrets: _sealed,
+  claimedSlot: _claim,
+  ...integration
+}: StoredIntegration) => integration;
+export const runView = ({ tenantId: _tenant, ...run }: PullRun) => run;
+
+/** A preview's planned measurements as a push's dry run shows them: the record, without provenance. */
+export const previewView = (preview: Preview) => ({
+  ...preview,
+  measurements: preview.measurements.map(({ status, measurement }) => ({
+    status,
+    measurement: pushedMeasurement(measurement),
+  })),
+});

@@ -1,0 +1,331 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as workerHandler } from '../../../../functions/run-pull-integrations';
+import { handler as schedulerHandler } from '../../../../functions/schedule-pull-integrations';
+import {
+  dueIntegrations,
+  getIntegration,
+  putIntegration,
+  type StoredIntegration,
+} from '../../../../lib/db/pull-integrations';
+import { getTenant, updateTenant } from '../../../../lib/db/tenants';
+import { deliveryPage } from '../../../../lib/db/webhooks';
+import type { PullSchedule } from '../../../../lib/domain/pull-integration';
+import { uuidv7 } from '../../../../lib/ids';
+import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
+import { pullLocalQueue } from '../../../../lib/pull/local-queue';
+import { runMessage } from '../../../../lib/pull/run';
+import { schedulePass } from '../../../../lib/pull/scheduler';
+import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
+import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
+import { createTenantCache } from '../../../../lib/tenant-cache';
+import { createEndpoint } from '../../../../lib/webhooks/service';
+import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
+import { captureOutput } from '../../../support/output';
+import { type PullSource, startPullSource } from '../../../support/pull-source';
+
+/**
+ * The scheduler and its worker (lib/pull/run.ts) against DynamoDB Local and a source on this machine:
+ * due slots found with Queries of the sparse index, claimed once however many passes run, each run
+ * once; failing, back-off and disabling; the worker's batch.
+ */
+
+let tenant: TestTenant;
+let source: PullSource;
+beforeAll(async () => {
+  tenant = await createTestTenant({
+    features: ['kpi_push_measurement', 'kpi_api_integration'],
+    kpiTypes: ['BSC_KPI'],
+  });
+  source = await startPullSource();
+});
+afterAll(() => source.close());
+
+/**
+ * An integration written as the service writes it, due at `dueAt`. Each scenario uses a window of time
+ * of its own, in the past and earlier than the scenarios before it, so the due Query of one scenario
+ * sees none of the others' entries (their leases end in their own, later, windows).
+ */
+const putDue = async (dueAt: string, path = '/ok', schedule: PullSchedule = { every: 'day' }) => {
+  const id = uuidv7();
+  const stored: StoredIntegration = {
+    id,
+    tenantId: tenant.tenant.id,
+    name: `Source ${id}`,
+    url: source.url(path),
+    headers: {},
+    auth: { type: 'none' },
+    schedule,
+    period: 'day',
+    measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+    status: 'active',
+    consecutiveFailures: 0,
+    failingSince: null,
+    disabledAt: null,
+    lastRun: null,
+    nextRunAt: dueAt,
+    createdAt: dueAt,
+    createdBy: null,
+    updatedAt: dueAt,
+    sealedSecrets: null,
+    claimedSlot: null,
+  };
+  await putIntegration(db, stored);
+  return stored;
+};
+
+const queueNamed = () => pullLocalQueue(db);
+
+describe('the scheduler finds due integrations with Queries that grow with the due ones only', () => {
+  it('counts its DynamoDB requests: Queries of the index and one claim per due slot, never a Scan, whatever waits for later', async () => {
+    const passAt = Date.parse('2005-06-01T00:10:00.000Z');
+    const dueAt = '2005-06-01T00:00:00.000Z';
+    const measure = async (now: number) => {
+      const probe = instrument(db);
+      const result = await schedulePass({
+        db: probe.db,
+        queue: { send: async () => {}, retryLater: async () => {} },
+        now,
+        pageSize: 10,
+      });
+      const commands = probe.calls.map((c) => c.command);
+      return { result, commands, queries: commands.filter((c) => c === 'QueryCommand').length };
+    };
+    // 5 due.
+    for (let i = 0; i < 5; i++) await putDue(dueAt);
+    const few = await measure(passAt);
+    expect(few.result).toMatchObject({ due: 5, claimed: 5, skipped: 0 });
+    expect(few.queries).toBe(1);
+    expect(few.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(5);
+    expect(few.commands.filter((c) => !['QueryCommand', 'UpdateItemCommand'].includes(c))).toEqual([]);
+
+    // The same 5 due among 200 that wait for later (an earlier window, see putDue): the same requests.
+    const laterPass = Date.parse('2004-06-01T00:10:00.000Z');
+    for (let i = 0; i < 5; i++) await putDue('2004-06-01T00:00:00.000Z');
+    for (let i = 0; i < 200; i++) await putDue('2004-06-02T00:00:00.000Z');
+    const amongMany = await measure(laterPass);
+    expect(amongMany.result).toMatchObject({ due: 5, claimed: 5 });
+    expect(amongMany.commands).toEqual(few.commands);
+
+    // 25 due: more Queries (pages of 10) and more claims.
+    const third = Date.parse('2003-06-01T00:10:00.000Z');
+    for (let i = 0; i < 25; i++) await putDue('2003-06-01T00:00:00.000Z');
+    const many = await measure(third);
+    expect(many.result).toMatchObject({ due: 25, claimed: 25 });
+    expect(many.queries).toBe(3);
+    expect(many.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(25);
+    expect(many.commands).not.toContain('ScanCommand');
+  });
+});
+
+describe('two scheduler passes at once', () => {
+  it('claim and hand over each due slot once, and the worker fetches each once', async () => {
+    source.answers['/once'] = { json: { value: 1 } };
+    const dueAt = '2002-06-01T00:00:00.000Z';
+    const integrations = await Promise.all(Array.from({ length: 12 }, () => putDue(dueAt, '/once')));
+    const queue = queueNamed();
+    const before = (await queue.receive()).length;
+    expect(before).toBe(0);
+    const now = Date.parse('2002-06-01T00:05:00.000Z');
+    const [a, b] = await Promise.all([schedulePass({ db, queue, now }), schedulePass({ db, queue, now })]);
+    expect(a.due).toBe(12);
+    expect(a.claimed + b.claimed).toBe(12);
+    expect(a.skipped + b.skipped).toBe(a.due + b.due - 12);
+    const messages = await queue.receive();
+    const slots = messages.map((m) => JSON.parse(m.body) as { integrationId: string });
+    expect(slots.map((m) => m.integrationId).sort()).toEqual(integrations.map((i) => i.id).sort());
+    // A third pass now finds nothing due: the claims moved the entries to their lease.
+    expect((await schedulePass({ db, queue, now })).due).toBe(0);
+    // The worker: each slot run once; a repeated delivery of a message runs nothing.
+    const deps = { ...pullRunDeps, now: () => now };
+    for (const message of messages) expect((await runMessage(deps, message.body)).kind).toBe('ran');
+    for (const message of messages) {
+      expect(await runMessage(deps, message.body)).toEqual({ kind: 'skipped', reason: 'not-claimed' });
+      await queue.delete(message.receipt);
+    }
+    expect(source.requestsTo('/once')).toHaveLength(12);
+    for (const { id } of integrations) {
+      const stored = await getIntegration(db, tenant.tenant.id, id);
+      expect(stored?.lastRun?.outcome).toBe('stored');
+      expect(stored?.nextRunAt).toBe('2002-06-02T00:00:00.000Z');
+    }
+  });
+});
+
+describe('a failing source', () => {
+  it('is failing after 3 failed runs and backs off; after 24 hours of failures it is disabled, audited and announced once; a PATCH makes it due again', async () => {
+    source.answers['/down'] = { status: 503, json: {} };
+    const endpoint = await createEndpoint(webhookDeps, {
+      tenantId: tenant.tenant.id,
+      url: source.url('/hooks'),
+      eventTypes: ['integration.disabled'],
+      createdBy: null,
+    });
+    let clock = Date.parse('2001-03-01T00:00:00.000Z');
+    const integration = await putDue(new Date(clock).toISOString(), '/down', { every: 'hour' });
+    const deps = { ...pullRunDeps, now: () => clock };
+    const queue = queueNamed();
+    const states: { status: string; failures: number; next: string | null }[] = [];
+    const audits: any[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { lines } = await captureOutput(async () => {
+        await schedulePass({ db, queue, now: clock });
+        for (const message of await queue.receive()) {
+          await runMessage(deps, message.body);
+          await queue.delete(message.receipt);
+        }
+      });
+      audits.push(...lines.filter((line) => line.audit === 'integration.disabled'));
+      const stored = (await getIntegration(db, tenant.tenant.id, integration.id)) as StoredIntegration;
+      states.push({ status: stored.status, failures: stored.consecutiveFailures, next: stored.nextRunAt });
+      if (stored.nextRunAt === null) break;
+      clock = Date.parse(stored.nextRunAt);
+    }
+    const hour = 3_600_000;
+    const start = Date.parse('2001-03-01T00:00:00.000Z');
+    const at = (ms: number) => new Date(ms).toISOString();
+    expect(states).toEqual([
+      { status: 'active', failures: 1, next: at(start + hour) },
+      { status: 'active', failures: 2, next: at(start + 2 * hour) },
+      // Failing from the third: twice the interval, then doubling, up to a day.
+      { status: 'failing', failures: 3, next: at(start + 4 * hour) },
+      { status: 'failing', failures: 4, next: at(start + 8 * hour) },
+      { status: 'failing', failures: 5, next: at(start + 16 * hour) },
+      { status: 'failing', failures: 6, next: at(start + 32 * hour) },
+      // 32 hours after the first failure: disabled, and out of the index.
+      { status: 'disabled', failures: 7, next: null },
+    ]);
+    expect(audits).toEqual([
+      expect.objectContaining({ audit: 'integration.disabled', integrationId: integration.id, failures: 7 }),
+    ]);
+    const { items } = await deliveryPage(db, endpoint.id, { limit: 10 });
+    expect(items).toHaveLength(1);
+    expect(items[0]?.eventType).toBe('integration.disabled');
+    expect(JSON.parse(items[0]!.payload)).toMatchObject({
+      type: 'integration.disabled',
+      data: { integrationId: integration.id, name: integration.name, failures: 7, failingSince: at(start) },
+    });
+    const later = Date.parse('2001-03-10T00:00:00.000Z');
+    expect((await dueIntegrations(db, later)).map((d) => d.integrationId)).not.toContain(integration.id);
+    // A PATCH: active again, due at once.
+    const patched = await updateIntegration({ ...deps, now: () => later }, tenant.tenant.id, integration.id, {
+      name: 'Fixed',
+    });
+    expect(patched).toMatchObject({
+      status: 'active',
+      consecutiveFailures: 0,
+      failingSince: null,
+      disabledAt: null,
+    });
+    expect((await dueIntegrations(db, later)).map((d) => d.integrationId)).toContain(integration.id);
+  });
+});
+
+describe('the worker (functions/run-pull-integrations.ts)', () => {
+  it('runs a batch of claimed slots, each once, and reports no failure for what it handled', async () => {
+    source.answers['/batch'] = { json: { value: 5 } };
+    const dueAt = '2000-06-01T00:00:00.000Z';
+    await Promise.all(Array.from({ length: 3 }, () => putDue(dueAt, '/batch')));
+    const queue = queueNamed();
+    await schedulePass({ db, queue, now: Date.parse('2000-06-01T00:01:00.000Z') });
+    const messages = await queue.receive();
+    expect(messages).toHaveLength(3);
+    const result = await workerHandler(
+      {
+        Records: [
+          ...messages.map((m, i) => ({
+            messageId: `m${i}`,
+            receiptHandle: m.receipt,
+            body: m.body,
+            attributes: {},
+          })),
+          { messageId: 'junk', receiptHandle: 'r', body: 'not json', attributes: {} },
+        ],
+      } as never,
+      { functionName: 'runPullIntegrations' } as never,
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    expect(source.requestsTo('/batch')).toHaveLength(3);
+    for (const message of messages) await queue.delete(message.receipt);
+  });
+
+  it('the scheduler function reports its pass', async () => {
+    const result = await schedulerHandler({}, { functionName: 'schedulePullIntegrations' } as never);
+    expect(result).toMatchObject({ failed: 0 });
+    for (const message of await queueNamed().receive()) await queueNamed().delete(message.receipt);
+  });
+
+  it('a new integration is due at once: the next pass hands it over', async () => {
+    source.answers['/new'] = { json: { value: 9 } };
+    const created = await createIntegration(pullDeps, {
+      name: 'New',
+      url: source.url('/new'),
+      auth: { type: 'none' },
+      schedule: { every: '15m' },
+      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      tenantId: tenant.tenant.id,
+      createdBy: null,
+    });
+    const due = await dueIntegrations(db, Date.now());
+    expect(due.map((d) => d.integrationId)).toContain(created.id);
+  });
+});
+
+describe('a tenant whose plan lost kpi_api_integration', () => {
+  it('is not fetched: its claimed slot moves on to the next one, nothing is recorded', async () => {
+    source.answers['/lost'] = { json: { value: 1 } };
+    const dueAt = '1999-06-01T00:00:00.000Z';
+    const integration = await putDue(dueAt, '/lost');
+    await updateTenant(db, tenant.tenant.id, { features: ['kpi_push_measurement'] });
+    try {
+      const queue = queueNamed();
+      const now = Date.parse('1999-06-01T00:01:00.000Z');
+      await schedulePass({ db, queue, now });
+      const [message] = (await queue.receive()).filter((m) => m.body.includes(integration.id));
+      // A fresh cache: the tenant as it is now.
+      const deps = {
+        ...pullRunDeps,
+        now: () => now,
+        tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
+      };
+      expect(await runMessage(deps, message!.body)).toEqual({ kind: 'skipped', reason: 'feature-off' });
+      await queue.delete(message!.receipt);
+      expect(source.requestsTo('/lost')).toHaveLength(0);
+      const stored = await getIntegration(db, tenant.tenant.id, integration.id);
+      expect(stored).toMatchObject({
+        lastRun: null,
+        nextRunAt: '1999-06-02T00:00:00.000Z',
+        claimedSlot: null,
+      });
+    } finally {
+      await updateTenant(db, tenant.tenant.id, { features: ['kpi_push_measurement', 'kpi_api_integration'] });
+    }
+  });
+});
+
+describe('the per-tenant cap of a worker', () => {
+  it('runs at most 2 tasks of one tenant at once; other tenants are not held up', async () => {
+    const limiter = createTenantLimiter(2);
+    const peak = new Map<string, number>();
+    const release: (() => void)[] = [];
+    const task = (tenantId: string) =>
+      limiter.run(tenantId, async () => {
+        peak.set(tenantId, Math.max(peak.get(tenantId) ?? 0, limiter.runningOf(tenantId)));
+        await new Promise<void>((resolve) => release.push(resolve));
+        return tenantId;
+      });
+    const a = [task('a'), task('a'), task('a'), task('a')];
+    const b = task('b');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Two of a and the one of b started; the other two of a wait.
+    expect(release).toHaveLength(3);
+    expect(limiter.runningOf('a')).toBe(2);
+    while (release.length > 0) {
+      release.shift()!();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await Promise.all([...a, b])).toEqual(['a', 'a', 'a', 'a', 'b']);
+    expect(peak.get('a')).toBe(2);
+    expect(limiter.runningOf('a')).toBe(0);
+  });
+});
