@@ -8,7 +8,11 @@ describe('npm start: the seed file contract (.local/seed.json)', () => {
     expect(data.baseUrl).toBe(baseUrl());
     expect(data.tenants).toHaveLength(4);
     const [business, free, noPush, inactive] = data.tenants;
-    expect(business).toMatchObject({ plan: 'business', active: true, features: ['kpi_push_measurement'] });
+    expect(business).toMatchObject({
+      plan: 'business',
+      active: true,
+      features: ['kpi_push_measurement', 'kpi_api_integration'],
+    });
     expect(business?.users.map((user) => user.role)).toEqual(expect.arrayContaining(['ADMIN', 'VIEWER']));
     expect(new Set(business?.kpis.map((kpi) => kpi.type))).toEqual(new Set(KPI_TYPES));
     expect(business?.strategicCycles).toHaveLength(2);

@@ -70,4 +70,13 @@ export const storedMeasurements = async (tenant: TestTenant, kpiId: string) =>
         headers: bearer(tenant.users.VIEWER.token),
       })
     ).body.items as Record<string, any>[]
-  ).map(({ receivedAt: _at, apiKeyId: _id, apiKeyPrefix: _prefix, ...values }) => values);
+  ).map(
+    ({
+      receivedAt: _at,
+      apiKeyId: _id,
+      apiKeyPrefix: _prefix,
+      integrationId: _integration,
+      integrationName: _name,
+      ...values
+    }) => values,
+  );

@@ -147,8 +147,14 @@ describe('serverless package (CloudFormation template)', () => {
     );
     const routeless = modules.filter(({ route }) => !route).map(({ name }) => `functions/${name}.handler`);
     expect(routeless.sort()).toEqual([...authorizers, ...workers, ...scheduled].sort());
-    expect(workers).toEqual(['functions/deliver-webhooks.handler']);
-    expect(scheduled).toEqual(['functions/check-alerts.handler']);
+    expect(workers.sort()).toEqual([
+      'functions/deliver-webhooks.handler',
+      'functions/run-pull-integrations.handler',
+    ]);
+    expect(scheduled.sort()).toEqual([
+      'functions/check-alerts.handler',
+      'functions/schedule-pull-integrations.handler',
+    ]);
     expect(
       Object.values(functions)
         .map((fn) => fn.Properties.Handler)
