@@ -13,7 +13,7 @@ import { pageDialog } from '../shared/dialog';
 import { plural } from '../shared/format';
 import { createPage, type PageState } from '../shared/shell';
 
-export type Plan = NonNullable<ApiKeyPage['plan']>;
+type Plan = NonNullable<ApiKeyPage['plan']>;
 type Actor = ApiKeyResponse['revokedBy'];
 /**
  * A key as the page holds it: as listed, with its last 30 days of use, or as a create or roll answered

@@ -13,7 +13,7 @@ import { AUTH_LABELS, EVERY_LABELS, FEATURE, type Integration, type Panel, type 
 const scheduleText = ({ every, at }: Integration['schedule']) =>
   `${EVERY_LABELS[every]}${at ? ` at ${at} UTC` : TIMED.includes(every) ? ' at 00:00 UTC' : ''}`;
 
-export const kpiName = (state: State, id: string) => state.kpis.find((kpi) => kpi.id === id)?.name ?? id;
+const kpiName = (state: State, id: string) => state.kpis.find((kpi) => kpi.id === id)?.name ?? id;
 
 const numberText = (value: number | null) => (value === null ? '—' : new Intl.NumberFormat().format(value));
 

@@ -102,8 +102,8 @@ export class ApiError extends Error {
 }
 
 /**
- * The service answered with the problem of this type (`feature-not-enabled`): the error catalog gives
- * each type one status, so the type alone says what happened.
+ * The service answered with the problem of this type, named by its slug (`feature-not-enabled`): the
+ * error catalog gives each type one status, so the type alone says what happened.
  */
 export const isProblem = (error: unknown, type: string): error is ApiError =>
   error instanceof ApiError && (error.problem.type?.endsWith(`/${type}`) ?? false);
