@@ -5,9 +5,10 @@
  * that one function, so the page loads nothing from another host.
  *
  * - Swagger UI's browser bundle and stylesheet (swagger-ui-dist, as published), our start script
- *   (web/api-docs.ts, bundled for the browser) and our stylesheet (web/api-docs.css: the bar that links
- *   back to the app) become assets named by content hash, cached for good.
- * - web/api-docs.html names them as `{{file}}`; they are linked relative to the page (`docs/<file>`).
+ *   (web/api-docs/index.ts, bundled for the browser) and our stylesheet (web/api-docs/page.css: the bar
+ *   that links back to the app) become assets named by content hash, cached for good.
+ * - web/api-docs/page.html names them as `{{file}}`; they are linked relative to the page
+ *   (`docs/<file>`).
  * - The Content-Security-Policy allows scripts, styles and requests from the same origin only.
  */
 const { createHash } = require('node:crypto');
@@ -15,7 +16,7 @@ const { readFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const esbuild = require('esbuild');
 
-const webDir = resolve(__dirname, '..', 'web');
+const pageDir = resolve(__dirname, '..', 'web', 'api-docs');
 const PREFIX = 'api-docs:';
 
 /** @param {string} name @param {string} body */
@@ -33,7 +34,7 @@ const distFile = (/** @type {string} */ file) =>
 
 const buildDocs = async () => {
   const start = await esbuild.build({
-    entryPoints: [join(webDir, 'api-docs.ts')],
+    entryPoints: [join(pageDir, 'index.ts')],
     bundle: true,
     minify: true,
     write: false,
@@ -46,19 +47,19 @@ const buildDocs = async () => {
   const sources = {
     'swagger-ui-bundle.js': distFile('swagger-ui-bundle.js'),
     'swagger-ui.css': distFile('swagger-ui.css'),
-    'api-docs.css': readFileSync(join(webDir, 'api-docs.css'), 'utf8'),
+    'api-docs.css': readFileSync(join(pageDir, 'page.css'), 'utf8'),
     'api-docs.js': start.outputFiles[0]?.text ?? '',
   };
   /** @type {Record<string, { contentType: string; body: string }>} */
   const assets = {};
-  let html = readFileSync(join(webDir, 'api-docs.html'), 'utf8');
+  let html = readFileSync(join(pageDir, 'page.html'), 'utf8');
   for (const [name, body] of Object.entries(sources)) {
     const file = hashedName(name, body);
     const contentType = name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
     assets[file] = { contentType, body };
     const placeholder = `{{${name}}}`;
     if (!html.includes(placeholder))
-      throw new Error(`api-docs: web/api-docs.html must contain ${placeholder}`);
+      throw new Error(`api-docs: web/api-docs/page.html must contain ${placeholder}`);
     html = html.replace(placeholder, () => `docs/${file}`);
   }
   const contentSecurityPolicy = [
@@ -92,11 +93,7 @@ const apiDocs = {
           `export const assets = ${JSON.stringify(assets)};`,
         ].join('\n'),
         loader: 'js',
-        watchFiles: [
-          join(webDir, 'api-docs.html'),
-          join(webDir, 'api-docs.ts'),
-          join(webDir, 'api-docs.css'),
-        ],
+        watchFiles: [join(pageDir, 'page.html'), join(pageDir, 'index.ts'), join(pageDir, 'page.css')],
       };
     });
   },

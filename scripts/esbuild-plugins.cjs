@@ -3,15 +3,17 @@
  * esbuild plugins for serverless-esbuild (serverless.yml `custom.esbuild.plugins`).
  *
  * `web-bundle`: `import { html, contentSecurityPolicy } from 'web-bundle:<name>'` in a handler builds
- * the browser page `web/<name>.html` with `web/<name>.ts` (bundled for the browser, minified) and
- * `web/<name>.css` (minified) inlined, and a Content-Security-Policy that allows exactly that script
- * and style (sha256 hashes). The page thus ships inside the Lambda bundle: one build, no static hosting.
+ * the browser page of the folder `web/<name>/`: `page.html` with `index.ts` (the page's script, bundled
+ * for the browser with the modules it imports, minified) and `page.css` (minified) inlined, and a
+ * Content-Security-Policy that allows exactly that script and style (sha256 hashes). The page thus ships
+ * inside the Lambda bundle: one build, no static hosting. Each page's folder holds its own sections
+ * (state, views, dialogs, charts, actions): only `index.ts` and what it imports reach the bundle.
  * The HTML is stored gzip-compressed (the KPI page: 44 KB instead of 79 KB) and inflated once per
  * container, so page functions stay within the 100 KB bundle budget with their chart library.
  *
  * Pages share code without copies: the script and the style import modules under web/shared/
  * (esbuild bundles both `import` and CSS `@import`), and `<!-- include shared/<name>.html -->` in a page
- * is replaced by that file, so the header, navigation and sign-in form are written once.
+ * is replaced by web/shared/<name>.html.
  *
  * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
  *
@@ -29,8 +31,9 @@ const esbuild = require('esbuild');
 
 const webDir = resolve(__dirname, '..', 'web');
 const PREFIX = 'web-bundle:';
-const SCRIPT_TAG = '<script src="./{name}.ts"></script>';
-const STYLE_TAG = '<link rel="stylesheet" href="./{name}.css" />';
+/** What page.html names its script and style by; they are inlined there. */
+const SCRIPT_TAG = '<script src="./index.ts"></script>';
+const STYLE_TAG = '<link rel="stylesheet" href="./page.css" />';
 const INCLUDE = /<!--\s*include\s+(shared\/[a-z0-9-]+\.html)\s*-->/g;
 
 /** @param {string} text */
@@ -42,9 +45,10 @@ const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').di
  */
 const buildPage = async (name) => {
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`web-bundle: invalid page name "${name}"`);
-  const htmlFile = join(webDir, `${name}.html`);
-  const scriptFile = join(webDir, `${name}.ts`);
-  const styleFile = join(webDir, `${name}.css`);
+  const pageDir = join(webDir, name);
+  const htmlFile = join(pageDir, 'page.html');
+  const scriptFile = join(pageDir, 'index.ts');
+  const styleFile = join(pageDir, 'page.css');
   const common = { bundle: true, minify: true, write: false, logLevel: /** @type {const} */ ('silent') };
   const script = await esbuild.build({
     ...common,
@@ -57,7 +61,7 @@ const buildPage = async (name) => {
   });
   const js = script.outputFiles[0]?.text.trim() ?? '';
   // esbuild escapes `</script` in string literals; a raw one would end the inline element early.
-  if (/<\/script/i.test(js)) throw new Error(`web-bundle: ${name}.ts output contains "</script"`);
+  if (/<\/script/i.test(js)) throw new Error(`web-bundle: web/${name}/index.ts output contains "</script"`);
   const watchFiles = [htmlFile, ...Object.keys(script.metafile.inputs).map((input) => resolve(input))];
 
   let css = '';
@@ -69,7 +73,7 @@ const buildPage = async (name) => {
       metafile: true,
     });
     css = style.outputFiles[0]?.text.trim() ?? '';
-    if (/<\/style/i.test(css)) throw new Error(`web-bundle: ${name}.css output contains "</style"`);
+    if (/<\/style/i.test(css)) throw new Error(`web-bundle: web/${name}/page.css output contains "</style"`);
     watchFiles.push(...Object.keys(style.metafile.inputs).map((input) => resolve(input)));
   }
 
@@ -78,12 +82,12 @@ const buildPage = async (name) => {
     watchFiles.push(included);
     return readFileSync(included, 'utf8').trim();
   });
-  const scriptTag = SCRIPT_TAG.replace('{name}', name);
-  const styleTag = STYLE_TAG.replace('{name}', name);
-  if (!html.includes(scriptTag)) throw new Error(`web-bundle: ${name}.html must contain ${scriptTag}`);
-  if (css && !html.includes(styleTag)) throw new Error(`web-bundle: ${name}.html must contain ${styleTag}`);
-  html = html.replace(scriptTag, () => `<script>${js}</script>`);
-  html = html.replace(styleTag, () => `<style>${css}</style>`);
+  if (!html.includes(SCRIPT_TAG))
+    throw new Error(`web-bundle: web/${name}/page.html must contain ${SCRIPT_TAG}`);
+  if (css && !html.includes(STYLE_TAG))
+    throw new Error(`web-bundle: web/${name}/page.html must contain ${STYLE_TAG}`);
+  html = html.replace(SCRIPT_TAG, () => `<script>${js}</script>`);
+  html = html.replace(STYLE_TAG, () => `<style>${css}</style>`);
 
   const contentSecurityPolicy = [
     "default-src 'none'",

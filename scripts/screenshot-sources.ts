@@ -17,8 +17,8 @@ const filesUnder = (dir: string): string[] =>
   );
 
 /**
- * The files the pictures are made from, relative to the checkout, sorted: the two pages and what they
- * share (the API reference page, web/api-docs.*, is in no picture) and the demo data.
+ * The files the pictures are made from, relative to the checkout, sorted: the pages and what they share
+ * (the API reference page, web/api-docs/, is in no picture) and the demo data.
  */
 export const screenshotSources = (): string[] =>
   [
@@ -27,7 +27,7 @@ export const screenshotSources = (): string[] =>
     join(root, 'scripts', 'seed-history.ts'),
   ]
     .map((file) => relative(root, file))
-    .filter((file) => !file.startsWith('web/api-docs.'))
+    .filter((file) => !file.startsWith('web/api-docs/'))
     .sort();
 
 /** One hash over the sources' names and contents (line endings as checked out). */

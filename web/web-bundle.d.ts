@@ -1,6 +1,7 @@
 /**
- * Pages built by the `web-bundle` esbuild plugin (scripts/esbuild-plugins.cjs): `web/<name>.html` with
- * `web/<name>.ts` and `web/<name>.css` inlined, and the Content-Security-Policy allowing exactly those.
+ * Pages built by the `web-bundle` esbuild plugin (scripts/esbuild-plugins.cjs): `web/<name>/page.html`
+ * with `web/<name>/index.ts` and `web/<name>/page.css` inlined, and the Content-Security-Policy allowing
+ * exactly those.
  */
 declare module 'web-bundle:*' {
   export const html: string;

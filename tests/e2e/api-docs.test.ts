@@ -1,6 +1,5 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotPath } from '../support/browser';
+import { describe, expect, it } from 'vitest';
+import { screenshotPath, useBrowser } from '../support/browser';
 import { baseUrl, request } from '../support/http';
 import { committedDocument } from '../support/openapi';
 
@@ -25,55 +24,36 @@ describe('GET /api/health', () => {
 });
 
 describe('GET /api/docs (headless Chromium)', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it('renders the reference from the document, lists the push endpoints, and contacts no other host', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
-      const requested: string[] = [];
-      const problems: string[] = [];
-      page.on('request', (req) => requested.push(req.url()));
-      page.on('pageerror', (error) => problems.push(error.message));
-      page.on('console', (message) => {
-        // CSP violations and failed loads are reported as console errors.
-        if (message.type() === 'error') problems.push(message.text());
-      });
-      const docsUrl = `${baseUrl()}/docs`;
-      const response = await page.goto(docsUrl);
-      expect(response?.status()).toBe(200);
-      expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+    const { page, errors } = await browser.newPage({ context: { viewport: { width: 1280, height: 900 } } });
+    const requested: string[] = [];
+    page.on('request', (req) => requested.push(req.url()));
+    const docsUrl = `${baseUrl()}/docs`;
+    const response = await page.goto(docsUrl);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
 
-      const operation = (path: string) =>
-        page.locator('.opblock', { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
-      const batch = operation('/integrations/push/measurements/batch');
-      await batch.waitFor();
-      await expect(operation('/integrations/push/measurement').count()).resolves.toBe(1);
-      await expect(page.locator('.opblock-tag[data-tag="Push"]').count()).resolves.toBe(1);
-      // The operation opens with its documented answers, rendered from the document.
-      await batch.locator('.opblock-summary').click();
-      await page.locator('.responses-table').first().waitFor();
-      await expect(batch.locator('.response-col_status', { hasText: '429' }).count()).resolves.toBe(1);
-      await expect(page.locator('.info .title').innerText()).resolves.toContain('Strategy service API');
-      await page.screenshot({ path: screenshotPath('api-docs'), fullPage: false });
+    const operation = (path: string) =>
+      page.locator('.opblock', { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+    const batch = operation('/integrations/push/measurements/batch');
+    await batch.waitFor();
+    await expect(operation('/integrations/push/measurement').count()).resolves.toBe(1);
+    await expect(page.locator('.opblock-tag[data-tag="Push"]').count()).resolves.toBe(1);
+    // The operation opens with its documented answers, rendered from the document.
+    await batch.locator('.opblock-summary').click();
+    await page.locator('.responses-table').first().waitFor();
+    await expect(batch.locator('.response-col_status', { hasText: '429' }).count()).resolves.toBe(1);
+    await expect(page.locator('.info .title').innerText()).resolves.toContain('Strategy service API');
+    await page.screenshot({ path: screenshotPath('api-docs'), fullPage: false });
 
-      const origin = new URL(docsUrl).origin;
-      expect(requested.length).toBeGreaterThanOrEqual(5); // page, 2 scripts, 2 stylesheets, openapi.json
-      expect(requested.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual(
-        [],
-      );
-      expect(requested).toContain(`${baseUrl()}/openapi.json`);
-      expect(problems).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    const origin = new URL(docsUrl).origin;
+    expect(requested.length).toBeGreaterThanOrEqual(5); // page, 2 scripts, 2 stylesheets, openapi.json
+    expect(requested.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual([]);
+    expect(requested).toContain(`${baseUrl()}/openapi.json`);
+    // CSP violations and failed loads are reported as console errors.
+    expect(errors).toEqual([]);
   });
 
   it('serves its assets under content-hashed names, cached for good; an unknown one is a 404 problem', async () => {
@@ -95,70 +75,49 @@ describe('GET /api/docs (headless Chromium)', () => {
   });
 
   it('"Try it out" goes to the host, port and stage that served the page, not to a fixed address', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
-      await page.goto(`${baseUrl()}/docs`);
-      // The stack runs on a free port, never 3000: the only server offered is the page's own base URL.
-      const servers = page.locator('.servers select option');
-      await servers.first().waitFor({ state: 'attached' });
-      await expect(servers.allTextContents()).resolves.toEqual([expect.stringContaining(baseUrl())]);
-      await expect(page.locator('.servers select').inputValue()).resolves.toBe(baseUrl());
-    } finally {
-      await context.close();
-    }
+    const { page } = await browser.openPage(`${baseUrl()}/docs`);
+    // The stack runs on a free port, never 3000: the only server offered is the page's own base URL.
+    const servers = page.locator('.servers select option');
+    await servers.first().waitFor({ state: 'attached' });
+    await expect(servers.allTextContents()).resolves.toEqual([expect.stringContaining(baseUrl())]);
+    await expect(page.locator('.servers select').inputValue()).resolves.toBe(baseUrl());
   });
 
   it('links back to the app: the bar leads to the API key, KPI and integration pages', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
-      await page.goto(`${baseUrl()}/docs`);
-      const platform = baseUrl().replace(/\/api$/, '/platform');
-      const links = page.locator('#nav a');
-      await expect(
-        links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href)),
-      ).resolves.toEqual([
-        `${platform}/api-keys`,
-        `${platform}/kpis`,
-        `${platform}/integrations`,
-        `${baseUrl()}/docs`,
-        `${baseUrl()}/openapi.json`,
-      ]);
-      await expect(page.locator('#nav a[aria-current="page"]').innerText()).resolves.toBe('API reference');
-      await page.locator('#nav a', { hasText: 'KPIs' }).click();
-      await page.waitForURL(`${platform}/kpis`);
-      await page.locator('#email').waitFor();
-    } finally {
-      await context.close();
-    }
+    const { page } = await browser.openPage(`${baseUrl()}/docs`);
+    const platform = baseUrl().replace(/\/api$/, '/platform');
+    const links = page.locator('#nav a');
+    await expect(
+      links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href)),
+    ).resolves.toEqual([
+      `${platform}/api-keys`,
+      `${platform}/kpis`,
+      `${platform}/integrations`,
+      `${baseUrl()}/docs`,
+      `${baseUrl()}/openapi.json`,
+    ]);
+    await expect(page.locator('#nav a[aria-current="page"]').innerText()).resolves.toBe('API reference');
+    await page.locator('#nav a', { hasText: 'KPIs' }).click();
+    await page.waitForURL(`${platform}/kpis`);
+    await page.locator('#email').waitFor();
   });
 
   it('a second visit loads everything from the browser cache: no request reaches the stack', async () => {
     // What "under a second after the first visit" rests on: the page, its assets and the document are
     // cached (5 minutes for the page and the document, for good for the content-hashed assets), so a
     // later visit only runs Swagger UI (measured in docs/performance.md).
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(30_000);
-      const url = `${baseUrl()}/docs`;
-      await page.goto(url);
-      await page.locator('.opblock').first().waitFor();
-      await page.goto(`${baseUrl()}/health`);
-      await page.goto(url);
-      await page.locator('.opblock').first().waitFor();
-      const transferred = await page.evaluate(() =>
-        [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].map(
-          (entry) => [entry.name, (entry as PerformanceResourceTiming).transferSize] as const,
-        ),
-      );
-      expect(transferred.length).toBe(6); // the page, 2 scripts, 2 stylesheets, openapi.json
-      expect(transferred.filter(([, bytes]) => bytes > 0)).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    const url = `${baseUrl()}/docs`;
+    const { page } = await browser.openPage(url);
+    await page.locator('.opblock').first().waitFor();
+    await page.goto(`${baseUrl()}/health`);
+    await page.goto(url);
+    await page.locator('.opblock').first().waitFor();
+    const transferred = await page.evaluate(() =>
+      [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].map(
+        (entry) => [entry.name, (entry as PerformanceResourceTiming).transferSize] as const,
+      ),
+    );
+    expect(transferred.length).toBe(6); // the page, 2 scripts, 2 stylesheets, openapi.json
+    expect(transferred.filter(([, bytes]) => bytes > 0)).toEqual([]);
   });
 });

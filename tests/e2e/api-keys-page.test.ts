@@ -1,8 +1,16 @@
-import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { createKpi } from '../../lib/db/kpis';
-import { BROWSER_TIMEOUT_MS, launchBrowser, screenshotPath } from '../support/browser';
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  BROWSER_TIMEOUT_MS,
+  expectAccessible,
+  failNext,
+  platformUrl,
+  shot,
+  signIn as signInAs,
+  useBrowser,
+} from '../support/browser';
 import { signedHeaders } from '../support/github-keys';
 import { baseUrl, createStackTenant, loginAs, request, seed, stackDatabase } from '../support/http';
 
@@ -11,86 +19,37 @@ import { baseUrl, createStackTenant, loginAs, request, seed, stackDatabase } fro
  * One screenshot per state goes to tests/e2e/screenshots/ (the docs' pictures: `npm run screenshots`).
  */
 
-const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/api-keys');
-
-/** axe-core from npm, evaluated in the page (DevTools evaluation is not subject to the page's CSP). */
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core finds no violation (WCAG 2.x A and AA, best practices) in the page's current state. */
-const expectAccessible = async (page: Page, state: string) => {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${AXE_SOURCE}\n;true`);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<any> } }).axe;
-    const result = await axe.run(document);
-    return result.violations.map((v: any) => ({
-      id: v.id,
-      help: v.help,
-      nodes: v.nodes.map((n: any) => n.target.join(' ')),
-    }));
-  });
-  expect(violations, state).toEqual([]);
-};
+const pageUrl = () => platformUrl('api-keys');
 
 /** How often a text is visible on the page: each message is said once. */
 const timesShown = (page: Page, text: string) =>
   page.evaluate((t) => document.body.innerText.split(t).length - 1, text);
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-interface OpenedPage {
-  page: Page;
-  /** Uncaught errors, console errors and CSP violations seen by the page. */
-  errors: string[];
-}
-
-const openPage = async (options: BrowserContextOptions = {}): Promise<OpenedPage> => {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, ...options });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    // 4xx answers the page handles (401 before a refresh, 409 at the plan maximum) are logged by Chromium.
-    if (message.type() === 'error' && !/status of (401|409)/.test(message.text()))
-      errors.push(message.text());
+/** The key page; the 4xx answers it handles (401 before a refresh, 409 at the plan maximum) are no errors. */
+const openPage = (context: BrowserContextOptions = {}) =>
+  browser.openPage(pageUrl(), {
+    context: { viewport: { width: 1100, height: 760 }, ...context },
+    handles: [401, 409],
   });
-  await page.goto(pageUrl());
-  return { page, errors };
+
+/** The list is shown and loaded. */
+const keysShown = async (page: Page) => {
+  await page.getByRole('heading', { name: 'Keys of your organization' }).waitFor();
+  await page.locator('#keys:not([aria-busy])').waitFor();
 };
 
 /** Signs in with the keyboard alone: Tab into the form, type, Enter. */
 const signIn = async (page: Page, email: string, password = 'demo-password-1') => {
-  await page.keyboard.press('Tab');
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
-  await page.keyboard.type(email);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(password);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Keys of your organization' }).waitFor();
-  await page.locator('#keys:not([aria-busy])').waitFor();
+  await signInAs(page, { email, password }, { keyboard: true });
+  await keysShown(page);
 };
 
 /** Signs in again from the form a sign-out left focused (the message above it stays as it is). */
 const signInAgain = async (page: Page, email: string, password = 'demo-password-1') => {
-  await page.locator('#email').fill(email);
-  await page.locator('#password').fill(password);
-  await page.locator('#password').press('Enter');
-  await page.getByRole('heading', { name: 'Keys of your organization' }).waitFor();
-  await page.locator('#keys:not([aria-busy])').waitFor();
-};
-
-const shot = async (page: Page, name: string) => {
-  await page.screenshot({ path: screenshotPath(name), fullPage: true });
+  await signInAs(page, { email, password });
+  await keysShown(page);
 };
 
 const rowOf = (page: Page, name: string) => page.locator('#keys-body tr', { hasText: name });
@@ -102,35 +61,6 @@ const push = (key: string, kpiId: string) =>
     headers: { 'x-api-key': key },
     body: { kpiId, kpiType: 'BSC_KPI', actual: 42 },
   });
-
-/**
- * Holds the next request whose URL matches until the test answers it with `fail()` (a 503 problem);
- * later requests go through. `requested` resolves when the page sent it: the page is loading then.
- */
-const failNext = async (page: Page, url: RegExp, detail: string) => {
-  let arrived = () => {};
-  let answer = () => {};
-  const requested = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
-  const answered = new Promise<void>((resolve) => {
-    answer = resolve;
-  });
-  await page.route(
-    url,
-    async (route) => {
-      arrived();
-      await answered;
-      await route.fulfill({
-        status: 503,
-        contentType: 'application/problem+json',
-        body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail }),
-      });
-    },
-    { times: 1 },
-  );
-  return { requested, fail: answer };
-};
 
 describe('GET /platform/api-keys', () => {
   it('is one small HTML document with a CSP that allows exactly its inline script', async () => {
@@ -151,12 +81,7 @@ describe('GET /platform/api-keys', () => {
   });
 });
 
-// Each test drives a browser against the whole stack: on a loaded 2-core machine that takes more than 30 s.
-describe('the API key page in Chromium', { timeout: 180_000 }, () => {
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-  });
-
+describe('the API key page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('ADMIN: create (key shown once), push with it, last used after reload, revoke with confirmation, push is refused', async () => {
     const acme = seed().tenants[0]!;
     const admin = acme.users.find((user) => user.role === 'ADMIN')!;

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_TIMEOUT_MS, launchBrowser } from '../support/browser';
-import { baseUrl, createStackTenant, request } from '../support/http';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { platformUrl, signIn as signInAs, type User, useBrowser } from '../support/browser';
+import { createStackTenant, request } from '../support/http';
 
 /**
  * The device token as the local stack serves it: serverless-offline passes the login's `Set-Cookie` on
@@ -9,20 +9,11 @@ import { baseUrl, createStackTenant, request } from '../support/http';
  * login under their own origin, keep the cookie and send it back without a line of their own.
  */
 const COOKIE = '__Secure-device-token';
-const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/api-keys');
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
-const signIn = async (page: Page, email: string, password: string) => {
-  await page.locator('#email').fill(email);
-  await page.locator('#password').fill(password);
-  await page.locator('#password').press('Enter');
+const signIn = async (page: Page, user: User) => {
+  await signInAs(page, user);
   await page.getByRole('heading', { name: 'Keys of your organization' }).waitFor();
 };
 
@@ -53,34 +44,28 @@ describe('the device cookie on the local stack', () => {
   });
 
   it('in the browser: the page’s sign-in stores it out of reach of scripts, and the next sign-in sends it', async () => {
-    const { email, password } = await createStackTenant();
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
-      await page.goto(pageUrl());
-      const firstLogin = page.waitForResponse((response) => response.url().endsWith('/auth/login'));
-      await signIn(page, email, password);
-      const answer = (await (await firstLogin).json()) as { deviceToken: string };
-      const [cookie, ...others] = (await context.cookies()).filter((c) => c.name === COOKIE);
-      expect(others).toEqual([]);
-      expect(cookie).toMatchObject({
-        value: answer.deviceToken,
-        path: '/api/auth/login',
-        httpOnly: true,
-        secure: true,
-        sameSite: 'Strict',
-      });
-      expect(cookie!.expires - Date.now() / 1000).toBeGreaterThan(89 * 86_400);
-      expect(await page.evaluate(() => document.cookie)).not.toContain(COOKIE);
-      // Signed out and in again (a page reload and the sign-in form): the login request carries it.
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.locator('#email').waitFor();
-      const secondLogin = page.waitForRequest((sent) => sent.url().endsWith('/auth/login'));
-      await signIn(page, email, password);
-      expect(await (await secondLogin).headerValue('cookie')).toBe(`${COOKIE}=${answer.deviceToken}`);
-    } finally {
-      await context.close();
-    }
+    const user = await createStackTenant();
+    const { page } = await browser.openPage(platformUrl('api-keys'));
+    const context = page.context();
+    const firstLogin = page.waitForResponse((response) => response.url().endsWith('/auth/login'));
+    await signIn(page, user);
+    const answer = (await (await firstLogin).json()) as { deviceToken: string };
+    const [cookie, ...others] = (await context.cookies()).filter((c) => c.name === COOKIE);
+    expect(others).toEqual([]);
+    expect(cookie).toMatchObject({
+      value: answer.deviceToken,
+      path: '/api/auth/login',
+      httpOnly: true,
+      secure: true,
+      sameSite: 'Strict',
+    });
+    expect(cookie!.expires - Date.now() / 1000).toBeGreaterThan(89 * 86_400);
+    expect(await page.evaluate(() => document.cookie)).not.toContain(COOKIE);
+    // Signed out and in again (a page reload and the sign-in form): the login request carries it.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#email').waitFor();
+    const secondLogin = page.waitForRequest((sent) => sent.url().endsWith('/auth/login'));
+    await signIn(page, user);
+    expect(await (await secondLogin).headerValue('cookie')).toBe(`${COOKIE}=${answer.deviceToken}`);
   });
 });

@@ -1,16 +1,22 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashPassword } from '../../lib/auth/passwords';
 import { createKpi } from '../../lib/db/kpis';
 import { createTenant } from '../../lib/db/tenants';
 import { createUser } from '../../lib/db/users';
 import type { Kpi } from '../../lib/domain/kpi';
-import { BROWSER_TIMEOUT_MS, launchBrowser, screenshotPath } from '../support/browser';
-import { baseUrl, loginAs, request, seed, stackDatabase } from '../support/http';
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  expectAccessible,
+  platformUrl,
+  shot,
+  signIn,
+  signInIfAsked,
+  useBrowser,
+} from '../support/browser';
+import { loginAs, request, seed, stackDatabase } from '../support/http';
 import { type PullSource, startPullSource } from '../support/pull-source';
 
 /**
@@ -21,8 +27,6 @@ import { type PullSource, startPullSource } from '../support/pull-source';
  * integration. Screenshots go to tests/e2e/screenshots/.
  */
 const root = resolve(__dirname, '..', '..');
-const pageUrl = (page: string) => baseUrl().replace(/\/api$/, `/platform/${page}`);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const pullRun = async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/pull-run.ts'], {
@@ -39,19 +43,6 @@ const pullRun = async () => {
     scheduler: { due: number; claimed: number };
     runs: { integrationId?: string; outcome?: string; stored?: number }[];
   };
-};
-
-const expectAccessible = async (page: Page, state: string) => {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${AXE_SOURCE}\n;true`);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<any> } }).axe;
-    const result = await axe.run(document);
-    return result.violations.map((v: any) => ({
-      id: v.id,
-      nodes: v.nodes.map((n: any) => n.target.join(' ')),
-    }));
-  });
-  expect(violations, state).toEqual([]);
 };
 
 interface PullTenant {
@@ -80,44 +71,23 @@ const createPullTenant = async (): Promise<PullTenant> => {
   return { admin: users[0]!, viewer: users[1]!, kpi };
 };
 
-let browser: Browser;
+const browser = useBrowser();
 let source: PullSource;
 let tenant: PullTenant;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  [browser, source, tenant] = await Promise.all([launchBrowser(), startPullSource(), createPullTenant()]);
+  [source, tenant] = await Promise.all([startPullSource(), createPullTenant()]);
   source.answers['/support/stats'] = { json: { backlog: { open: 87, goal: 60 }, asOf: '2026-11-27' } };
 });
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
   await source?.close();
 });
 
-const openPage = async (path: string) => {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(pageUrl(path));
-  return { page, errors };
-};
-
-const signIn = async (page: Page, { email, password }: { email: string; password: string }) => {
-  await page.locator('#email').fill(email);
-  await page.locator('#password').fill(password);
-  await page.locator('#password').press('Enter');
-  await page.locator('#who').waitFor();
-};
-
-const shot = (page: Page, name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
+const openPage = (page: string) => browser.openPage(platformUrl(page));
 
 describe('GET /platform/integrations', () => {
   it('is one HTML document with a CSP that allows exactly its inline script', async () => {
-    const response = await fetch(pageUrl('integrations'));
+    const response = await fetch(platformUrl('integrations'));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const csp = response.headers.get('content-security-policy') ?? '';
@@ -127,7 +97,7 @@ describe('GET /platform/integrations', () => {
   });
 });
 
-describe('a pull integration end to end', { timeout: 300_000 }, () => {
+describe('a pull integration end to end', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('ADMIN creates it on the page, previews the value beside its binding; npm run pull:run stores it; the KPI page shows it pulled by the integration', async () => {
     const { page, errors } = await openPage('integrations');
     await signIn(page, tenant.admin);
@@ -192,7 +162,7 @@ describe('a pull integration end to end', { timeout: 300_000 }, () => {
     await shot(page, 'integrations-04-runs');
 
     // The KPI page: the value, pulled by the integration.
-    await page.goto(`${pageUrl('kpis')}?kpi=${tenant.kpi.id}`);
+    await page.goto(`${platformUrl('kpis')}?kpi=${tenant.kpi.id}`);
     await signInIfAsked(page, tenant.admin);
     const measurement = page.locator('#detail:not([aria-busy]) #measurement-body tr').first();
     await measurement.waitFor();
@@ -276,9 +246,3 @@ describe('the pull routes over HTTP', () => {
     expect((await request('DELETE', `/integrations/pull/${id}`, { headers })).status).toBe(204);
   });
 });
-
-/** After a reload the session of the tab is restored; the form shows only when it was not. */
-const signInIfAsked = async (page: Page, user: { email: string; password: string }) => {
-  await page.locator('#who, #email').first().waitFor();
-  if ((await page.locator('#who').count()) === 0) await signIn(page, user);
-};

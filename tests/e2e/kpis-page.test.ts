@@ -1,13 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/keys';
 import { createKpi } from '../../lib/db/kpis';
 import type { Kpi } from '../../lib/domain/kpi';
-import { launchBrowser, screenshotPath } from '../support/browser';
-import { baseUrl, createStackTenant, loginAs, request, seed, stackDatabase } from '../support/http';
+import {
+  activeId,
+  BROWSER_TEST_TIMEOUT_MS,
+  expectAccessible,
+  failNext,
+  platformUrl,
+  shot,
+  signIn as signInAs,
+  useBrowser,
+} from '../support/browser';
+import { createStackTenant, loginAs, request, seed, stackDatabase } from '../support/http';
 
 /**
  * The KPI page (/platform/kpis) in headless Chromium against the real local stack, with data
@@ -16,14 +23,9 @@ import { baseUrl, createStackTenant, loginAs, request, seed, stackDatabase } fro
  * One screenshot per state goes to tests/e2e/screenshots/ (the docs' pictures: `npm run screenshots`).
  */
 
-const pageUrl = () => baseUrl().replace(/\/api$/, '/platform/kpis');
-const AXE_SOURCE = readFileSync(
-  resolve(__dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'),
-  'utf8',
-);
+const pageUrl = () => platformUrl('kpis');
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 
 type Pushed = { periodStart: string; periodEnd: string; actual: number; target?: number; forecast?: number };
 
@@ -113,7 +115,6 @@ const MONTHS = [
 let fixture: Fixture;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
   const { kpis, ...rest } = await tenantWith([
     { type: 'BSC_KPI', name: 'Net revenue', measurements: MONTHS, cadence: 'monthly' },
     {
@@ -127,45 +128,12 @@ beforeAll(async () => {
   fixture = { ...rest, pushed: kpis[0]!, silent: kpis[1]! };
 });
 
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-});
-
-interface OpenedPage {
-  page: Page;
-  /** Uncaught errors, console errors and CSP violations seen by the page. */
-  errors: string[];
-}
-
-const openPage = async (options: BrowserContextOptions = {}, url = pageUrl()): Promise<OpenedPage> => {
-  const context = await browser.newContext({
-    viewport: { width: 1100, height: 800 },
-    locale: 'en-US',
-    ...options,
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  await page.goto(url);
-  return { page, errors };
-};
-
-const activeId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+/** A new page, at the KPI list unless `url` says otherwise. */
+const openPage = (context: BrowserContextOptions = {}, url = pageUrl()) => browser.openPage(url, { context });
 
 /** Signs in with the keyboard alone: Tab into the form, type, Enter; the list arrives. */
 const signIn = async (page: Page, email: string, password: string) => {
-  await page.keyboard.press('Tab');
-  expect(await activeId(page)).toBe('email');
-  await page.keyboard.type(email);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(password);
-  await page.keyboard.press('Enter');
+  await signInAs(page, { email, password }, { keyboard: true });
   await page.getByRole('heading', { name: 'KPIs of your organization' }).waitFor();
   await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
 };
@@ -174,24 +142,10 @@ const rowOf = (page: Page, name: string) => page.locator('#kpi-body tr', { hasTe
 const cell = (page: Page, name: string, label: string) =>
   rowOf(page, name).locator(`[data-label="${label}"]`);
 
-/** axe-core, injected through the DevTools protocol (the page's CSP allows no other script). */
-const axeViolations = async (page: Page) => {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: any }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(' | ')}`);
-  });
-};
-
 const noSideways = async (page: Page, width: number) =>
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
 
-const shot = async (page: Page, name: string) => {
-  await page.screenshot({ path: screenshotPath(name), fullPage: true });
-};
-
-/** The series' colors (web/kpis.ts), as the canvas holds them. */
+/** The series' colors (web/kpis/chart.ts), as the canvas holds them. */
 const RGB = {
   actual: { r: 0x0b, g: 0x5c, b: 0xad },
   target: { r: 0x1a, g: 0x7f, b: 0x37 },
@@ -235,38 +189,6 @@ const recordCanvasTexts = (page: Page) =>
 const drawnTexts = (page: Page) =>
   page.evaluate(() => [...(window as unknown as { drawnTexts: string[] }).drawnTexts]);
 
-/** A problem the service might answer with when it cannot serve a read. */
-const UNAVAILABLE = (detail: string) => ({
-  status: 503,
-  contentType: 'application/problem+json',
-  body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail }),
-});
-
-/**
- * Holds the next request whose URL matches until the test answers it with `fail()` (a 503 problem);
- * later requests go through. `requested` resolves when the page sent it: the page is loading then.
- */
-const failNext = async (page: Page, url: RegExp, detail: string) => {
-  let arrived = () => {};
-  let answer = () => {};
-  const requested = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
-  const answered = new Promise<void>((resolve) => {
-    answer = resolve;
-  });
-  await page.route(
-    url,
-    async (route) => {
-      arrived();
-      await answered;
-      await route.fulfill(UNAVAILABLE(detail));
-    },
-    { times: 1 },
-  );
-  return { requested, fail: answer };
-};
-
 describe('GET /platform/kpis', () => {
   it('is one HTML document under 100 KB with a CSP that allows exactly its inline script and style', async () => {
     const response = await fetch(pageUrl());
@@ -289,7 +211,7 @@ describe('GET /platform/kpis', () => {
   });
 });
 
-describe('the KPI page in Chromium', () => {
+describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('list: latest value, period, arrival, sparkline; the KPI without data is quiet since a time, in words; filter by type', async () => {
     const { page, errors } = await openPage();
     await signIn(page, fixture.email, fixture.password);
@@ -316,7 +238,7 @@ describe('the KPI page in Chromium', () => {
       new Date(since).toISOString(),
     );
     expect(await page.locator('#list-summary').textContent()).toBe('2 KPIs, 1 quiet.');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'list');
     await shot(page, 'kpis-01-list');
 
     await page.locator('#type-filter').selectOption('OKR_KEY_RESULT');
@@ -333,7 +255,7 @@ describe('the KPI page in Chromium', () => {
     await rowOf(page, quiet).getByRole('link').click();
     await page.locator('#detail:not([aria-busy]) #detail-meta').waitFor();
     expect(await page.locator('#detail-meta .badge.quiet').textContent()).toMatch(/^Quiet since /);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'quiet KPI detail');
     expect(errors).toEqual([]);
   });
 
@@ -388,7 +310,7 @@ describe('the KPI page in Chromium', () => {
     const keyCell = newest.locator('[data-label="Pushed with key"]');
     expect(await keyCell.locator('code').textContent()).toBe(fixture.key.prefix);
     expect(await keyCell.textContent()).toBe(`${fixture.key.prefix}${fixture.key.name}`);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'detail');
     await shot(page, 'kpis-02-detail');
 
     // Back (the browser's) returns to the list, focus on the KPI we came from.
@@ -410,7 +332,7 @@ describe('the KPI page in Chromium', () => {
     expect(await row.getAttribute('data-highlighted')).toBe('');
     expect(await row.locator('[data-label="Prefix"]').textContent()).toBe(fixture.key.prefix);
     expect(await page.locator('#nav a[aria-current="page"]').textContent()).toBe('API keys');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'key page at the linked key');
     await shot(page, 'kpis-03-linked-key');
 
     // And back to the KPIs through the navigation, still signed in.
@@ -477,7 +399,7 @@ describe('the KPI page in Chromium', () => {
       await colour('Alpha revenue'),
     ]);
     expect(colours.size).toBe(3);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'list by status');
     await shot(page, 'kpis-11-status');
 
     // The order by keyboard: Tab to the select, an arrow key picks "Name"; the focus stays on it.
@@ -508,7 +430,7 @@ describe('the KPI page in Chromium', () => {
     await rowOf(page, 'Bravo margin').getByRole('link').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     expect(await page.locator('#detail-meta .badge').textContent()).toBe('Off track');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'detail from the list by name');
     await page.locator('#back').click();
     await page.locator('#list:not([hidden]) #kpi-body tr').first().waitFor();
     expect(new URL(page.url()).searchParams.get('sort')).toBe('name');
@@ -570,7 +492,7 @@ describe('the KPI page in Chromium', () => {
     const chart = await page.locator('#chart canvas').boundingBox();
     expect(chart!.x).toBeGreaterThanOrEqual(0);
     expect(chart!.x + chart!.width).toBeLessThanOrEqual(375);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'detail at 375 px');
     await shot(page, 'kpis-05-detail-375px');
     expect(errors).toEqual([]);
   });
@@ -634,14 +556,14 @@ describe('the KPI page in Chromium', () => {
     await list.requested;
     await page.locator('#list-loading', { hasText: 'Loading KPIs…' }).waitFor();
     expect(await page.locator('#list').getAttribute('aria-busy')).toBe('true');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'list loading');
     list.fail();
     await page.locator('#list-error').waitFor();
     expect(await page.locator('#list-error').textContent()).toBe(
       'The KPIs could not be loaded: The KPI store is resting.',
     );
     expect(await page.locator('#list-loading').count()).toBe(0);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'list load failed');
     await shot(page, 'kpis-08-list-failed');
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
@@ -663,7 +585,7 @@ describe('the KPI page in Chromium', () => {
       'The KPI could not be loaded: Measurements are being moved.',
     );
     expect(await page.locator('#chart').count()).toBe(0);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectAccessible(page, 'detail load failed');
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     expect(await page.locator('#detail-error').count()).toBe(0);

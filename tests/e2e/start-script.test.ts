@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, stopGroupAndWait } from '../../lib/local/processes';
 import type { SeedFile } from '../../scripts/seed';
-import { launchBrowser } from '../support/browser';
+import { BROWSER_TIMEOUT_MS, launchBrowser, signIn } from '../support/browser';
 
 const root = resolve(__dirname, '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'strategy-start-'));
@@ -253,11 +253,9 @@ describe('the README quick start, run as written, twice: the data survives a res
     browsers.push(browser);
     const context = await browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
-    page.setDefaultTimeout(60_000);
+    page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
     await page.goto(`http://localhost:${http}/platform/kpis`);
-    await page.locator('#email').fill(admin.email);
-    await page.locator('#password').fill(admin.password);
-    await page.locator('#password').press('Enter');
+    await signIn(page, admin);
     const row = page.locator(`#kpi-body tr[data-kpi-id="${revenue.id}"]`);
     await row.waitFor();
     await expect(row.innerText()).resolves.toContain(value);

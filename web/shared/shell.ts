@@ -1,8 +1,10 @@
 /**
  * What every page under /platform/ shares: sign-in and session handling, calls to the API with one
  * refresh on 401, and the page's frame (header with the navigation, sign-in form, live region). A page
- * is one state object rendered by one lit-html view: `createPage` holds the state, and every
- * `update` renders the whole page from it, so nothing on screen can disagree with it.
+ * is one state object rendered by one lit-html view: `createPage` holds the state (the page's
+ * state.ts, which its actions import), `start` gives it its view (the page's index.ts, which imports
+ * the views), and every `update` renders the whole page from the state, so nothing on screen can
+ * disagree with it. Actions thus never import views, and the imports of a page's folder point one way.
  *
  * Tokens live in sessionStorage (this tab only, shared by the pages of this origin), never in
  * localStorage. The JWT payload is decoded here for display only (e-mail, role); the service checks
@@ -99,6 +101,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The service answered with the problem of this type, named by its slug (`feature-not-enabled`): the
+ * error catalog gives each type one status, so the type alone says what happened.
+ */
+export const isProblem = (error: unknown, type: string): error is ApiError =>
+  error instanceof ApiError && (error.problem.type?.endsWith(`/${type}`) ?? false);
+
 /** Thrown after a 401 that a refresh did not cure; the sign-in form is already shown. */
 export class SessionEnded extends Error {}
 
@@ -176,10 +185,14 @@ export const describe = (error: unknown): string => {
 
 export interface PageDefinition<S extends object> {
   name: PageName;
-  title: string;
-  lead: TemplateResult;
   /** The page's state while signed out; signing out returns to it, so nothing of a session stays. */
   initial: S;
+}
+
+/** What a page shows and does once it starts. */
+export interface PageView<S extends object> {
+  title: string;
+  lead: TemplateResult;
   /** What the page shows while signed in, under its title and lead. */
   content(state: PageState<S>): TemplateResult;
   /** The page's dialogs: rendered always (closed while signed out), so that each stays one element. */
@@ -205,8 +218,8 @@ export interface Page<S extends object> {
    * "Signed out." or an old error never lingers next to a newer state.
    */
   clearMessages(): void;
-  /** Renders the page and restores the session of this tab, or shows the sign-in form. */
-  start(): void;
+  /** Renders the page with `view` and restores the session of this tab, or shows the sign-in form. */
+  start(view: PageView<S>): void;
 }
 
 const signedOutShell = (signInMessage: string | null, form: number): ShellState => ({
@@ -320,18 +333,21 @@ export const createPage = <S extends object>(definition: PageDefinition<S>): Pag
   // lit-html keeps the rendered part on this node.
   const before = document.currentScript ?? undefined;
   let state: PageState<S> = { ...definition.initial, shell: signedOutShell(null, 0) };
+  // Nothing is rendered before `start` gives the page its view.
+  let shownView: PageView<S> | null = null;
   const view = () => {
+    if (!shownView) return;
     const { shell } = state;
-    if (definition.documentTitle) document.title = definition.documentTitle(state);
+    if (shownView.documentTitle) document.title = shownView.documentTitle(state);
     render(
       html`${header(shell, definition.name)}
         <main id="main">
-          <h1>${definition.title}</h1>
-          <p class="lead">${definition.lead}</p>
+          <h1>${shownView.title}</h1>
+          <p class="lead">${shownView.lead}</p>
           <p id="status" class="status" role="status" aria-live="polite">${shell.status}</p>
-          ${signIn(shell)} ${shell.claims ? definition.content(state) : nothing}
+          ${signIn(shell)} ${shell.claims ? shownView.content(state) : nothing}
         </main>
-        ${definition.dialogs?.(state) ?? nothing}`,
+        ${shownView.dialogs?.(state) ?? nothing}`,
       document.body,
       { renderBefore: before },
     );
@@ -340,33 +356,33 @@ export const createPage = <S extends object>(definition: PageDefinition<S>): Pag
     state = { ...state, ...change };
     view();
   };
-  const page: Page<S> = {
+  return {
     get state() {
       return state;
     },
     update,
     announce: (text) => updateShell({ status: text }),
     clearMessages: () => updateShell(noMessages),
-    start: () => {
+    start: (pageView) => {
+      shownView = pageView;
+      shown = {
+        get state() {
+          return state;
+        },
+        update: (change) => update(change as Partial<PageState<S>>),
+        reset: (shell) => {
+          state = { ...definition.initial, shell };
+          view();
+        },
+        signedIn: pageView.signedIn,
+      };
       session = loadSession();
       if (!session) {
         view();
         return;
       }
       update({ shell: { ...state.shell, claims: decodeClaims(session.token) } } as Partial<PageState<S>>);
-      void definition.signedIn(false);
+      void pageView.signedIn(false);
     },
   };
-  shown = {
-    get state() {
-      return state;
-    },
-    update: (change) => update(change as Partial<PageState<S>>),
-    reset: (shell) => {
-      state = { ...definition.initial, shell };
-      view();
-    },
-    signedIn: definition.signedIn,
-  };
-  return page;
 };

@@ -1,0 +1,157 @@
+/**
+ * The integration page's dialogs: the form that creates and changes an integration (its secrets
+ * write-only) and the confirmation of a delete.
+ */
+import { html, nothing } from 'lit-html';
+import { repeat } from 'lit-html/directives/repeat.js';
+import { modal } from '../shared/dialog';
+import { message } from '../shared/view';
+import { addRow, confirmDelete, removeRow, submitForm } from './actions';
+import {
+  AUTH_LABELS,
+  type AuthType,
+  type DialogOf,
+  EVERY_LABELS,
+  type Every,
+  type FormDialog,
+  openDialog,
+  type State,
+  TIMED,
+} from './state';
+
+const fieldError = (dialog: FormDialog, path: string) =>
+  dialog.fieldErrors
+    .filter(
+      (error) =>
+        error.path === path || error.path.startsWith(`${path}.`) || error.path.startsWith(`${path}[`),
+    )
+    .map((error) => error.message)
+    .join(' ') || null;
+
+const secretField = (dialog: FormDialog, id: string, label: string, field: string) => {
+  const stored = dialog.editing !== null && dialog.editing.auth.type === dialog.authType;
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    <p id="${id}-hint" class="hint">${stored ? 'Stored and never shown. Leave empty to keep it.' : 'Write-only: it is never shown again.'}</p>
+    <input id=${id} name=${field} type="password" autocomplete="new-password" aria-describedby="${id}-hint" />
+  </div>`;
+};
+
+const authFields = (dialog: FormDialog) => {
+  const auth = dialog.editing?.auth;
+  switch (dialog.authType) {
+    case 'bearer':
+      return secretField(dialog, 'auth-token', 'Token', 'token');
+    case 'header':
+      return html`<div class="field"><label for="auth-name">Header name</label><input id="auth-name" name="authName" value=${auth?.type === 'header' ? auth.name : 'X-API-Key'} /></div>
+        ${secretField(dialog, 'auth-value', 'Header value', 'value')}`;
+    case 'basic':
+      return html`<div class="field"><label for="auth-username">User name</label><input id="auth-username" name="username" autocomplete="off" value=${auth?.type === 'basic' ? auth.username : ''} /></div>
+        ${secretField(dialog, 'auth-password', 'Password', 'password')}`;
+    case 'oauth2_client_credentials':
+      return html`<div class="field"><label for="auth-token-url">Token URL</label><input id="auth-token-url" name="tokenUrl" type="url" value=${auth?.type === 'oauth2_client_credentials' ? auth.tokenUrl : ''} /></div>
+        <div class="field"><label for="auth-client-id">Client id</label><input id="auth-client-id" name="clientId" autocomplete="off" value=${auth?.type === 'oauth2_client_credentials' ? auth.clientId : ''} /></div>
+        ${secretField(dialog, 'auth-client-secret', 'Client secret', 'clientSecret')}
+        <div class="field"><label for="auth-scope">Scope <span class="optional">(optional)</span></label><input id="auth-scope" name="scope" value=${auth?.type === 'oauth2_client_credentials' ? (auth.scope ?? '') : ''} /></div>`;
+    default:
+      return nothing;
+  }
+};
+
+const bindingRow = (state: State, dialog: FormDialog, key: number, index: number) => {
+  const binding = dialog.editing?.measurements[key];
+  const error = fieldError(dialog, `measurements[${index}]`);
+  return html`<fieldset class="binding" data-binding=${key}>
+    <legend>Binding ${index + 1}</legend>
+    <div class="field"><label for="kpi-${key}">KPI</label>
+      <select id="kpi-${key}" name="kpi-${key}">${state.kpis.map(
+        (kpi) => html`<option value=${kpi.id} ?selected=${binding?.kpiId === kpi.id}>${kpi.name}</option>`,
+      )}</select></div>
+    <div class="field"><label for="actual-${key}">Actual (JMESPath)</label><input id="actual-${key}" name="actual-${key}" spellcheck="false" value=${binding?.actual ?? ''} placeholder="data.value" /></div>
+    <div class="field"><label for="target-${key}">Target <span class="optional">(optional)</span></label><input id="target-${key}" name="target-${key}" spellcheck="false" value=${binding?.target ?? ''} /></div>
+    <div class="field"><label for="forecast-${key}">Forecast <span class="optional">(optional)</span></label><input id="forecast-${key}" name="forecast-${key}" spellcheck="false" value=${binding?.forecast ?? ''} /></div>
+    ${message(`binding-error-${key}`, 'error', error)}
+    ${dialog.rows.length > 1 ? html`<div><button type="button" aria-label="Remove binding ${index + 1}" @click=${() => removeRow(key)}>Remove</button></div>` : nothing}
+  </fieldset>`;
+};
+
+const formDialog = (state: State, dialog: FormDialog | null) =>
+  html`<dialog id="integration-dialog" aria-labelledby="form-title" ${modal(dialog !== null)} @close=${() => openDialog.closed('form')}>${
+    dialog
+      ? html`<form id="integration-form" class="stack" novalidate @submit=${submitForm}>
+          <h2 id="form-title">${dialog.editing ? `Change “${dialog.editing.name}”` : 'Create pull integration'}</h2>
+          <div class="field"><label for="pull-name">Name</label>
+            <input id="pull-name" name="name" required maxlength="100" autocomplete="off" value=${dialog.editing?.name ?? ''} aria-describedby="pull-name-error" />
+            ${message('pull-name-error', 'error', fieldError(dialog, 'name'))}</div>
+          <div class="field"><label for="pull-url">URL (GET)</label>
+            <p id="pull-url-hint" class="hint">An HTTPS address that answers JSON.</p>
+            <input id="pull-url" name="url" type="url" required value=${dialog.editing?.url ?? ''} aria-describedby="pull-url-hint pull-url-error" />
+            ${message('pull-url-error', 'error', fieldError(dialog, 'url'))}</div>
+          <div class="field"><label for="pull-auth">Authentication</label>
+            <select id="pull-auth" name="authType" @change=${(event: Event) => openDialog.patch('form', { authType: (event.target as HTMLSelectElement).value as AuthType })}>${(
+              Object.keys(AUTH_LABELS) as AuthType[]
+            ).map(
+              (type) =>
+                html`<option value=${type} ?selected=${dialog.authType === type}>${AUTH_LABELS[type]}</option>`,
+            )}</select>
+            ${message('pull-auth-error', 'error', fieldError(dialog, 'auth'))}</div>
+          ${authFields(dialog)}
+          <div class="inline-fields">
+            <div class="field"><label for="pull-every">Schedule</label>
+              <select id="pull-every" name="every" @change=${(event: Event) => openDialog.patch('form', { every: (event.target as HTMLSelectElement).value as Every })}>${(
+                Object.keys(EVERY_LABELS) as Every[]
+              ).map(
+                (every) =>
+                  html`<option value=${every} ?selected=${dialog.every === every}>${EVERY_LABELS[every]}</option>`,
+              )}</select></div>
+            ${
+              TIMED.includes(dialog.every)
+                ? html`<div class="field"><label for="pull-at">At (UTC)</label><input id="pull-at" name="at" type="time" value=${dialog.editing?.schedule.at ?? '06:00'} /></div>`
+                : nothing
+            }
+            <div class="field"><label for="pull-period">A value stands for the</label>
+              <select id="pull-period" name="period">${(['day', 'week', 'month', 'quarter'] as const).map(
+                (period) =>
+                  html`<option value=${period} ?selected=${(dialog.editing?.period ?? 'month') === period}>current ${period}</option>`,
+              )}</select></div>
+          </div>
+          <div class="field"><label for="pull-headers">Headers <span class="optional">(optional, not secret)</span></label>
+            <p id="pull-headers-hint" class="hint">One per line, <code>Name: value</code>. Credentials go in Authentication.</p>
+            <textarea id="pull-headers" name="headers" rows="2" spellcheck="false" aria-describedby="pull-headers-hint pull-headers-error" .value=${Object.entries(
+              dialog.editing?.headers ?? {},
+            )
+              .map(([name, value]) => `${name}: ${value}`)
+              .join('\n')}></textarea>
+            ${message('pull-headers-error', 'error', fieldError(dialog, 'headers'))}</div>
+          <div class="bindings">${repeat(
+            dialog.rows,
+            (key) => key,
+            (key, index) => bindingRow(state, dialog, key, index),
+          )}</div>
+          <div><button type="button" id="add-binding" @click=${addRow}>Add binding</button></div>
+          ${message('form-error', 'error', dialog.error, 'alert')}
+          <div class="actions">
+            <button type="button" id="form-cancel" @click=${() => openDialog.closed('form')}>Cancel</button>
+            <button type="submit" id="form-submit" class="primary" ?disabled=${dialog.busy}>${dialog.editing ? 'Save' : 'Create integration'}</button>
+          </div>
+        </form>`
+      : nothing
+  }</dialog>`;
+
+const deleteDialog = (dialog: DialogOf<'delete'> | null) =>
+  html`<dialog id="delete-dialog" aria-labelledby="delete-title" ${modal(dialog !== null)} @close=${() => openDialog.closed('delete')}>${
+    dialog
+      ? html`<div class="stack">
+          <h2 id="delete-title">Delete “${dialog.integration.name}”?</h2>
+          <p>It is not run again. The measurements it stored stay.</p>
+          ${message('delete-error', 'error', dialog.error, 'alert')}
+          <div class="actions">
+            <button type="button" id="delete-cancel" @click=${() => openDialog.closed('delete')}>Cancel</button>
+            <button type="button" id="delete-confirm" class="danger" ?disabled=${dialog.busy} @click=${confirmDelete}>Delete</button>
+          </div>
+        </div>`
+      : nothing
+  }</dialog>`;
+
+export const dialogs = (state: State) =>
+  html`${formDialog(state, openDialog.of(state, 'form'))}${deleteDialog(openDialog.of(state, 'delete'))}`;

@@ -1,0 +1,101 @@
+/**
+ * What loads the KPI page's data: the list a page at a time, one KPI with all its measurements, and
+ * the tenant's key names for the measurement table.
+ */
+import type { KpiType } from '../../lib/domain/kpi';
+import type { ApiKeyPage, ApiKeyResponse, KpiDetailResponse, KpiPage } from '../shared/api-types';
+import { plural } from '../shared/format';
+import { loadEvery, newestLoad } from '../shared/load';
+import { api, describe, SessionEnded } from '../shared/shell';
+import { focusById } from '../shared/view';
+import { type Detail, page } from './state';
+
+/** The largest page `GET /kpis/{id}` gives: most KPIs arrive in one request. */
+const DETAIL_PAGE = 1000;
+
+const listLoads = newestLoad(page);
+const detailLoads = newestLoad(page);
+
+/** Loads a page of the list: the first of a type, or the next (`cursor`). True if it arrived. */
+export const loadList = async (type: KpiType | null, cursor?: string): Promise<boolean> => {
+  const wanted = listLoads();
+  page.update({ listLoading: true, listError: null });
+  try {
+    const query = new URLSearchParams({ include: 'activity' });
+    if (type) query.set('type', type);
+    if (cursor) query.set('cursor', cursor);
+    const next = await api<KpiPage>('GET', `/kpis?${query}`);
+    if (!wanted()) return false;
+    const previous = cursor && page.state.list?.type === type ? page.state.list.items : [];
+    page.update({
+      list: { type, items: [...previous, ...next.items], nextCursor: next.nextCursor },
+      listLoading: false,
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof SessionEnded) && wanted())
+      page.update({ listLoading: false, listError: describe(error) });
+    return false;
+  }
+};
+
+export const more = async () => {
+  const { list } = page.state;
+  if (!list?.nextCursor) return;
+  const shown = new Set(list.items.map((kpi) => kpi.id));
+  // Keyboard users continue at the first new KPI in the list's order.
+  if (await loadList(list.type, list.nextCursor)) {
+    const rows = document.querySelectorAll<HTMLElement>('#kpi-body tr[data-kpi-id]');
+    const first = Array.from(rows).find((row) => !shown.has(row.dataset.kpiId ?? ''));
+    first?.querySelector<HTMLElement>('a.kpi-name')?.focus();
+  }
+};
+
+/** Retrying keeps the keyboard in the section: the button goes away while the list loads. */
+export const retryList = () => {
+  focusById('list-title');
+  const { list, route } = page.state;
+  void (list?.type === route.type && list.nextCursor ? more() : loadList(route.type));
+};
+
+/** The tenant's keys by id (any role may read them); null if they could not be loaded. */
+const loadKeyNames = async (): Promise<Map<string, ApiKeyResponse> | null> => {
+  try {
+    const pages = await loadEvery<ApiKeyPage>('/api-keys?limit=1000');
+    return new Map(pages.flatMap((keys) => keys.items.map((key) => [key.id, key] as const)));
+  } catch {
+    // Names are a nicety: the prefixes still identify the keys. They are tried again with the next KPI.
+    return null;
+  }
+};
+
+/** Every page of a KPI's measurements (one for most KPIs). */
+const loadMeasurements = async (kpiId: string): Promise<Detail> => {
+  const pages = await loadEvery<KpiDetailResponse>(`/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}`);
+  const { measurements: _first, nextCursor: _next, ...kpi } = pages[0];
+  return { kpi, measurements: pages.flatMap((next) => next.measurements) };
+};
+
+export const loadDetail = async (kpiId: string, focus: boolean) => {
+  const wanted = detailLoads();
+  page.update({ detail: null, detailLoading: true, detailError: null, cursor: null, lastKpiId: kpiId });
+  try {
+    const [detail, keyNames] = await Promise.all([
+      loadMeasurements(kpiId),
+      page.state.keyNames ?? loadKeyNames(),
+    ]);
+    if (!wanted()) return;
+    page.update({ detail, keyNames, detailLoading: false });
+    page.announce(`${detail.kpi.name}: ${plural(detail.measurements.length, 'measurement')}.`);
+  } catch (error) {
+    if (error instanceof SessionEnded || !wanted()) return;
+    page.update({ detailLoading: false, detailError: describe(error) });
+  }
+  if (focus) focusById('detail-title');
+};
+
+export const retryDetail = () => {
+  focusById('detail-title');
+  const { kpiId } = page.state.route;
+  if (kpiId) void loadDetail(kpiId, false);
+};

@@ -1,0 +1,85 @@
+/**
+ * The KPI page's state, the page that holds it, and the words for KPI types, statuses and orders.
+ */
+import type { KpiType } from '../../lib/domain/kpi';
+import type { ApiKeyResponse, KpiDetailResponse, KpiPage, KpiStatusResponse } from '../shared/api-types';
+import { createPage, type PageState } from '../shared/shell';
+
+export type KpiItem = KpiPage['items'][number];
+export type Measurement = KpiDetailResponse['measurements'][number];
+export type Point = Pick<Measurement, 'periodStart' | 'periodEnd' | 'actual' | 'target' | 'forecast'>;
+type StatusValue = NonNullable<KpiStatusResponse>['value'];
+/** The list's order: by status, the KPIs furthest from their target first, or by name. */
+export type Sort = 'status' | 'name';
+
+/** One KPI with every page of its measurements, in period order. */
+export interface Detail {
+  kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'>;
+  measurements: Measurement[];
+}
+
+export interface Kpis {
+  /** What the URL asks for: `?type=` filters the list, `?kpi=` shows one KPI. */
+  route: { kpiId: string | null; type: KpiType | null; sort: Sort };
+  /** The KPIs loaded for a type filter (null: every type); shown while the route asks for that type. */
+  list: { type: KpiType | null; items: KpiItem[]; nextCursor: string | undefined } | null;
+  listLoading: boolean;
+  listError: string | null;
+  /** The KPI of the route, once loaded. */
+  detail: Detail | null;
+  detailLoading: boolean;
+  detailError: string | null;
+  /** The tenant's keys by id, for the names in the measurement table; null until they loaded. */
+  keyNames: Map<string, ApiKeyResponse> | null;
+  /** The period under the chart's cursor (an index of the measurements). */
+  cursor: number | null;
+  /** The KPI shown last: back in the list, focus returns to its link. */
+  lastKpiId: string | null;
+}
+
+export type Route = Kpis['route'];
+export type State = PageState<Kpis>;
+
+export const page = createPage<Kpis>({
+  name: 'kpis',
+  initial: {
+    route: { kpiId: null, type: null, sort: 'status' },
+    list: null,
+    listLoading: false,
+    listError: null,
+    detail: null,
+    detailLoading: false,
+    detailError: null,
+    keyNames: null,
+    cursor: null,
+    lastKpiId: null,
+  },
+});
+
+/**
+ * Spec 2.6: what each KPI type stands for; the compiler checks that every type has its label. The
+ * domain's list itself is not imported: it comes with its zod schemas, which have no place in a page.
+ */
+export const TYPE_LABELS: Record<KpiType, string> = {
+  SWOT_KPI: 'SWOT analysis',
+  PESTLE_KPI: 'PESTLE analysis',
+  THEME_KPI: 'Strategic theme',
+  KPI_DEFINITION: 'KPI definition',
+  BSC_KPI: 'Balanced scorecard',
+  ASIS_KPI: 'As-is analysis',
+  OKR_KEY_RESULT: 'OKR key result',
+  PRODUCT_SCORECARD_KPI: 'Product scorecard',
+};
+export const KPI_TYPES = Object.keys(TYPE_LABELS) as KpiType[];
+
+/** A status in words: shown as text in a coloured badge, never as a colour alone. */
+export const STATUS_LABELS: Record<StatusValue, string> = {
+  off_track: 'Off track',
+  at_risk: 'At risk',
+  on_track: 'On track',
+  no_target: 'No target',
+  no_data: 'No data',
+};
+/** The status order: the KPIs that need attention first, those without a status (qualitative) last. */
+export const STATUS_ORDER = Object.keys(STATUS_LABELS) as StatusValue[];
+export const SORTS: Record<Sort, string> = { status: 'Status, off track first', name: 'Name' };

@@ -1,0 +1,297 @@
+/**
+ * The KPI page's views: the list (each KPI's latest value, trend, target status and arrivals, filtered
+ * and sorted) and one KPI's detail (its chart and its measurements with the keys that pushed them).
+ */
+import { html, nothing, svg } from 'lit-html';
+import { repeat } from 'lit-html/directives/repeat.js';
+import type { ApiKeyResponse } from '../shared/api-types';
+import { plural } from '../shared/format';
+import { dayCell, loadFailed, loadingNotice, timeCell } from '../shared/view';
+import { more, retryDetail, retryList } from './actions';
+import { chart, moveCursor } from './chart';
+import { formatPeriod, formatValue, readout } from './format';
+import { filter, follow, listSearch, sortBy } from './routes';
+import {
+  type Detail,
+  KPI_TYPES,
+  type KpiItem,
+  type Measurement,
+  type Point,
+  type Route,
+  SORTS,
+  type Sort,
+  STATUS_LABELS,
+  STATUS_ORDER,
+  type State,
+  TYPE_LABELS,
+} from './state';
+
+/** What a KPI expects, in words: its cadence and grace period. */
+const expectation = (kpi: Pick<KpiItem, 'cadence' | 'graceHours'>) =>
+  `Expected ${kpi.cadence}${kpi.graceHours > 0 ? ` (${kpi.graceHours} h grace)` : ''}.`;
+
+type Arrivals = Pick<KpiItem, 'cadence' | 'graceHours' | 'quiet' | 'quietSince' | 'lastMeasurementAt'>;
+
+/**
+ * A quiet KPI's mark: "Quiet since <day>" in words, then the last arrival and what was expected (the
+ * rule is the service's: nothing arrived for the cadence plus grace). The text carries the meaning;
+ * the colour only repeats it.
+ */
+const quietMark = (kpi: Arrivals) =>
+  html`<span class="quiet-mark"><span class="badge quiet">Quiet since ${
+    kpi.quietSince ? dayCell(kpi.quietSince) : '—'
+  }</span><span class="sub">${
+    kpi.lastMeasurementAt ? html`Last data ${dayCell(kpi.lastMeasurementAt)}.` : 'No data yet.'
+  } ${expectation(kpi)}</span></span>`;
+
+/** Whether data arrives as expected: quiet, receiving, or no expectation (no cadence). */
+const arrivalView = (kpi: Arrivals) =>
+  kpi.quiet
+    ? quietMark(kpi)
+    : kpi.cadence === 'none'
+      ? html`<span class="sub">No cadence set</span>`
+      : html`<span><span class="badge receiving">Receiving</span><span class="sub">${expectation(kpi)}</span></span>`;
+
+const sparkline = (points: Point[]) => {
+  const values = points.map((p) => p.actual);
+  return html`<svg class="sparkline" viewBox="0 0 100 28" preserveAspectRatio="none" aria-hidden="true">${
+    values.length === 0 ? nothing : sparklinePath(values)
+  }</svg>`;
+};
+
+/** The values as a line across the box, the newest marked with a dot. */
+const sparklinePath = (values: number[]) => {
+  const min = Math.min(...values);
+  const span = Math.max(...values) - min || 1;
+  const xy = values.map((value, i) => [
+    values.length === 1 ? 100 : (i / (values.length - 1)) * 100,
+    26 - ((value - min) / span) * 24,
+  ]);
+  const [lastX, lastY] = xy.at(-1) ?? [0, 0];
+  return svg`<polyline points=${xy.map(([x, y]) => `${x?.toFixed(1)},${y?.toFixed(1)}`).join(' ')}></polyline><circle cx=${String(lastX)} cy=${String(lastY)} r="2.5"></circle>`;
+};
+
+/** A KPI's link carries the list's filter and order, so that "All KPIs" returns to the same list. */
+const kpiLink = (kpi: { id: string; name: string }, route: Route) => {
+  const search = `?kpi=${encodeURIComponent(kpi.id)}${listSearch(route).replace('?', '&')}`;
+  return html`<a href=${search} class="kpi-name" @click=${(event: MouseEvent) => follow(event, search)}>${kpi.name}</a>`;
+};
+
+/**
+ * A KPI's status as a badge with its words; "as of" names the period it is measured on when that is
+ * not the latest one (the newest measurement with a target). A qualitative KPI has none.
+ */
+const statusView = (status: KpiItem['status'], latest: Point | null) => {
+  if (status === undefined) return '—';
+  if (status === null) {
+    return html`<span class="status-none" title="A qualitative KPI has no target to track">—<span class="visually-hidden">qualitative, no status</span></span>`;
+  }
+  const measured = status.measurement;
+  const older =
+    measured &&
+    latest &&
+    (measured.periodStart !== latest.periodStart || measured.periodEnd !== latest.periodEnd);
+  return html`<span><span class="badge status ${status.value}">${STATUS_LABELS[status.value]}</span>${
+    older
+      ? html`<span class="sub">as of ${formatPeriod(measured.periodStart, measured.periodEnd)}</span>`
+      : nothing
+  }</span>`;
+};
+
+const kpiRow = (kpi: KpiItem, route: Route) => {
+  const latest = kpi.activity?.latest ?? null;
+  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} data-status=${kpi.status?.value ?? 'none'}>
+    <th scope="row" data-label="KPI">${kpiLink(kpi, route)}</th>
+    <td data-label="Type">${TYPE_LABELS[kpi.type] ?? kpi.type}</td>
+    <td data-label="Latest">${
+      latest
+        ? html`<span class="value">${formatValue(latest.actual, kpi.unit)}${
+            latest.target === null
+              ? nothing
+              : html`<span class="sub">target ${formatValue(latest.target, kpi.unit)}</span>`
+          }</span>`
+        : '—'
+    }</td>
+    <td data-label="Period">${latest ? formatPeriod(latest.periodStart, latest.periodEnd) : '—'}</td>
+    <td data-label="Received">${timeCell(latest?.receivedAt ?? null, '—')}</td>
+    <td data-label="Trend">${sparkline([...(kpi.activity?.recent ?? [])].reverse())}</td>
+    <td data-label="Target status">${statusView(kpi.status, latest)}</td>
+    <td data-label="Status">${arrivalView(kpi)}</td>
+  </tr>`;
+};
+
+/** The position of a KPI's status in the status order; qualitative KPIs come last. */
+const statusRank = (kpi: KpiItem) =>
+  kpi.status ? STATUS_ORDER.indexOf(kpi.status.value) : STATUS_ORDER.length;
+
+const byName = (a: KpiItem, b: KpiItem) =>
+  a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' });
+
+/** The KPIs in the list's order: by status (then name), or by name. */
+const sorted = (items: KpiItem[], sort: Sort) =>
+  [...items].sort(sort === 'status' ? (a, b) => statusRank(a) - statusRank(b) || byName(a, b) : byName);
+
+export const listView = (state: State) => {
+  const { route } = state;
+  const { type, sort } = route;
+  const list = state.list?.type === type ? state.list : null;
+  const items = list?.items ?? [];
+  const quiet = items.filter((kpi) => kpi.quiet).length;
+  const offTrack = items.filter((kpi) => kpi.status?.value === 'off_track').length;
+  return html`<section id="list" aria-labelledby="list-title" aria-busy=${state.listLoading ? 'true' : nothing}>
+    <div class="section-head">
+      <h2 id="list-title" tabindex="-1">KPIs of your organization</h2>
+      <div class="controls">
+        <div class="filter">
+          <label for="type-filter">Type</label>
+          <select id="type-filter" @change=${filter}>
+            <option value="" .selected=${type === null}>All types</option>
+            ${KPI_TYPES.map(
+              (option) =>
+                html`<option value=${option} .selected=${option === type}>${TYPE_LABELS[option]} (${option})</option>`,
+            )}
+          </select>
+        </div>
+        <div class="filter">
+          <label for="sort">Sort by</label>
+          <select id="sort" @change=${sortBy}>
+            ${(Object.keys(SORTS) as Sort[]).map(
+              (option) =>
+                html`<option value=${option} .selected=${option === sort}>${SORTS[option]}</option>`,
+            )}
+          </select>
+        </div>
+      </div>
+    </div>
+    ${
+      items.length > 0
+        ? html`<p id="list-summary" class="hint">${items.length}${list?.nextCursor ? '+' : ''} KPIs, ${quiet} quiet${
+            offTrack > 0 ? `, ${offTrack} off track` : ''
+          }.</p>`
+        : nothing
+    }
+    ${state.listError ? loadFailed('list-error', 'The KPIs', state.listError, retryList) : nothing}
+    ${
+      !list
+        ? nothing
+        : items.length === 0
+          ? html`<p id="list-empty" class="empty">${
+              type
+                ? `Your organization has no KPIs of the type ${TYPE_LABELS[type]}.`
+                : 'Your organization has no KPIs yet.'
+            }</p>`
+          : html`<table id="kpi-table">
+              <caption class="visually-hidden">KPIs with their latest measurement</caption>
+              <thead>
+                <tr>
+                  <th scope="col" aria-sort=${sort === 'name' ? 'ascending' : nothing}>KPI</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Latest</th>
+                  <th scope="col">Period</th>
+                  <th scope="col">Received</th>
+                  <th scope="col">Trend</th>
+                  <th scope="col" aria-sort=${sort === 'status' ? 'other' : nothing}>Target status</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody id="kpi-body">${repeat(
+                sorted(items, sort),
+                (kpi) => kpi.id,
+                (kpi) => kpiRow(kpi, route),
+              )}</tbody>
+            </table>`
+    }
+    ${state.listLoading ? loadingNotice('list-loading', list ? 'Loading more KPIs…' : 'Loading KPIs…') : nothing}
+    ${
+      list?.nextCursor && !state.listLoading
+        ? html`<div><button type="button" id="list-more" @click=${more}>Show more KPIs</button></div>`
+        : nothing
+    }
+  </section>`;
+};
+
+const keyCell = (m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
+  // A pulled value names its integration where a pushed one names its key.
+  if (m.integrationId) {
+    return html`<a class="integration-link" href="integrations#integration-${encodeURIComponent(m.integrationId)}">pulled by ${m.integrationName ?? 'an integration'}</a>`;
+  }
+  if (!m.apiKeyPrefix) return '—';
+  const key = m.apiKeyId ? keys?.get(m.apiKeyId) : undefined;
+  return key
+    ? html`<a class="key-link" href="api-keys#key-${encodeURIComponent(key.id)}"><code>${m.apiKeyPrefix}</code>${key.name}</a>`
+    : html`<span><code>${m.apiKeyPrefix}</code></span>`;
+};
+
+const measurementRow = (detail: Detail, m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
+  const unit = detail.kpi.unit;
+  return html`<tr data-period="${m.periodStart}/${m.periodEnd}">
+    <th scope="row" data-label="Period">${formatPeriod(m.periodStart, m.periodEnd)}</th>
+    <td data-label="Actual" class="value">${formatValue(m.actual, unit)}</td>
+    <td data-label="Target" class="value">${formatValue(m.target, unit)}</td>
+    <td data-label="Forecast" class="value">${formatValue(m.forecast, unit)}</td>
+    <td data-label="Received">${timeCell(m.receivedAt, '—')}</td>
+    <td data-label="Pushed with key">${keyCell(m, keys)}</td>
+  </tr>`;
+};
+
+/** uPlot draws on a canvas; the figure's caption and the table carry the same values as text. */
+const measurementsView = (state: State, detail: Detail) => {
+  const { measurements } = detail;
+  if (measurements.length === 0) {
+    return html`<p id="detail-empty" class="empty">No measurements yet. They appear here once a system pushes them with an API key.</p>`;
+  }
+  const text = readout(detail, state.cursor);
+  return html`<figure id="chart-figure">
+      <div id="chart" class="chart" role="slider" tabindex="0" aria-label="Period shown in the chart" aria-describedby="chart-help" aria-valuemin="0" aria-valuemax=${Math.max(0, measurements.length - 1)} aria-valuenow=${text ? (state.cursor ?? 0) : 0} aria-valuetext=${text || 'No period selected'} @keydown=${moveCursor} ${chart(detail)}></div>
+      <figcaption>
+        <ul class="legend">
+          <li><span class="swatch actual"></span>Actual</li>
+          <li><span class="swatch target"></span>Target</li>
+          <li><span class="swatch forecast"></span>Forecast</li>
+        </ul>
+        <p id="chart-help" class="hint">
+          Actual against target and forecast by period. Focus the chart and use the arrow keys (Home, End) to
+          read each period; the table below has every value.
+        </p>
+        <p id="chart-readout" class="readout">${text}</p>
+      </figcaption>
+    </figure>
+    <h3 id="measurements-title">Measurements</h3>
+    <table id="measurement-table" aria-labelledby="measurements-title">
+      <thead>
+        <tr>
+          <th scope="col">Period</th>
+          <th scope="col">Actual</th>
+          <th scope="col">Target</th>
+          <th scope="col">Forecast</th>
+          <th scope="col">Received</th>
+          <th scope="col">Pushed with key</th>
+        </tr>
+      </thead>
+      <tbody id="measurement-body">${
+        // Newest period first: the question is usually whether the latest push arrived.
+        [...measurements].reverse().map((m) => measurementRow(detail, m, state.keyNames))
+      }</tbody>
+    </table>`;
+};
+
+export const detailView = (state: State) => {
+  const { detail, route } = state;
+  const summary = state.list?.items.find((item) => item.id === route.kpiId);
+  const list = listSearch(route);
+  return html`<section id="detail" aria-labelledby="detail-title" aria-busy=${state.detailLoading ? 'true' : nothing}>
+    <p class="back"><a id="back" href="kpis${list}" @click=${(event: MouseEvent) => follow(event, list)}>← All KPIs</a></p>
+    <h2 id="detail-title" tabindex="-1">${detail?.kpi.name ?? summary?.name ?? 'KPI'}</h2>
+    ${
+      detail
+        ? html`<p id="detail-meta" class="hint">${TYPE_LABELS[detail.kpi.type] ?? detail.kpi.type} (${detail.kpi.type}) · ${plural(
+            detail.measurements.length,
+            'period',
+          )} · ${statusView(detail.kpi.status, detail.measurements.at(-1) ?? null)}${detail.kpi.quiet ? html` · ${quietMark(detail.kpi)}` : nothing}</p>`
+        : nothing
+    }
+    ${state.detailError ? loadFailed('detail-error', 'The KPI', state.detailError, retryDetail) : nothing}
+    ${state.detailLoading ? loadingNotice('detail-loading', 'Loading the KPI…') : nothing}
+    ${detail ? measurementsView(state, detail) : nothing}
+  </section>`;
+};
