@@ -21,6 +21,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { generateApiKey, hashApiKey, identificationPrefix } from '../lib/api-keys/key-format';
 import { createApiKey } from '../lib/api-keys/service';
 import { hashPassword, verifyPassword } from '../lib/auth/passwords';
+import { apiKeys } from '../lib/db/api-keys';
 import { createDatabase, type Database } from '../lib/db/client';
 import { keys } from '../lib/db/keys';
 import { createKpi } from '../lib/db/kpis';
@@ -31,6 +32,7 @@ import { createTenant } from '../lib/db/tenants';
 import { createUser, normalizeEmail } from '../lib/db/users';
 import { KPI_TYPES, type Kpi } from '../lib/domain/kpi';
 import { FEATURES } from '../lib/domain/plan';
+import { uuidv7 } from '../lib/ids';
 import { apiEvent, type EventInput, lambdaContext } from '../lib/local/events';
 import { freePort, startDynamoDbLocal } from '../lib/local/processes';
 import {
@@ -213,6 +215,26 @@ const measurement = (kpi: Kpi, n: number, actual: number) => ({
   periodEnd: day(n),
 });
 
+/** A key as the create-key floor writes it: the service's own item (its entity's codec), never used. */
+const floorKey = (tenantId: string, i: number) => ({
+  id: uuidv7(),
+  keyHash: `floor-${tenantId}-${i}`,
+  tenantId,
+  name: `bench ${i}`,
+  prefix: 'skm_flor',
+  createdAt: new Date().toISOString(),
+  expiresAt: null,
+  lastUsedAt: null,
+  revokedAt: null,
+  kpiIds: null,
+  createdBy: null,
+  revokedBy: null,
+  rolledAt: null,
+  rolledBy: null,
+  replacedBy: null,
+  replaces: null,
+});
+
 /** The stored form of a measurement, for the floor's writes: the service's own item (its entity's codec). */
 const measurementItem = (s: Seeded, kpi: Kpi, n: number, actual: number) => {
   const now = new Date().toISOString();
@@ -312,13 +334,7 @@ const scenariosOf = (s: Seeded, tokens: { access: string; refresh: string; crowd
       }),
     floor: async (module: BenchModule, i: number) => {
       await send(module, 'GetCommand', { Key: keys.tenant(tenantId) });
-      await send(module, 'PutCommand', {
-        Item: {
-          ...keys.apiKey(`floor-${tenantId}-${i}`),
-          ...keys.apiKeyIndex(tenantId, `floor-${i}`),
-          name: `bench ${i}`,
-        },
-      });
+      await send(module, 'PutCommand', { Item: apiKeys.toItem(floorKey(tenantId, i)) });
     },
   });
   // Well-formed (valid checksum) but never issued: anyone can compute such a key.

@@ -1,6 +1,7 @@
-import { USAGE_REFUSALS, type UsageDay, type UsageRefusal, usageDays } from '../db/api-key-usage';
+import { usageDays } from '../db/api-key-usage';
 import { findApiKey } from '../db/api-keys';
 import type { Database } from '../db/client';
+import { USAGE_REFUSALS, type UsageDay, type UsageRefusal } from '../domain/api-key-usage';
 import { AppError } from '../errors';
 
 /** The most days one usage request covers: the retention of a key's usage. */

@@ -87,7 +87,7 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
   const shape: Shape = spec.schema.shape;
   const fields = Object.keys(shape);
   const nullable = new Set(
-    fields.filter((field) => z.safeParse(shape[field] as z.core.$ZodType, null).success),
+    Object.entries(shape).flatMap(([field, schema]) => (z.safeParse(schema, null).success ? [field] : [])),
   );
   const attributeOf = (field: string) => stored[field]?.attribute ?? field;
 
@@ -107,7 +107,8 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
         (item) => {
           const raw = item[attribute];
           if (raw === undefined) return absent;
-          return codec ? decodeField(field, codec, raw) : raw;
+          // A null stored as DynamoDB's NULL is parsed as null, which only a nullable field takes.
+          return codec && raw !== null ? decodeField(field, codec, raw) : raw;
         },
       ],
     ];

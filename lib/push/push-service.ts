@@ -1,12 +1,5 @@
 import { outsideScope } from '../api-keys/rules';
-import {
-  countRefusal,
-  countRequest,
-  dayOf,
-  type RequestCount,
-  recordUse,
-  type UsageRefusal,
-} from '../db/api-key-usage';
+import { countRefusal, countRequest, dayOf, type RequestCount, recordUse } from '../db/api-key-usage';
 import { toApiKey } from '../db/api-keys';
 import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
@@ -22,6 +15,7 @@ import {
   type WrittenMeasurement,
 } from '../db/measurements';
 import type { ApiKey } from '../domain/api-key';
+import type { UsageRefusal } from '../domain/api-key-usage';
 import type { Kpi } from '../domain/kpi';
 import type { Plan } from '../domain/plan';
 import { AppError, type ErrorCode, errorCatalog } from '../errors';
