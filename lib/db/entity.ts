@@ -13,7 +13,8 @@ import type { ItemKey } from './keys';
  *
  * Two rules hold for every entity without being declared: a null field is stored absent (and an absent
  * attribute of a nullable field reads as null), and an item's `type`, when it has one, must be its
- * entity's. A field added after items were written declares its `default`: what an older item means.
+ * entity's (or one it had in an earlier version). A field added after items were written declares its
+ * `default`: what an older item means.
  */
 
 /** An item's key attributes: the table's, and those of the indexes it is in. */
@@ -48,6 +49,8 @@ type Shape = z.core.$ZodShape;
 export interface EntitySpec<S extends Shape, H extends keyof S> {
   /** The `type` attribute of its items. */
   type: string;
+  /** The `type` its items had when earlier versions wrote them, still read as this entity's. */
+  formerTypes?: readonly string[];
   schema: z.ZodMiniObject<S>;
   /** The item's keys, built by ./keys.ts from the value. */
   key: (value: z.output<z.ZodMiniObject<S>>) => ItemKeys;
@@ -114,6 +117,7 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
     ];
   });
   const hidden: readonly string[] = spec.hidden ?? [];
+  const types = new Set<unknown>([spec.type, ...(spec.formerTypes ?? [])]);
 
   const attributesOf = (value: z.output<z.ZodMiniObject<S>>): StoredItem => {
     const attributes: StoredItem = {};
@@ -134,7 +138,7 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
     attributesOf,
     toItem: (value) => ({ ...spec.key(value), type: spec.type, ...attributesOf(value) }),
     fromItem: (item) => {
-      if (item.type !== undefined && item.type !== spec.type) {
+      if (item.type !== undefined && !types.has(item.type)) {
         throw new MalformedItem(spec.type, item, [
           { path: ['type'], message: `expected "${spec.type}", found ${JSON.stringify(item.type)}` },
         ]);

@@ -37,9 +37,13 @@ export interface AttemptWindow {
   now?: number;
 }
 
-/** A counter item as stored, of any of the three kinds (its key is the caller's). */
+/**
+ * A counter item as stored, of any of the three kinds (its key is the caller's). The per-e-mail counter
+ * of 0.1 and 0.2 counted failures only, as `LOGIN_FAILURES`, with the same attributes and no delay.
+ */
 export const attemptCounters = defineEntity({
   type: 'LOGIN_ATTEMPTS',
+  formerTypes: ['LOGIN_FAILURES'],
   schema: z.object({
     pk: z.string(),
     sk: z.string(),
