@@ -147,7 +147,7 @@ describe('metrics (EMF)', () => {
     const key = await createRawKey(tenant.tenant.id);
     // As the endpoint reads it: the period defaults to the current month.
     const measurement = z.parse(measurementInputSchema, measurementFor(tenant.kpis[3]!));
-    const request = { apiKey: key, readMeasurements: async () => [measurement] };
+    const request = { apiKey: key, input: Promise.resolve({ measurements: [measurement] }) };
     await pushMeasurements(strict, request);
     const { lines } = await captureOutput(() => pushMeasurements(strict, request).catch((e: Error) => e));
     expect(metricsOf(lines).map((m) => [m.name, m.dimensions])).toEqual([
