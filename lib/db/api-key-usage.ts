@@ -84,6 +84,16 @@ export const apiKeyUsageDays = defineEntity({
   },
 });
 
+/** What a day's item reads as before anything was counted on it: every counter 0, every time null. */
+const NOTHING_COUNTED = apiKeyUsageDays.fromItem(keys.apiKeyUsageDay('', '1970-01-01'));
+
+/** A day without requests, as its item would read: a new field's default comes with it. */
+export const emptyUsageDay = (date: string): UsageDay => ({
+  ...NOTHING_COUNTED,
+  date,
+  refused: { ...NOTHING_COUNTED.refused },
+});
+
 /** The attributes every write of a day sets: the day's first and last request, and where it came from. */
 const requestFields = (day: string, source: RequestSource) => {
   const names: Record<string, string> = {
