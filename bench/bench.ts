@@ -59,6 +59,12 @@ export interface BenchOptions {
   timing: boolean;
   /** Where the bundles are built (default `.esbuild-bench`); tests use a folder of their own. */
   outDir?: string;
+  /**
+   * Another checkout of the service (with its node_modules) to time against this one: the scenarios
+   * of the handler/own-calls budget run both builds interleaved in one process, on one table, so the
+   * machine's noise hits before and after alike. The other scenarios are then only counted.
+   */
+  before?: string | undefined;
   log?: (line: string) => void;
 }
 
@@ -108,6 +114,8 @@ export interface ScenarioResult {
   ratio: number | null;
   /** handler p50 / its own calls issued directly, p50. */
   ratioOwnCalls: number | null;
+  /** With `before`: the other checkout's handler, timed interleaved with this one's. */
+  before: { handlerP50Ms: number; ownCallsP50Ms: number; ratioOwnCalls: number } | null;
   operations: number;
 }
 
@@ -138,7 +146,9 @@ export interface BenchResults {
   node: string;
   /** How serverless.yml deploys the SDK; the timing and the budgets are of this mode. */
   deployedMode: SdkMode;
-  options: Omit<BenchOptions, 'log' | 'outDir'>;
+  options: Omit<BenchOptions, 'log' | 'outDir' | 'before'>;
+  /** The checkout timed against this one, when there was one. */
+  before: string | null;
   scenarios: ScenarioResult[];
   functions: FunctionResult[];
   minimal: Record<SdkMode, { bytes: number; loadMs: number | null } | undefined>;
@@ -492,7 +502,7 @@ const BEYOND_FLOOR = [
  * The entry of a function's bench build: the function itself, plus its DynamoDB client and the
  * SDK's command classes, so that calls can be recorded on, and issued through, that very client.
  */
-const benchEntry = (fn: string) => ({
+const benchEntry = (fn: string, at = root) => ({
   contents: [
     `export { handler } from './functions/${fn}';`,
     "export { db } from './lib/runtime';",
@@ -500,8 +510,17 @@ const benchEntry = (fn: string) => ({
     "import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
     'export const commands = { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, BatchWriteItemCommand };',
   ].join('\n'),
-  resolveDir: root,
+  resolveDir: at,
 });
+
+/** The scenarios of the handler/own-calls budget: what a `before` checkout is timed against. */
+const COMPARED = new Set([
+  'push single, tenant cached',
+  'push batch of 50, 50 KPIs of mixed types',
+  'refresh',
+  'strategic cycles',
+  'create API key, 0 keys before',
+]);
 
 /** The DocumentClient command that sends each SDK command, for issuing a recorded call again. */
 const REPLAY: Record<string, string> = {
@@ -552,13 +571,15 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
     );
   }
   const benchBuilds = new Map<string, string>();
-  const benchFile = async (fn: string) => {
-    if (!benchBuilds.has(fn)) {
-      const built = await buildBundle(root, outDir, benchEntry(fn), `${fn}.bench`, deployedMode);
-      benchBuilds.set(fn, built.outfile);
+  const benchFile = async (fn: string, at = root) => {
+    const label = `${fn}.${at === root ? 'bench' : 'before.bench'}`;
+    if (!benchBuilds.has(label)) {
+      const built = await buildBundle(at, outDir, benchEntry(fn, at), label, deployedMode);
+      benchBuilds.set(label, built.outfile);
     }
-    return benchBuilds.get(fn) as string;
+    return benchBuilds.get(label) as string;
   };
+  const before = options.before ? resolve(options.before) : undefined;
 
   log('starting DynamoDB Local…');
   const dynamo = await startDynamoDbLocal(await freePort());
@@ -579,8 +600,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       RATE_LIMIT_ENTERPRISE: '1000000000',
       TENANT_CACHE_TTL_SECONDS: '30',
     };
-    const load = async (fn: string, cold = false, coldSession = false) =>
-      loadModule(await benchFile(fn), {
+    const load = async (fn: string, cold = false, coldSession = false, at = root) =>
+      loadModule(await benchFile(fn, at), {
         ...baseEnv,
         TENANT_CACHE_TTL_SECONDS: cold ? '0' : '30',
         SESSION_CACHE_TTL_SECONDS: coldSession ? '0' : '30',
@@ -614,8 +635,17 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         scenario.coldTenantCache === true,
         scenario.coldSessionCache === true,
       );
-      const invoke = async (i: number) => {
-        const answer = await module.handler(scenario.event(i), lambdaContext());
+      const compared = before !== undefined && COMPARED.has(scenario.name);
+      const beforeModule = compared
+        ? await load(
+            scenario.fn,
+            scenario.coldTenantCache === true,
+            scenario.coldSessionCache === true,
+            before,
+          )
+        : undefined;
+      const invokeOn = async (on: BenchModule, i: number) => {
+        const answer = await on.handler(scenario.event(i), lambdaContext());
         if (
           answer.statusCode !== scenario.status &&
           !(scenario.status === 200 && answer.statusCode === 201)
@@ -623,17 +653,23 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
           throw new Error(`${scenario.name}: ${answer.statusCode} ${answer.body}`);
         }
       };
+      const invoke = (i: number) => invokeOn(module, i);
 
       // Counting pass: the last of a few operations (the first warm the caches as on a warm container).
-      const calls: Call[] = [];
-      const stopRecording = recordCalls(module.db.client as DynamoDBDocumentClient, calls);
-      let captured: Call[] = [];
-      for (let k = 0; k < 3; k++) {
-        calls.splice(0);
-        await invoke(opIndex++);
-        captured = [...calls];
-      }
-      stopRecording();
+      const countCalls = async (on: BenchModule) => {
+        const calls: Call[] = [];
+        const stopRecording = recordCalls(on.db.client as DynamoDBDocumentClient, calls);
+        let last: Call[] = [];
+        for (let k = 0; k < 3; k++) {
+          calls.splice(0);
+          await invokeOn(on, opIndex++);
+          last = [...calls];
+        }
+        stopRecording();
+        return last;
+      };
+      const captured = await countCalls(module);
+      const beforeCaptured = beforeModule ? await countCalls(beforeModule) : [];
       const { read, write } = capacityOf(captured);
       const result: ScenarioResult = {
         scenario: scenario.name,
@@ -650,27 +686,38 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         ownCallsP50Ms: null,
         ratio: null,
         ratioOwnCalls: null,
+        before: null,
         operations: 0,
       };
 
-      if (options.timing) {
-        const groups = roundGroups(captured);
+      if (options.timing && (before === undefined || compared)) {
         // An issued-again conditional write may fail its condition (the handler's own write already
         // ran): DynamoDB did the same work and answered in the same round trip, which is what is timed.
-        const again = (call: Call) =>
-          send(module, REPLAY[call.command] as string, call.input).catch((error: { name?: string }) => {
+        const again = (on: BenchModule) => (call: Call) =>
+          send(on, REPLAY[call.command] as string, call.input).catch((error: { name?: string }) => {
             if (
               error.name !== 'ConditionalCheckFailedException' &&
               error.name !== 'TransactionCanceledException'
             )
               throw error;
           });
-        const own = async () => {
-          for (const group of groups) await Promise.all(group.map(again));
+        const ownCalls = (on: BenchModule, calls: Call[]) => {
+          const groups = roundGroups(calls);
+          return async () => {
+            for (const group of groups) await Promise.all(group.map(again(on)));
+          };
         };
+        const own = ownCalls(module, captured);
+        const beforeOwn = ownCalls(beforeModule ?? module, beforeCaptured);
         const operations = Math.min(options.operations, scenario.maxOperations ?? options.operations);
         const warmup = Math.min(options.warmup, scenario.maxOperations ?? options.warmup);
-        const samples = { handler: [] as number[], floor: [] as number[], own: [] as number[] };
+        const samples = {
+          handler: [] as number[],
+          floor: [] as number[],
+          own: [] as number[],
+          beforeHandler: [] as number[],
+          beforeOwn: [] as number[],
+        };
         const timed = async (f: () => Promise<unknown>) => {
           const start = performance.now();
           await f();
@@ -684,7 +731,12 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
             ['floor', () => (scenario.floor ? scenario.floor(module, i) : Promise.resolve())],
             ['own', own],
           ];
-          const order = [...steps.slice(k % 3), ...steps.slice(0, k % 3)];
+          if (beforeModule) {
+            steps.push(['beforeHandler', () => invokeOn(beforeModule, i)]);
+            steps.push(['beforeOwn', beforeOwn]);
+          }
+          const turn = k % steps.length;
+          const order = [...steps.slice(turn), ...steps.slice(0, turn)];
           for (const [label, step] of order) {
             const ms = await timed(step);
             if (k >= warmup) samples[label].push(ms);
@@ -693,7 +745,16 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         const handlerP50 = median(samples.handler);
         const floorP50 = scenario.floor ? median(samples.floor) : null;
         const ownP50 = captured.length > 0 ? median(samples.own) : null;
+        const beforeHandlerP50 = median(samples.beforeHandler);
+        const beforeOwnP50 = median(samples.beforeOwn);
         Object.assign(result, {
+          before: beforeModule
+            ? {
+                handlerP50Ms: round2(beforeHandlerP50),
+                ownCallsP50Ms: round2(beforeOwnP50),
+                ratioOwnCalls: round2(beforeHandlerP50 / beforeOwnP50),
+              }
+            : null,
           handlerP50Ms: round2(handlerP50),
           handlerP99Ms: round2(quantile(samples.handler, 0.99)),
           floorP50Ms: round2(floorP50),
@@ -767,6 +828,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         loadRuns: options.loadRuns,
         timing: options.timing,
       },
+      before: before ?? null,
       scenarios: results,
       functions,
       minimal: minimalResults,
