@@ -5,9 +5,9 @@ import type { Kpi } from '../domain/kpi';
 import { id } from '../domain/values';
 import { toStored } from './api-keys';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
-import { GSI2, keyPart, keys } from './keys';
+import { GSI2, keys } from './keys';
 import { toKpi } from './kpis';
 
 /**
@@ -57,7 +57,7 @@ export const expiryMarks = defineEntity({
   type: 'APIKEY',
   schema: z.object({ keyHash: z.string(), expiryNoticeDays: z.nullable(z.int()) }),
   key: (mark) => keys.apiKey(mark.keyHash),
-  stored: { keyHash: { read: (item) => keyPart(item.pk, keys.apiKey('').pk), write: () => ({}) } },
+  stored: { keyHash: inKey('pk', keys.apiKey('').pk) },
 });
 
 /** Every KPI with a cadence, of every tenant: one partition of gsi2, a page (1 MB) at a time. */

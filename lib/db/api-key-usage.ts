@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { USAGE_REFUSALS, type UsageDay, type UsageRefusal, usageDaySchema } from '../domain/api-key-usage';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { MalformedItem, writtenUnlessConditionFails } from './errors';
 import { keyPart, keys } from './keys';
 
@@ -67,7 +67,7 @@ export const apiKeyUsageDays = defineEntity({
   key: (day) => keys.apiKeyUsageDay(day.keyHash, day.date),
   hidden: ['keyHash'],
   stored: {
-    keyHash: { read: (item) => keyPart(item.pk, keys.apiKey('').pk), write: () => ({}) },
+    keyHash: inKey('pk', keys.apiKey('').pk),
     date: {
       read: (item) => keyPart(item.sk, keys.apiKeyUsageDay('', '').sk),
       write: (date) => ({ ttl: expiryOf(date) }),

@@ -10,10 +10,10 @@ import { type Actor, type ApiKey, actorSchema, apiKeySchema, type KeyRef } from 
 import { id } from '../domain/values';
 import { batchGet } from './batch';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { decodeScope, encodeScope } from './key-scope';
-import { GSI1, type ItemKey, keyPart, keys } from './keys';
+import { GSI1, type ItemKey, keys } from './keys';
 import { toKpi } from './kpis';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { toTenant } from './tenants';
@@ -57,7 +57,7 @@ export const apiKeys = defineEntity({
     ...(key.expiresAt ? keys.apiKeyExpiryIndex(new Date(key.expiresAt).toISOString(), key.id) : {}),
   }),
   stored: {
-    keyHash: { read: (item) => keyPart(item.pk, keys.apiKey('').pk), write: () => ({}) },
+    keyHash: inKey('pk', keys.apiKey('').pk),
     kpiIds: { attribute: 'kpiScope', codec: storedScope },
     lastUsedAt: { read: () => null, write: () => ({}) },
     createdBy: { codec: storedActor },
@@ -98,7 +98,7 @@ export const apiKeySlots = defineEntity({
   type: 'APIKEYSLOTS',
   schema: z.object({ tenantId: id, holders: z.record(z.string(), z.string()), version: z.int() }),
   key: (slots) => keys.apiKeySlots(slots.tenantId),
-  stored: { tenantId: { read: (item) => keyPart(item.pk, keys.tenant('').pk), write: () => ({}) } },
+  stored: { tenantId: inKey('pk', keys.tenant('').pk) },
 });
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MalformedItem } from './errors';
-import type { ItemKey } from './keys';
+import { type ItemKey, keyPart } from './keys';
 
 /**
  * Each stored entity is declared once, as ElectroDB declares one: its zod schema (the fields as the
@@ -43,6 +43,15 @@ export interface FieldStorage<V> {
   /** What an item written before the field existed means: its value when the attribute is absent. */
   default?: V;
 }
+
+/**
+ * A field that only the item's key holds: read back from that key attribute, after the constant part
+ * of its template (e.g. `keys.apiKey('').pk`), and written by the entity's `key` alone.
+ */
+export const inKey = (attribute: keyof ItemKeys, prefix: string): FieldStorage<string> => ({
+  read: (item) => keyPart(item[attribute], prefix),
+  write: () => ({}),
+});
 
 type Shape = z.core.$ZodShape;
 

@@ -7,9 +7,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
-import { keyPart, keys } from './keys';
+import { keys } from './keys';
 
 /**
  * The items of the local queue (lib/webhooks/local-queue.ts): one per message, in its queue's
@@ -26,7 +26,7 @@ export const queueMessages = defineEntity({
     receiveCount: z.int(),
   }),
   key: (message) => keys.queueMessage(message.queue, message.id),
-  stored: { queue: { read: (item) => keyPart(item.pk, keys.queueMessages('').pk), write: () => ({}) } },
+  stored: { queue: inKey('pk', keys.queueMessages('').pk) },
   hidden: ['queue'],
 });
 

@@ -5,8 +5,8 @@ import type { User } from '../domain/user';
 import { id, timestamp } from '../domain/values';
 import { batchGet } from './batch';
 import type { Database } from './client';
-import { defineEntity } from './entity';
-import { keyPart, keys } from './keys';
+import { defineEntity, inKey } from './entity';
+import { keys } from './keys';
 import { toTenant } from './tenants';
 import { toUser } from './users';
 
@@ -28,7 +28,7 @@ export const sessions = defineEntity({
   }),
   key: (session) => keys.session(session.id),
   stored: {
-    id: { read: (item) => keyPart(item.pk, keys.session('').pk), write: () => ({}) },
+    id: inKey('pk', keys.session('').pk),
     expiresAt: { attribute: 'ttl' },
   },
 });

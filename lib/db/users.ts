@@ -8,10 +8,10 @@ import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { batchGet } from './batch';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, isConditionalCheckFailed, WriteConflict } from './errors';
 import { setFields } from './expressions';
-import { keyPart, keys } from './keys';
+import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { toTenant } from './tenants';
 
@@ -36,7 +36,7 @@ export const emailOwners = defineEntity({
   type: 'EMAIL',
   schema: z.object({ email: z.string(), tenantId: id, userId: id }),
   key: (owner) => keys.email(owner.email),
-  stored: { email: { read: (item) => keyPart(item.pk, keys.email('').pk), write: () => ({}) } },
+  stored: { email: inKey('pk', keys.email('').pk) },
 });
 
 export const toUser = (item: Record<string, unknown>): User => users.fromItem(item);

@@ -15,9 +15,9 @@ import {
   webhookEndpointSchema,
 } from '../domain/webhook';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
-import { keyPart, keys } from './keys';
+import { keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
 /**
@@ -54,7 +54,7 @@ export const webhookCounts = defineEntity({
   type: 'WEBHOOKCOUNT',
   schema: z.object({ tenantId: id, count: z.int() }),
   key: (counted) => keys.webhookCount(counted.tenantId),
-  stored: { tenantId: { read: (item) => keyPart(item.pk, keys.tenant('').pk), write: () => ({}) } },
+  stored: { tenantId: inKey('pk', keys.tenant('').pk) },
 });
 
 /** Why a new endpoint was not written: the tenant already has `max`. */
