@@ -29,9 +29,11 @@ const DAY_MS = 86_400_000;
 const windowAttribute = (windowStart: number) => `w${windowStart}`;
 const WINDOW_ATTRIBUTE = /^w\d+$/;
 
+const counter = z.int().check(z.nonnegative());
+
 /** A window's counter on a day's item, parsed: the requests counted in it so far (absent: none). */
 const windowCount = (item: Record<string, unknown>, attribute: string): number => {
-  const parsed = z.safeParse(z.int().check(z.nonnegative()), item[attribute] ?? 0);
+  const parsed = z.safeParse(counter, item[attribute] ?? 0);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [attribute, ...issue.path] }));
   throw new MalformedItem(apiKeyUsageDays.type, item, issues, parsed.error);
