@@ -725,7 +725,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         };
         for (let k = 0; k < warmup + operations; k++) {
           const i = opIndex++;
-          // Interleaved, in a rotating order, so that noise and ordering effects hit all three alike.
+          // Interleaved, in a new random order each time, so that noise and ordering effects hit all
+          // alike: a rotated fixed cycle would keep each step behind the same neighbour.
           const steps: [keyof typeof samples, () => Promise<unknown>][] = [
             ['handler', () => invoke(i)],
             ['floor', () => (scenario.floor ? scenario.floor(module, i) : Promise.resolve())],
@@ -735,8 +736,10 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
             steps.push(['beforeHandler', () => invokeOn(beforeModule, i)]);
             steps.push(['beforeOwn', beforeOwn]);
           }
-          const turn = k % steps.length;
-          const order = [...steps.slice(turn), ...steps.slice(0, turn)];
+          const order = steps
+            .map((step) => ({ step, at: Math.random() }))
+            .sort((a, b) => a.at - b.at)
+            .map(({ step }) => step);
           for (const [label, step] of order) {
             const ms = await timed(step);
             if (k >= warmup) samples[label].push(ms);

@@ -81,6 +81,8 @@ export const printResults = (results: BenchResults) => {
         'after p50 ms': r.handlerP50Ms,
         'after own calls p50': r.ownCallsP50Ms,
         'after handler/own': r.ratioOwnCalls,
+        'after / before p50':
+          r.before && r.handlerP50Ms ? Math.round((r.handlerP50Ms / r.before.handlerP50Ms) * 100) / 100 : '',
       })),
     );
   }

@@ -92,8 +92,6 @@ export interface Entity<In, Out = In> {
   readonly attributes: readonly string[];
   /** The item of a value: its keys, its `type` and its fields as stored. */
   toItem(value: In): StoredItem;
-  /** The stored attributes of a value, without keys and `type`: what an update sets. */
-  attributesOf(value: In): StoredItem;
   /** A stored item read back, parsed; `MalformedItem` when it does not match the declaration. */
   fromItem(item: StoredItem): Out;
 }
@@ -159,7 +157,6 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
   return {
     type: spec.type,
     attributes: plans.filter((plan) => !plan.write).map((plan) => plan.attribute),
-    attributesOf: (value) => store(value, {}),
     toItem: (value) => store(value, { ...spec.key(value), type: spec.type }),
     fromItem: (item) => {
       if (item.type !== undefined && !types.has(item.type)) {
