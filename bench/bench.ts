@@ -24,6 +24,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { generateApiKey, hashApiKey, identificationPrefix } from '../lib/api-keys/key-format';
 import { createApiKey } from '../lib/api-keys/service';
 import { hashPassword, verifyPassword } from '../lib/auth/passwords';
+import { apiKeys } from '../lib/db/api-keys';
 import { createDatabase, type Database } from '../lib/db/client';
 import { keys } from '../lib/db/keys';
 import { createKpi } from '../lib/db/kpis';
@@ -34,6 +35,7 @@ import { createTenant } from '../lib/db/tenants';
 import { createUser, normalizeEmail } from '../lib/db/users';
 import { KPI_TYPES, type Kpi } from '../lib/domain/kpi';
 import { FEATURES } from '../lib/domain/plan';
+import { uuidv7 } from '../lib/ids';
 import { apiEvent, type EventInput, lambdaContext } from '../lib/local/events';
 import { freePort, startDynamoDbLocal } from '../lib/local/processes';
 import {
@@ -68,6 +70,12 @@ export interface BenchOptions {
   scenarios?: boolean;
   /** Where the bundles are built (default `.esbuild-bench`); tests use a folder of their own. */
   outDir?: string;
+  /**
+   * Another checkout of the service (with its node_modules) to time against this one: the scenarios
+   * of the handler/own-calls budget run both builds interleaved in one process, on one table, so the
+   * machine's noise hits before and after alike. The other scenarios are then only counted.
+   */
+  before?: string | undefined;
   log?: (line: string) => void;
 }
 
@@ -117,6 +125,8 @@ export interface ScenarioResult {
   ratio: number | null;
   /** handler p50 / its own calls issued directly, p50. */
   ratioOwnCalls: number | null;
+  /** With `before`: the other checkout's handler, timed interleaved with this one's. */
+  before: { handlerP50Ms: number; ownCallsP50Ms: number; ratioOwnCalls: number } | null;
   operations: number;
 }
 
@@ -155,7 +165,9 @@ export interface BenchResults {
   node: string;
   /** How serverless.yml deploys the SDK; the timing and the budgets are of this mode. */
   deployedMode: SdkMode;
-  options: Omit<BenchOptions, 'log' | 'outDir'>;
+  options: Omit<BenchOptions, 'log' | 'outDir' | 'before'>;
+  /** The checkout timed against this one, when there was one. */
+  before: string | null;
   scenarios: ScenarioResult[];
   functions: FunctionResult[];
   minimal: Record<SdkMode, { bytes: number; loadMs: number | null } | undefined>;
@@ -232,6 +244,26 @@ const measurement = (kpi: Kpi, n: number, actual: number) => ({
   target: 100,
   periodStart: day(n),
   periodEnd: day(n),
+});
+
+/** A key as the create-key floor writes it: the service's own item (its entity's codec), never used. */
+const floorKey = (tenantId: string, i: number) => ({
+  id: uuidv7(),
+  keyHash: `floor-${tenantId}-${i}`,
+  tenantId,
+  name: `bench ${i}`,
+  prefix: 'skm_flor',
+  createdAt: new Date().toISOString(),
+  expiresAt: null,
+  lastUsedAt: null,
+  revokedAt: null,
+  kpiIds: null,
+  createdBy: null,
+  revokedBy: null,
+  rolledAt: null,
+  rolledBy: null,
+  replacedBy: null,
+  replaces: null,
 });
 
 /** The stored form of a measurement, for the floor's writes: the service's own item (its entity's codec). */
@@ -335,13 +367,7 @@ const scenariosOf = (s: Seeded, tokens: { access: string; refresh: string; crowd
       }),
     floor: async (module: BenchModule, i: number) => {
       await send(module, 'GetCommand', { Key: keys.tenant(tenantId) });
-      await send(module, 'PutCommand', {
-        Item: {
-          ...keys.apiKey(`floor-${tenantId}-${i}`),
-          ...keys.apiKeyIndex(tenantId, `floor-${i}`),
-          name: `bench ${i}`,
-        },
-      });
+      await send(module, 'PutCommand', { Item: apiKeys.toItem(floorKey(tenantId, i)) });
     },
   });
   // Well-formed (valid checksum) but never issued: anyone can compute such a key.
@@ -499,7 +525,7 @@ const BEYOND_FLOOR = [
  * The entry of a function's bench build: the function itself, plus its DynamoDB client and the
  * SDK's command classes, so that calls can be recorded on, and issued through, that very client.
  */
-const benchEntry = (fn: string) => ({
+const benchEntry = (fn: string, at = root) => ({
   contents: [
     `export { handler } from './functions/${fn}';`,
     "export { db } from './lib/runtime';",
@@ -507,8 +533,17 @@ const benchEntry = (fn: string) => ({
     "import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
     'export const commands = { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, BatchWriteItemCommand };',
   ].join('\n'),
-  resolveDir: root,
+  resolveDir: at,
 });
+
+/** The scenarios of the handler/own-calls budget: what a `before` checkout is timed against. */
+const COMPARED = new Set([
+  'push single, tenant cached',
+  'push batch of 50, 50 KPIs of mixed types',
+  'refresh',
+  'strategic cycles',
+  'create API key, 0 keys before',
+]);
 
 /** The DocumentClient command that sends each SDK command, for issuing a recorded call again. */
 const REPLAY: Record<string, string> = {
@@ -559,13 +594,15 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
     );
   }
   const benchBuilds = new Map<string, string>();
-  const benchFile = async (fn: string) => {
-    if (!benchBuilds.has(fn)) {
-      const built = await buildBundle(root, outDir, benchEntry(fn), `${fn}.bench`, deployedMode);
-      benchBuilds.set(fn, built.outfile);
+  const benchFile = async (fn: string, at = root) => {
+    const label = `${fn}.${at === root ? 'bench' : 'before.bench'}`;
+    if (!benchBuilds.has(label)) {
+      const built = await buildBundle(at, outDir, benchEntry(fn, at), label, deployedMode);
+      benchBuilds.set(label, built.outfile);
     }
-    return benchBuilds.get(fn) as string;
+    return benchBuilds.get(label) as string;
   };
+  const before = options.before ? resolve(options.before) : undefined;
 
   log('starting DynamoDB Local…');
   const dynamo = await startDynamoDbLocal(await freePort());
@@ -586,8 +623,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       RATE_LIMIT_ENTERPRISE: '1000000000',
       TENANT_CACHE_TTL_SECONDS: '30',
     };
-    const load = async (fn: string, cold = false, coldSession = false) =>
-      loadModule(await benchFile(fn), {
+    const load = async (fn: string, cold = false, coldSession = false, at = root) =>
+      loadModule(await benchFile(fn, at), {
         ...baseEnv,
         TENANT_CACHE_TTL_SECONDS: cold ? '0' : '30',
         SESSION_CACHE_TTL_SECONDS: coldSession ? '0' : '30',
@@ -621,8 +658,17 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         scenario.coldTenantCache === true,
         scenario.coldSessionCache === true,
       );
-      const invoke = async (i: number) => {
-        const answer = await module.handler(scenario.event(i), lambdaContext());
+      const compared = before !== undefined && COMPARED.has(scenario.name);
+      const beforeModule = compared
+        ? await load(
+            scenario.fn,
+            scenario.coldTenantCache === true,
+            scenario.coldSessionCache === true,
+            before,
+          )
+        : undefined;
+      const invokeOn = async (on: BenchModule, i: number) => {
+        const answer = await on.handler(scenario.event(i), lambdaContext());
         if (
           answer.statusCode !== scenario.status &&
           !(scenario.status === 200 && answer.statusCode === 201)
@@ -630,17 +676,23 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
           throw new Error(`${scenario.name}: ${answer.statusCode} ${answer.body}`);
         }
       };
+      const invoke = (i: number) => invokeOn(module, i);
 
       // Counting pass: the last of a few operations (the first warm the caches as on a warm container).
-      const calls: Call[] = [];
-      const stopRecording = recordCalls(module.db.client as DynamoDBDocumentClient, calls);
-      let captured: Call[] = [];
-      for (let k = 0; k < 3; k++) {
-        calls.splice(0);
-        await invoke(opIndex++);
-        captured = [...calls];
-      }
-      stopRecording();
+      const countCalls = async (on: BenchModule) => {
+        const calls: Call[] = [];
+        const stopRecording = recordCalls(on.db.client as DynamoDBDocumentClient, calls);
+        let last: Call[] = [];
+        for (let k = 0; k < 3; k++) {
+          calls.splice(0);
+          await invokeOn(on, opIndex++);
+          last = [...calls];
+        }
+        stopRecording();
+        return last;
+      };
+      const captured = await countCalls(module);
+      const beforeCaptured = beforeModule ? await countCalls(beforeModule) : [];
       const { read, write } = capacityOf(captured);
       const result: ScenarioResult = {
         scenario: scenario.name,
@@ -657,27 +709,38 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         ownCallsP50Ms: null,
         ratio: null,
         ratioOwnCalls: null,
+        before: null,
         operations: 0,
       };
 
-      if (options.timing && options.scenarios !== false) {
-        const groups = roundGroups(captured);
+      if (options.timing && options.scenarios !== false && (before === undefined || compared)) {
         // An issued-again conditional write may fail its condition (the handler's own write already
         // ran): DynamoDB did the same work and answered in the same round trip, which is what is timed.
-        const again = (call: Call) =>
-          send(module, REPLAY[call.command] as string, call.input).catch((error: { name?: string }) => {
+        const again = (on: BenchModule) => (call: Call) =>
+          send(on, REPLAY[call.command] as string, call.input).catch((error: { name?: string }) => {
             if (
               error.name !== 'ConditionalCheckFailedException' &&
               error.name !== 'TransactionCanceledException'
             )
               throw error;
           });
-        const own = async () => {
-          for (const group of groups) await Promise.all(group.map(again));
+        const ownCalls = (on: BenchModule, calls: Call[]) => {
+          const groups = roundGroups(calls);
+          return async () => {
+            for (const group of groups) await Promise.all(group.map(again(on)));
+          };
         };
+        const own = ownCalls(module, captured);
+        const beforeOwn = ownCalls(beforeModule ?? module, beforeCaptured);
         const operations = Math.min(options.operations, scenario.maxOperations ?? options.operations);
         const warmup = Math.min(options.warmup, scenario.maxOperations ?? options.warmup);
-        const samples = { handler: [] as number[], floor: [] as number[], own: [] as number[] };
+        const samples = {
+          handler: [] as number[],
+          floor: [] as number[],
+          own: [] as number[],
+          beforeHandler: [] as number[],
+          beforeOwn: [] as number[],
+        };
         const timed = async (f: () => Promise<unknown>) => {
           const start = performance.now();
           await f();
@@ -685,13 +748,21 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         };
         for (let k = 0; k < warmup + operations; k++) {
           const i = opIndex++;
-          // Interleaved, in a rotating order, so that noise and ordering effects hit all three alike.
+          // Interleaved, in a new random order each time, so that noise and ordering effects hit all
+          // alike: a rotated fixed cycle would keep each step behind the same neighbour.
           const steps: [keyof typeof samples, () => Promise<unknown>][] = [
             ['handler', () => invoke(i)],
             ['floor', () => (scenario.floor ? scenario.floor(module, i) : Promise.resolve())],
             ['own', own],
           ];
-          const order = [...steps.slice(k % 3), ...steps.slice(0, k % 3)];
+          if (beforeModule) {
+            steps.push(['beforeHandler', () => invokeOn(beforeModule, i)]);
+            steps.push(['beforeOwn', beforeOwn]);
+          }
+          const order = steps
+            .map((step) => ({ step, at: Math.random() }))
+            .sort((a, b) => a.at - b.at)
+            .map(({ step }) => step);
           for (const [label, step] of order) {
             const ms = await timed(step);
             if (k >= warmup) samples[label].push(ms);
@@ -700,7 +771,16 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         const handlerP50 = median(samples.handler);
         const floorP50 = scenario.floor ? median(samples.floor) : null;
         const ownP50 = captured.length > 0 ? median(samples.own) : null;
+        const beforeHandlerP50 = median(samples.beforeHandler);
+        const beforeOwnP50 = median(samples.beforeOwn);
         Object.assign(result, {
+          before: beforeModule
+            ? {
+                handlerP50Ms: round2(beforeHandlerP50),
+                ownCallsP50Ms: round2(beforeOwnP50),
+                ratioOwnCalls: round2(beforeHandlerP50 / beforeOwnP50),
+              }
+            : null,
           handlerP50Ms: round2(handlerP50),
           handlerP99Ms: round2(quantile(samples.handler, 0.99)),
           floorP50Ms: round2(floorP50),
@@ -821,6 +901,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
         timing: options.timing,
         scenarios: options.scenarios,
       },
+      before: before ?? null,
       scenarios: results,
       functions,
       minimal: minimalResults,

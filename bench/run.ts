@@ -1,5 +1,6 @@
 /**
  * npm run bench [-- --quick | --loads | --pull] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ *               [--before <checkout>]
  *
  * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
  * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
@@ -7,6 +8,9 @@
  * Prints one table per part and the budgets, writes the results as JSON, and exits 1 when a budget is
  * broken. `--quick` (what `npm test` runs, tests/integration/bench/quick.test.ts) skips the timing pass
  * and checks only the budgets that do not depend on time: round trips, units, bundle sizes.
+ * `--before` times another checkout of the service (e.g. `git worktree add` or `git archive` of an
+ * earlier commit, with its node_modules) against this one, interleaved, in the scenarios of the
+ * handler/own-calls budget, and prints both side by side; the other scenarios are then only counted.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
     out: { type: 'string' },
+    before: { type: 'string' },
   },
 });
 
@@ -87,10 +92,30 @@ export const printResults = (results: BenchResults) => {
   );
   console.log('\npush single beyond the floor (GetItem key → PutItem measurement):');
   for (const line of results.beyondFloor) console.log(`- ${line}`);
-  // `--loads` measures no scenario: the budgets it has no figure for are not checked.
+  const compared = results.scenarios.filter((r) => r.before !== null);
+  if (compared.length > 0) {
+    console.log(`\nbefore (${results.before}) and after (this checkout), timed interleaved in one run:`);
+    console.table(
+      compared.map((r) => ({
+        scenario: r.scenario,
+        'before p50 ms': r.before?.handlerP50Ms,
+        'before own calls p50': r.before?.ownCallsP50Ms,
+        'before handler/own': r.before?.ratioOwnCalls,
+        'after p50 ms': r.handlerP50Ms,
+        'after own calls p50': r.ownCallsP50Ms,
+        'after handler/own': r.ratioOwnCalls,
+        'after / before p50':
+          r.before && r.handlerP50Ms ? Math.round((r.handlerP50Ms / r.before.handlerP50Ms) * 100) / 100 : '',
+      })),
+    );
+  }
+  // `--loads` measures no scenario, and with a checkout compared only its scenarios are timed: the
+  // budgets they have no figure for are not checked.
   const checked = results.budgets.filter(
     (b) =>
-      (results.options.timing || !b.timed) && !(results.options.scenarios === false && b.measured === null),
+      (results.options.timing || !b.timed) &&
+      !(results.options.scenarios === false && b.measured === null) &&
+      (results.before === null || !b.timed || b.measured !== null),
   );
   console.table(
     checked.map((b) => ({ budget: b.name, limit: b.limit, measured: b.measured, ok: b.ok ? 'yes' : 'NO' })),
@@ -127,10 +152,11 @@ const main = async () => {
     loadRuns: Number(values.runs),
     timing: !quick,
     scenarios: !values.loads,
+    before: values.before,
     log: (line) => console.error(line),
   });
   const broken = printResults(results);
-  const out = values.out ?? (quick || values.loads ? undefined : 'bench/results.json');
+  const out = values.out ?? (quick || values.loads || values.before ? undefined : 'bench/results.json');
   if (out) writeFileSync(resolve(out), `${JSON.stringify(results, null, 2)}\n`);
   if (broken.length > 0) {
     console.error(`\n${broken.length} budget(s) broken: ${broken.map((b) => b.name).join('; ')}`);

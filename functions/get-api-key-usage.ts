@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { emptyDay as day, keyUsage, MAX_USAGE_DAYS } from '../lib/api-keys/usage';
 import { seesKeySources, sourceFields, withoutSource } from '../lib/api-keys/views';
-import { USAGE_REFUSALS } from '../lib/db/api-key-usage';
+import { refusedSchema, usageDaySchema } from '../lib/domain/api-key-usage';
 import { calendarDate, timestamp } from '../lib/domain/values';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
@@ -39,44 +39,20 @@ const usageQuerySchema = z
     }),
   );
 
-const refusedSchema = z
-  .object(
-    Object.fromEntries(USAGE_REFUSALS.map((reason) => [reason, z.int()])) as Record<
-      (typeof USAGE_REFUSALS)[number],
-      z.ZodMiniInt
-    >,
-  )
-  .check(
-    z.describe(
-      'Refused requests of the key by reason: `authentication` (revoked or expired key, inactive organization), `scope` (a KPI outside the key’s scope), `rateLimit`, `validation` (an invalid body or query, or a KPI that is not the organization’s), `featureOff` (a plan without push).',
-    ),
-  );
-
-const usageDaySchema = z
-  .object({
-    date: calendarDate,
-    requests: z.int().check(z.describe('Requests with the key counted against its rate limit.')),
-    accepted: z.int().check(z.describe('Successful pushes (dry runs excluded).')),
-    measurements: z.int().check(z.describe('Measurements stored by those pushes.')),
-    refused: refusedSchema,
-    firstRequestAt: z.nullable(timestamp),
-    lastRequestAt: z.nullable(timestamp),
-    lastUsedAt: z.nullable(timestamp).check(z.describe('The day’s last successful request.')),
-    ...sourceFields('the day’s last request'),
-  })
-  .check(
-    z.meta({
-      id: 'ApiKeyUsageDay',
-      description: 'One UTC day of a key’s use; a day without requests is all zero.',
-    }),
-  );
+/** A day as the route shows it: its source fields are ADMIN only. */
+const usageDayViewSchema = z.safeExtend(usageDaySchema, sourceFields('the day’s last request')).check(
+  z.meta({
+    id: 'ApiKeyUsageDay',
+    description: 'One UTC day of a key’s use; a day without requests is all zero.',
+  }),
+);
 
 const keyUsageSchema = z
   .object({
     keyId: z.string(),
     from: calendarDate,
     to: calendarDate,
-    days: z.array(usageDaySchema).check(z.describe('Every day from `from` to `to`, oldest first.')),
+    days: z.array(usageDayViewSchema).check(z.describe('Every day from `from` to `to`, oldest first.')),
     totals: z.object({
       requests: z.int(),
       accepted: z.int(),

@@ -77,31 +77,15 @@ export const route = defineKeyRoute({
     },
   },
   errors: PUSH_ERRORS,
-  core: async ({ apiKey, authorizer, source, read, context }) => {
-    // Read before the pipeline starts, which reads it first anyway: whether it is a dry run decides its
-    // first round trip. An invalid input is answered after the key's check, as a valid one's dryRun.
-    const input = await read().then(
-      ({ query, body }) => ({ ok: true as const, measurements: [body], dryRun: query.dryRun === true }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
+  core: async ({ read, ...request }) => {
     const result = await pushMeasurements(pushDeps, {
-      apiKey,
-      authorizer,
-      source,
-      readMeasurements: async () => {
-        if (!input.ok) throw input.error;
-        return input.measurements;
-      },
-      dryRun: input.ok && input.dryRun,
-      remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      ...request,
+      input: read().then(({ query, body }) => ({ measurements: [body], dryRun: query.dryRun })),
     });
     if (result.dryRun) {
       const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
-      return reply(
-        200,
-        { dryRun: true as const, status, measurement: pushedMeasurement(measurement) },
-        result.headers,
-      );
+      const planned = { dryRun: true as const, status, measurement: pushedMeasurement(measurement) };
+      return reply(200, planned, result.headers);
     }
     const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
     return reply(status === 'created' ? 201 : 200, pushedMeasurement(measurement), result.headers);

@@ -6,7 +6,7 @@ import { PUSH_ERRORS, PUSH_ORDER } from '../lib/push/order';
 import { pushMeasurements } from '../lib/push/push-service';
 import {
   plannedMeasurementSchema,
-  pushedMeasurement,
+  pushedItems,
   pushedMeasurementSchema,
   pushStatusSchema,
 } from '../lib/push/views';
@@ -90,41 +90,16 @@ export const route = defineKeyRoute({
     },
   },
   errors: PUSH_ERRORS,
-  core: async ({ apiKey, authorizer, source, read, context }) => {
-    // Read before the pipeline starts, which reads it first anyway: whether it is a dry run decides its
-    // first round trip. An invalid input is answered after the key's check, as a valid one's dryRun.
-    const input = await read().then(
-      ({ query, body }) => ({
-        ok: true as const,
-        measurements: body.measurements,
-        dryRun: query.dryRun === true,
-      }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
+  core: async ({ read, ...request }) => {
     const result = await pushMeasurements(pushDeps, {
-      apiKey,
-      authorizer,
-      source,
-      readMeasurements: async () => {
-        if (!input.ok) throw input.error;
-        return input.measurements;
-      },
-      dryRun: input.ok && input.dryRun,
-      remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      ...request,
+      input: read().then(({ query, body }) => ({ measurements: body.measurements, dryRun: query.dryRun })),
     });
     if (result.dryRun) {
-      const items = result.items.map(({ status, measurement }, i) => ({
-        index: i,
-        status,
-        measurement: pushedMeasurement(measurement),
-      }));
+      const items = pushedItems(result.items);
       return reply(200, { dryRun: true as const, count: items.length, items }, result.headers);
     }
-    const items = result.items.map(({ status, measurement }, i) => ({
-      index: i,
-      status,
-      measurement: pushedMeasurement(measurement),
-    }));
+    const items = pushedItems(result.items);
     return reply(200, { count: items.length, items }, result.headers);
   },
 });

@@ -144,8 +144,7 @@ export const pushTraffic = async (db: Database, requests: SeedRequest[]) => {
         },
         {
           apiKey: request.apiKey,
-          readMeasurements: async () => request.measurements,
-          dryRun: request.dryRun,
+          input: Promise.resolve({ measurements: request.measurements, dryRun: request.dryRun }),
           source: request.client,
         },
       );

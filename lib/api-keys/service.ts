@@ -13,14 +13,13 @@ import {
   type SlotList,
   type StoredApiKey,
 } from '../db/api-keys';
-import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
 import { WriteConflict } from '../db/errors';
 import { encodeScope } from '../db/key-scope';
-import { keys } from '../db/keys';
 import type { PageRequest } from '../db/pagination';
-import { toTenant } from '../db/tenants';
+import { getTenantAndUsers } from '../db/users';
 import type { Actor, ApiKey, KeyRef } from '../domain/api-key';
+import type { Kpi } from '../domain/kpi';
 import type { Feature, Plan } from '../domain/plan';
 import type { Tenant } from '../domain/tenant';
 import { AppError } from '../errors';
@@ -160,13 +159,9 @@ const holdersWithRoom = async (
  * Each KPI of a scope must be a KPI of the tenant; checked against the items read in the create's
  * first round trip. Another tenant's KPI looks like a missing one.
  */
-const assertScopeOfTenant = (
-  kpiIds: string[],
-  tenantId: string,
-  items: (Record<string, unknown> | undefined)[],
-) => {
+const assertScopeOfTenant = (kpiIds: string[], tenantId: string, kpis: (Kpi | undefined)[]) => {
   const errors = kpiIds.flatMap((id, index) =>
-    items[index]?.tenantId === tenantId
+    kpis[index]?.tenantId === tenantId
       ? []
       : [{ path: `kpiIds[${index}]`, message: `No KPI of this organization has the id ${id}.` }],
   );
@@ -195,14 +190,9 @@ export const createApiKey = async (
   if (kpiIds) encodeScope(kpiIds); // a scope that cannot be stored fails before any read
   for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
     const now = Date.now();
-    const { tenantItem, slots, others } = await readKeyContext(
-      db,
-      input.tenantId,
-      (kpiIds ?? []).map((id) => keys.kpi(id)),
-    );
-    if (!tenantItem) throw tenantNotFound(input.tenantId);
-    const tenant = toTenant(tenantItem);
-    if (kpiIds) assertScopeOfTenant(kpiIds, tenant.id, others);
+    const { tenant, slots, kpis } = await readKeyContext(db, input.tenantId, kpiIds ?? []);
+    if (!tenant) throw tenantNotFound(input.tenantId);
+    if (kpiIds) assertScopeOfTenant(kpiIds, tenant.id, kpis);
     const { raw, stored } = newKey(
       {
         tenantId: tenant.id,
@@ -260,15 +250,14 @@ export const rollApiKey = async (
   const graceHours = input.gracePeriodHours ?? ROLL_GRACE_HOURS.default;
   assertGracePeriod(graceHours);
   for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-    const [old, { tenantItem, slots }] = await Promise.all([
+    const [old, { tenant, slots }] = await Promise.all([
       findApiKey(db, input.tenantId, input.keyId),
       readKeyContext(db, input.tenantId),
     ]);
     if (!old) throw keyNotFound(input.keyId);
     const now = Date.now();
     assertRollable(old.key, now);
-    if (!tenantItem) throw tenantNotFound(input.tenantId);
-    const tenant = toTenant(tenantItem);
+    if (!tenant) throw tenantNotFound(input.tenantId);
     const { oldExpiresAt, newExpiresAt } = rollExpiries(old.key, now, graceHours, input.expiresAt);
     const replaces: KeyRef = { id: old.key.id, prefix: old.key.prefix };
     const { raw, stored } = newKey(
@@ -408,7 +397,7 @@ export const listApiKeys = async (
   now = Date.now(),
 ): Promise<ApiKeyList> => {
   const found = await apiKeyPage(db, tenantId, page);
-  const [stored, { emails, tenantItem }] = await Promise.all([
+  const [stored, { emails, tenant }] = await Promise.all([
     recentUsageOf(
       db,
       found.items.map(({ keyHash }) => keyHash),
@@ -425,7 +414,6 @@ export const listApiKeys = async (
     // Stryker disable next-line ArrayDeclaration: recentUsageOf answers for every key it is asked about
     ...recentUsage(stored.get(keyHash) ?? [], now),
   }));
-  const tenant = tenantItem ? toTenant(tenantItem) : undefined;
   const plan = tenant
     ? { name: tenant.plan, apiKeyLimit: API_KEY_LIMITS[tenant.plan], features: tenant.features }
     : null;
@@ -446,13 +434,8 @@ const readActors = async (db: Database, tenantId: string, apiKeys: ApiKey[]) => 
       ),
     ),
   ];
-  const tenantKey = keys.tenant(tenantId);
-  const items = await batchGet(db, [tenantKey, ...userIds.map((userId) => keys.user(tenantId, userId))]);
-  const emails = new Map(
-    // Stryker disable next-line MethodExpression,ConditionalExpression: the only other item read is the tenant's, whose id is no user's
-    items.filter((item) => item.type === 'USER').map((item) => [item.id as string, item.email as string]),
-  );
-  return { emails, tenantItem: items.find((item) => item.sk === tenantKey.sk) };
+  const { tenant, users } = await getTenantAndUsers(db, tenantId, userIds);
+  return { emails: new Map(users.map((user) => [user.id, user.email])), tenant };
 };
 
 /** A key with the e-mail of each user in its audit trail (null for a user who is gone). */

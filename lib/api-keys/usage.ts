@@ -1,6 +1,7 @@
-import { USAGE_REFUSALS, type UsageDay, type UsageRefusal, usageDays } from '../db/api-key-usage';
+import { emptyUsageDay, usageDays } from '../db/api-key-usage';
 import { findApiKey } from '../db/api-keys';
 import type { Database } from '../db/client';
+import { USAGE_REFUSALS, type UsageDay } from '../domain/api-key-usage';
 import { AppError } from '../errors';
 
 /** The most days one usage request covers: the retention of a key's usage. */
@@ -17,22 +18,8 @@ const datesOf = (from: string, to: string) => {
   return dates;
 };
 
-const noRefusals = () =>
-  Object.fromEntries(USAGE_REFUSALS.map((reason) => [reason, 0])) as Record<UsageRefusal, number>;
-
 /** A day without requests. */
-export const emptyDay = (date: string): UsageDay => ({
-  date,
-  requests: 0,
-  accepted: 0,
-  measurements: 0,
-  refused: noRefusals(),
-  firstRequestAt: null,
-  lastRequestAt: null,
-  lastUsedAt: null,
-  lastSourceIp: null,
-  lastUserAgent: null,
-});
+export const emptyDay = emptyUsageDay;
 
 /**
  * A key's usage from `from` to `to`: one row per day, days without requests included (all zero), and
@@ -49,7 +36,8 @@ export const keyUsage = async (
   const stored = new Map((await usageDays(db, found.keyHash, from, to)).map((day) => [day.date, day]));
   const days = datesOf(from, to).map((date) => stored.get(date) ?? emptyDay(date));
   const latest = [...days].reverse().find((day) => day.lastRequestAt !== null);
-  const refused = noRefusals();
+  // The sum starts from a day with nothing counted.
+  const { refused } = emptyDay(from);
   for (const day of days) for (const reason of USAGE_REFUSALS) refused[reason] += day.refused[reason];
   const sum = (field: 'requests' | 'accepted' | 'measurements') =>
     days.reduce((total, day) => total + day[field], 0);

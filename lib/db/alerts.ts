@@ -1,10 +1,13 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { ApiKey } from '../domain/api-key';
 import type { Kpi } from '../domain/kpi';
-import { toApiKey } from './api-keys';
+import { id } from '../domain/values';
+import { toStored } from './api-keys';
 import type { Database } from './client';
+import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
-import { GSI2, hashOfApiKeyItem, type ItemKey, keys } from './keys';
+import { GSI2, keys } from './keys';
 import { toKpi } from './kpis';
 
 /**
@@ -38,6 +41,25 @@ const queryAll = async (
   return items;
 };
 
+/**
+ * The alert marks on KPI and key items (lib/db/keys.ts, gsi2): the quiet spell a KPI was last notified
+ * of, and the most urgent expiry notice sent for a key. Written only by the conditional updates below;
+ * null before the first.
+ */
+export const quietMarks = defineEntity({
+  type: 'KPI',
+  schema: z.object({ kpiId: id, quietNotifiedFor: z.nullable(z.string()) }),
+  key: (mark) => keys.kpi(mark.kpiId),
+  stored: { kpiId: { attribute: 'id' } },
+});
+
+export const expiryMarks = defineEntity({
+  type: 'APIKEY',
+  schema: z.object({ keyHash: z.string(), expiryNoticeDays: z.nullable(z.int()) }),
+  key: (mark) => keys.apiKey(mark.keyHash),
+  stored: { keyHash: inKey('pk', keys.apiKey('').pk) },
+});
+
 /** Every KPI with a cadence, of every tenant: one partition of gsi2, a page (1 MB) at a time. */
 export const kpisWithCadence = async (db: Database): Promise<CadencedKpi[]> =>
   (
@@ -45,10 +67,7 @@ export const kpisWithCadence = async (db: Database): Promise<CadencedKpi[]> =>
       KeyConditionExpression: 'gsi2pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.kpisWithCadence().gsi2pk },
     })
-  ).map((item) => ({
-    kpi: toKpi(item),
-    quietNotifiedFor: typeof item.quietNotifiedFor === 'string' ? item.quietNotifiedFor : null,
-  }));
+  ).map((item) => ({ kpi: toKpi(item), quietNotifiedFor: quietMarks.fromItem(item).quietNotifiedFor }));
 
 /** A key with an expiry, its hash (its item's address), and the most urgent expiry notice sent for it. */
 export interface ExpiringKey {
@@ -83,11 +102,13 @@ export const keysExpiringBetween = async (
       }),
     ),
   );
-  return buckets.flat().map((item) => ({
-    key: toApiKey(item) as ApiKey & { expiresAt: string },
-    keyHash: hashOfApiKeyItem(item as ItemKey),
-    noticeDays: typeof item.expiryNoticeDays === 'number' ? item.expiryNoticeDays : null,
-  }));
+  // Only a key that expires is in a bucket: one whose expiry is gone is not expiring.
+  return buckets.flat().flatMap((item) => {
+    const { key, keyHash } = toStored(item);
+    const { expiresAt } = key;
+    const noticeDays = expiryMarks.fromItem(item).expiryNoticeDays;
+    return expiresAt === null ? [] : [{ key: { ...key, expiresAt }, keyHash, noticeDays }];
+  });
 };
 
 /** Runs a conditional update; false when its condition failed (someone else recorded it first). */

@@ -1,7 +1,10 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { USAGE_REFUSALS, type UsageDay, type UsageRefusal, usageDaySchema } from '../domain/api-key-usage';
 import type { Database } from './client';
-import { writtenUnlessConditionFails } from './errors';
-import { keys } from './keys';
+import { defineEntity, inKey } from './entity';
+import { MalformedItem, writtenUnlessConditionFails } from './errors';
+import { keyPart, keys } from './keys';
 
 /**
  * How an API key is used: one small item per key and UTC day (`APIKEY#<sha256>` / `USAGE#<day>`), the
@@ -26,12 +29,18 @@ const DAY_MS = 86_400_000;
 const windowAttribute = (windowStart: number) => `w${windowStart}`;
 const WINDOW_ATTRIBUTE = /^w\d+$/;
 
+const counter = z.int().check(z.nonnegative());
+
+/** A window's counter on a day's item, parsed: the requests counted in it so far (absent: none). */
+const windowCount = (item: Record<string, unknown>, attribute: string): number => {
+  const parsed = z.safeParse(counter, item[attribute] ?? 0);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [attribute, ...issue.path] }));
+  throw new MalformedItem(apiKeyUsageDays.type, item, issues, parsed.error);
+};
+
 /** The UTC day (`YYYY-MM-DD`) of an instant in epoch milliseconds. */
 export const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
-
-/** Why a request of a known key was refused, as its day counts it. */
-export const USAGE_REFUSALS = ['authentication', 'scope', 'rateLimit', 'validation', 'featureOff'] as const;
-export type UsageRefusal = (typeof USAGE_REFUSALS)[number];
 
 /** Where a request came from (API Gateway's request context), as the caller decided to keep it. */
 export interface RequestSource {
@@ -40,6 +49,52 @@ export interface RequestSource {
   sourceIp?: string | undefined;
   userAgent?: string | undefined;
 }
+
+/** When a day's item expires: USAGE_RETENTION_DAYS after the day ends (epoch seconds, `ttl`). */
+const expiryOf = (day: string) =>
+  Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (USAGE_RETENTION_DAYS + 1) * 86_400;
+
+/** A refusal reason's counter attribute. */
+const refusedAttribute = (reason: UsageRefusal) => `refused_${reason}`;
+
+/**
+ * A key's day of usage as stored: the day is in the key, and with it the item's expiry; refusals are
+ * one counter attribute per reason (each counted by `ADD`, which needs no map to exist first); the
+ * day's first and last request are `firstAt` and `lastAt`. A counter no request has added yet is 0.
+ * The rate-limit windows (`w<epochSeconds>`) are not fields: `countRequest` reads its own.
+ */
+export const apiKeyUsageDays = defineEntity({
+  type: 'USAGE',
+  schema: z.extend(usageDaySchema, { keyHash: z.string() }),
+  key: (day) => keys.apiKeyUsageDay(day.keyHash, day.date),
+  hidden: ['keyHash'],
+  stored: {
+    keyHash: inKey('pk', keys.apiKey('').pk),
+    date: {
+      read: (item) => keyPart(item.sk, keys.apiKeyUsageDay('', '').sk),
+      write: (date) => ({ ttl: expiryOf(date) }),
+    },
+    requests: { default: 0 },
+    accepted: { default: 0 },
+    measurements: { default: 0 },
+    refused: {
+      read: (item) => Object.fromEntries(USAGE_REFUSALS.map((r) => [r, item[refusedAttribute(r)] ?? 0])),
+      write: (refused) => Object.fromEntries(USAGE_REFUSALS.map((r) => [refusedAttribute(r), refused[r]])),
+    },
+    firstRequestAt: { attribute: 'firstAt' },
+    lastRequestAt: { attribute: 'lastAt' },
+  },
+});
+
+/** What a day's item reads as before anything was counted on it: every counter 0, every time null. */
+const NOTHING_COUNTED = apiKeyUsageDays.fromItem(keys.apiKeyUsageDay('', '1970-01-01'));
+
+/** A day without requests, as its item would read: a new field's default comes with it. */
+export const emptyUsageDay = (date: string): UsageDay => ({
+  ...NOTHING_COUNTED,
+  date,
+  refused: { ...NOTHING_COUNTED.refused },
+});
 
 /** The attributes every write of a day sets: the day's first and last request, and where it came from. */
 const requestFields = (day: string, source: RequestSource) => {
@@ -50,8 +105,8 @@ const requestFields = (day: string, source: RequestSource) => {
     '#lastAt': 'lastAt',
   };
   const values: Record<string, unknown> = {
-    ':type': 'USAGE',
-    ':ttl': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (USAGE_RETENTION_DAYS + 1) * 86_400,
+    ':type': apiKeyUsageDays.type,
+    ':ttl': expiryOf(day),
     ':at': source.at,
   };
   const set = ['#type = :type', '#ttl = :ttl', '#firstAt = if_not_exists(#firstAt, :at)', '#lastAt = :at'];
@@ -107,7 +162,7 @@ export const countRequest = async (
     }),
   );
   return {
-    count: Number(Attributes[current] ?? 1),
+    count: windowCount(Attributes, current),
     day,
     staleWindows: Object.keys(Attributes).filter((name) => WINDOW_ATTRIBUTE.test(name) && name !== current),
   };
@@ -172,42 +227,11 @@ export const countRefusal = async (
       TableName: tableName,
       Key: keys.apiKeyUsageDay(keyHash, day),
       UpdateExpression: `ADD #refused :one SET ${fields.set.join(', ')}`,
-      ExpressionAttributeNames: { ...fields.names, '#refused': `refused_${reason}` },
+      ExpressionAttributeNames: { ...fields.names, '#refused': refusedAttribute(reason) },
       ExpressionAttributeValues: { ...fields.values, ':one': 1 },
     }),
   );
 };
-
-/** One day of a key's usage as stored; a day without requests has no item. */
-export interface UsageDay {
-  date: string;
-  requests: number;
-  accepted: number;
-  measurements: number;
-  refused: Record<UsageRefusal, number>;
-  firstRequestAt: string | null;
-  lastRequestAt: string | null;
-  lastUsedAt: string | null;
-  lastSourceIp: string | null;
-  lastUserAgent: string | null;
-}
-
-const text = (value: unknown) => (typeof value === 'string' ? value : null);
-
-const toUsageDay = (item: Record<string, unknown>): UsageDay => ({
-  date: String(item.sk).slice('USAGE#'.length),
-  requests: Number(item.requests ?? 0),
-  accepted: Number(item.accepted ?? 0),
-  measurements: Number(item.measurements ?? 0),
-  refused: Object.fromEntries(
-    USAGE_REFUSALS.map((reason) => [reason, Number(item[`refused_${reason}`] ?? 0)]),
-  ) as Record<UsageRefusal, number>,
-  firstRequestAt: text(item.firstAt),
-  lastRequestAt: text(item.lastAt),
-  lastUsedAt: text(item.lastUsedAt),
-  lastSourceIp: text(item.lastSourceIp),
-  lastUserAgent: text(item.lastUserAgent),
-});
 
 /** The stored days of a key from `from` to `to` (inclusive, `YYYY-MM-DD`), oldest first: one Query. */
 export const usageDays = async (
@@ -228,7 +252,7 @@ export const usageDays = async (
       },
     }),
   );
-  return Items.map(toUsageDay);
+  return Items.map(apiKeyUsageDays.fromItem);
 };
 
 /**
@@ -256,7 +280,7 @@ export const recentUsageOf = async (
           ExclusiveStartKey: start,
         }),
       );
-      days.push(...(page.Items ?? []).map(toUsageDay));
+      days.push(...(page.Items ?? []).map(apiKeyUsageDays.fromItem));
       start = page.LastEvaluatedKey;
     } while (start);
     return [hash, days];
@@ -278,5 +302,5 @@ export const requestsInWindow = async (
       ConsistentRead: true,
     }),
   );
-  return Number(Item?.[windowAttribute(windowStart)] ?? 0);
+  return Item ? windowCount(Item, windowAttribute(windowStart)) : 0;
 };

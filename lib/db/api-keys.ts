@@ -5,13 +5,18 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Actor, ApiKey, KeyRef } from '../domain/api-key';
+import * as z from 'zod/mini';
+import { type Actor, type ApiKey, actorSchema, apiKeySchema, type KeyRef } from '../domain/api-key';
+import { id } from '../domain/values';
 import { batchGet } from './batch';
 import type { Database } from './client';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { decodeScope, encodeScope } from './key-scope';
-import { GSI1, hashOfApiKeyItem, type ItemKey, keys } from './keys';
+import { GSI1, type ItemKey, keys } from './keys';
+import { toKpi } from './kpis';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
+import { toTenant } from './tenants';
 
 /**
  * API key items. A key is stored at the SHA-256 of its raw key (`APIKEY#<sha256>`), so verifying a key
@@ -26,76 +31,54 @@ export interface StoredApiKey {
   keyHash: string;
 }
 
-/** An actor as stored: without the e-mail, which can change and is looked up when listing. */
-const storedActor = (actor: Actor | null | undefined) =>
-  actor ? (actor.type === 'user' ? { type: actor.type, userId: actor.userId } : actor) : undefined;
+/**
+ * Who changed a key, as stored: without the e-mail, which can change and is looked up when listing.
+ * Keys stored before the audit trail had actor types name their creator by user id alone.
+ */
+const storedActor = z.codec(z.union([z.string(), actorSchema]), actorSchema, {
+  decode: (stored) => (typeof stored === 'string' ? { type: 'user' as const, userId: stored } : stored),
+  encode: (actor) => (actor.type === 'user' ? { type: actor.type, userId: actor.userId } : actor),
+});
 
-/** Keys stored before the audit trail had actor types name their creator by user id alone. */
-const toActor = (value: unknown): Actor | null => {
-  if (typeof value === 'string') return { type: 'user', userId: value };
-  if (typeof value !== 'object' || value === null) return null;
-  const actor = value as Record<string, unknown>;
-  if (actor.type === 'user' && typeof actor.userId === 'string')
-    return { type: 'user', userId: actor.userId };
-  if (actor.type === 'operator' && typeof actor.name === 'string')
-    return { type: 'operator', name: actor.name };
-  if (actor.type === 'secret-scanning' && actor.source === 'github' && typeof actor.url === 'string')
-    return { type: 'secret-scanning', source: 'github', url: actor.url };
-  return null;
+/** The KPI scope in its stored form (./key-scope.ts): 16 bytes per KPI, base64url. */
+const storedScope = z.codec(z.string(), z.array(id), { decode: decodeScope, encode: encodeScope });
+
+/**
+ * A key item, at the hash of its raw key; in its tenant's index partition, and while it expires in the
+ * alert check's bucket of its expiry day (gsi2). Its `lastUsedAt` lives on its usage items
+ * (./api-key-usage.ts): read from here it is null.
+ */
+export const apiKeys = defineEntity({
+  type: 'APIKEY',
+  schema: z.extend(apiKeySchema, { keyHash: z.string() }),
+  key: (key) => ({
+    ...keys.apiKey(key.keyHash),
+    ...keys.apiKeyIndex(key.tenantId, key.id),
+    ...(key.expiresAt ? keys.apiKeyExpiryIndex(new Date(key.expiresAt).toISOString(), key.id) : {}),
+  }),
+  stored: {
+    keyHash: inKey('pk', keys.apiKey('').pk),
+    kpiIds: { attribute: 'kpiScope', codec: storedScope },
+    lastUsedAt: { read: () => null, write: () => ({}) },
+    createdBy: { codec: storedActor },
+    revokedBy: { codec: storedActor },
+    rolledBy: { codec: storedActor },
+  },
+});
+
+/** A key item read back with its hash. */
+export const toStored = (item: Record<string, unknown>): StoredApiKey => {
+  const { keyHash, ...key } = apiKeys.fromItem(item);
+  return { key, keyHash };
 };
-
-const toKeyRef = (value: unknown): KeyRef | null => {
-  const ref = value as Partial<KeyRef> | undefined;
-  return typeof ref?.id === 'string' && typeof ref.prefix === 'string'
-    ? { id: ref.id, prefix: ref.prefix }
-    : null;
-};
-
-const optional = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** A key item read back; `lastUsedAt` is on the usage item, so it is null here. */
-export const toApiKey = (item: Record<string, unknown>): ApiKey => ({
-  id: item.id as string,
-  tenantId: item.tenantId as string,
-  name: item.name as string,
-  prefix: item.prefix as string,
-  createdAt: item.createdAt as string,
-  expiresAt: optional(item.expiresAt),
-  lastUsedAt: null,
-  revokedAt: optional(item.revokedAt),
-  kpiIds: typeof item.kpiScope === 'string' ? decodeScope(item.kpiScope) : null,
-  createdBy: toActor(item.createdBy),
-  revokedBy: toActor(item.revokedBy),
-  rolledAt: optional(item.rolledAt),
-  rolledBy: toActor(item.rolledBy),
-  replacedBy: toKeyRef(item.replacedBy),
-  replaces: toKeyRef(item.replaces),
-});
-
-const toStored = (item: Record<string, unknown>): StoredApiKey => ({
-  key: toApiKey(item),
-  keyHash: hashOfApiKeyItem(item as ItemKey),
-});
+export const toApiKey = (item: Record<string, unknown>): ApiKey => toStored(item).key;
 
 /** The write of a new key's item; it must not exist yet (a hash is a key's identity). */
 const newKeyPut = (tableName: string, { key, keyHash }: StoredApiKey) => ({
   TableName: tableName,
-  Item: {
-    ...keys.apiKey(keyHash),
-    ...keys.apiKeyIndex(key.tenantId, key.id),
-    // A key that expires is in the expiry index, which the alert check queries for the next days.
-    ...(key.expiresAt ? keys.apiKeyExpiryIndex(new Date(key.expiresAt).toISOString(), key.id) : {}),
-    type: 'APIKEY',
-    id: key.id,
-    tenantId: key.tenantId,
-    name: key.name,
-    prefix: key.prefix,
-    createdAt: key.createdAt,
-    expiresAt: key.expiresAt ?? undefined,
-    kpiScope: key.kpiIds ? encodeScope(key.kpiIds) : undefined,
-    createdBy: storedActor(key.createdBy),
-    replaces: key.replaces ?? undefined,
-  },
+  Item: apiKeys.toItem({ ...key, keyHash }),
   ConditionExpression: 'attribute_not_exists(pk)',
 });
 
@@ -110,22 +93,37 @@ export interface SlotList {
   holders: Record<string, string>;
 }
 
+/** The stored form of a slot list; an item stored before keys were rolled reads as it was written. */
+export const apiKeySlots = defineEntity({
+  type: 'APIKEYSLOTS',
+  schema: z.object({ tenantId: id, holders: z.record(z.string(), z.string()), version: z.int() }),
+  key: (slots) => keys.apiKeySlots(slots.tenantId),
+  stored: { tenantId: inKey('pk', keys.tenant('').pk) },
+});
+
 /**
- * The first round trip of a key change: the tenant, its slot list and any other items (e.g. the KPIs
- * of a scope), in one batch read. `tenant` and `others` are items as stored.
+ * The first round trip of a key change: the tenant, its slot list and the KPIs of a scope, in one
+ * batch read, each parsed (undefined where there is none).
  */
-export const readKeyContext = async (db: Database, tenantId: string, more: ItemKey[] = []) => {
+export const readKeyContext = async (db: Database, tenantId: string, kpiIds: string[] = []) => {
   const tenantKey = keys.tenant(tenantId);
   const slotsKey = keys.apiKeySlots(tenantId);
-  const items = await batchGet(db, [tenantKey, slotsKey, ...more]);
+  const items = await batchGet(db, [tenantKey, slotsKey, ...kpiIds.map((kpiId) => keys.kpi(kpiId))]);
   const at = ({ pk, sk }: ItemKey) => items.find((item) => item.pk === pk && item.sk === sk);
+  const tenantItem = at(tenantKey);
   const slotsItem = at(slotsKey);
+  const stored = slotsItem ? apiKeySlots.fromItem(slotsItem) : undefined;
   const slots: SlotList = {
-    exists: slotsItem !== undefined,
-    version: (slotsItem?.version as number | undefined) ?? 0,
-    holders: (slotsItem?.holders as Record<string, string> | undefined) ?? {},
+    exists: stored !== undefined,
+    version: stored?.version ?? 0,
+    holders: stored?.holders ?? {},
   };
-  return { tenantItem: at(tenantKey), slots, others: more.map(at) };
+  const kpiItems = kpiIds.map((kpiId) => at(keys.kpi(kpiId)));
+  return {
+    tenant: tenantItem ? toTenant(tenantItem) : undefined,
+    slots,
+    kpis: kpiItems.map((item) => (item ? toKpi(item) : undefined)),
+  };
 };
 
 /** Every key of a tenant, from the index, page by page: for a tenant whose slot list is missing. */
@@ -147,13 +145,18 @@ export const apiKeysByHash = async (db: Database, hashes: string[]): Promise<Map
     db,
     hashes.map((hash) => keys.apiKey(hash)),
   );
-  return new Map(items.map((item) => [hashOfApiKeyItem(item as ItemKey), toApiKey(item)]));
+  return new Map(
+    items.map((item) => {
+      const { key, keyHash } = toStored(item);
+      return [keyHash, key];
+    }),
+  );
 };
 
 const slotsPut = (tableName: string, tenantId: string, slots: SlotList, holders: Record<string, string>) => ({
   Put: {
     TableName: tableName,
-    Item: { ...keys.apiKeySlots(tenantId), type: 'APIKEYSLOTS', holders, version: slots.version + 1 },
+    Item: apiKeySlots.toItem({ tenantId, holders, version: slots.version + 1 }),
     ConditionExpression: slots.exists ? '#version = :seen' : 'attribute_not_exists(pk)',
     ...(slots.exists
       ? {
@@ -229,7 +232,7 @@ export const putRolledApiKey = async (
         ':replacedBy': roll.replacedBy,
         ':rolledAt': roll.rolledAt,
         ':tenant': old.key.tenantId,
-        ...(rolledBy ? { ':rolledBy': storedActor(rolledBy) } : {}),
+        ...(rolledBy ? { ':rolledBy': z.encode(storedActor, rolledBy) } : {}),
       },
     },
   };
@@ -296,7 +299,7 @@ export const putRevocation = async (
         ExpressionAttributeValues: {
           ':now': at,
           ':tenant': key.tenantId,
-          ...(by ? { ':by': storedActor(by) } : {}),
+          ...(by ? { ':by': z.encode(storedActor, by) } : {}),
         },
       }),
     ),

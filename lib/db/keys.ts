@@ -172,8 +172,14 @@ export const keys = {
 
 export type ItemKey = { pk: string; sk: string };
 
-/** The key hash of an API key item, from its partition key (`APIKEY#<sha256>`). */
-export const hashOfApiKeyItem = ({ pk }: ItemKey): string => pk.slice('APIKEY#'.length);
+/**
+ * What follows a template's constant part in a key attribute of a stored item, the part given by the
+ * template itself (`keyPart(item.pk, keys.apiKey('').pk)` is the key hash), or undefined when the
+ * attribute is not of that template: how an entity declaration reads a field that only its key holds
+ * (lib/db/entity.ts), parsed like any other.
+ */
+export const keyPart = (attribute: unknown, prefix: string): string | undefined =>
+  typeof attribute === 'string' && attribute.startsWith(prefix) ? attribute.slice(prefix.length) : undefined;
 
 export const GSI1 = 'gsi1' as const;
 export const GSI2 = 'gsi2' as const;

@@ -1,35 +1,39 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  KPI_CADENCE_DEFAULTS,
-  KPI_TARGET_DEFAULTS,
-  type Kpi,
-  type KpiCadence,
-  type KpiDirection,
-  type KpiType,
-} from '../domain/kpi';
+import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi, type KpiType, kpiSchema } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
+import { defineEntity } from './entity';
 import { isConditionalCheckFailed } from './errors';
 import { keys } from './keys';
 import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
 import { tenantExists, tenantMissing } from './tenants';
 
-/** A KPI item read back; one stored before KPIs had target rules or a cadence reads with the defaults. */
-export const toKpi = (item: Record<string, unknown>): Kpi => ({
-  id: item.id as string,
-  tenantId: item.tenantId as string,
-  type: item.kpiType as KpiType,
-  name: item.name as string,
-  unit: item.unit as string | undefined,
-  createdAt: item.createdAt as string,
-  direction: (item.direction as KpiDirection | undefined) ?? KPI_TARGET_DEFAULTS.direction,
-  tolerance: (item.tolerance as number | undefined) ?? KPI_TARGET_DEFAULTS.tolerance,
-  qualitative: item.qualitative === true,
-  cadence: (item.cadence as KpiCadence | undefined) ?? KPI_CADENCE_DEFAULTS.cadence,
-  graceHours: (item.graceHours as number | undefined) ?? KPI_CADENCE_DEFAULTS.graceHours,
+/**
+ * A KPI item: in its own partition (its measurements share it), in its tenant's index partition, and
+ * while it has a cadence in the alert check's (gsi2). Its type is stored as `kpiType`, since `type` is
+ * every item's entity. A KPI stored before KPIs had target rules or a cadence reads with the defaults.
+ */
+export const kpis = defineEntity({
+  type: 'KPI',
+  schema: kpiSchema,
+  key: (kpi) => ({
+    ...keys.kpi(kpi.id),
+    ...keys.kpiIndex(kpi.tenantId, kpi.id),
+    ...(kpi.cadence === 'none' ? {} : keys.kpiCadenceIndex(kpi.tenantId, kpi.id)),
+  }),
+  stored: {
+    type: { attribute: 'kpiType' },
+    direction: { default: KPI_TARGET_DEFAULTS.direction },
+    tolerance: { default: KPI_TARGET_DEFAULTS.tolerance },
+    qualitative: { default: KPI_TARGET_DEFAULTS.qualitative },
+    cadence: { default: KPI_CADENCE_DEFAULTS.cadence },
+    graceHours: { default: KPI_CADENCE_DEFAULTS.graceHours },
+  },
 });
+
+export const toKpi = (item: Record<string, unknown>): Kpi => kpis.fromItem(item);
 
 export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>;
 /** What an ADMIN may change of a KPI: its target rule and its expected cadence. */
@@ -52,7 +56,6 @@ export const createKpi = async (
     ...input,
     createdAt: new Date().toISOString(),
   };
-  const { type, ...rest } = kpi;
   try {
     await client.send(
       new TransactWriteCommand({
@@ -60,14 +63,7 @@ export const createKpi = async (
           {
             Put: {
               TableName: tableName,
-              Item: {
-                ...keys.kpi(kpi.id),
-                ...keys.kpiIndex(tenantId, kpi.id),
-                ...(kpi.cadence === 'none' ? {} : keys.kpiCadenceIndex(tenantId, kpi.id)),
-                type: 'KPI',
-                kpiType: type,
-                ...rest,
-              },
+              Item: kpis.toItem(kpi),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -135,7 +131,8 @@ export const getKpiOfTenant = async (
   kpiId: string,
 ): Promise<Kpi | undefined> => {
   const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.kpi(kpiId) }));
-  return Item && Item.tenantId === tenantId ? toKpi(Item) : undefined;
+  const kpi = Item ? toKpi(Item) : undefined;
+  return kpi?.tenantId === tenantId ? kpi : undefined;
 };
 
 /** The tenant's KPIs in creation order (ids are UUIDv7), optionally of one type only. */
@@ -191,10 +188,11 @@ export const getKpiWithMeasurements = async (
     ),
   ]);
   const found = kpiItem ?? result.items.find(isKpi);
-  if (!found || found.tenantId !== tenantId) return undefined;
+  const kpi = found ? toKpi(found) : undefined;
+  if (kpi?.tenantId !== tenantId) return undefined;
   const measurements = result.items.filter((item) => !isKpi(item)).map(toMeasurement);
   return {
-    kpi: toKpi(found),
+    kpi,
     measurements: result.nextCursor
       ? { items: measurements, nextCursor: result.nextCursor }
       : { items: measurements },

@@ -1,7 +1,10 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as z from 'zod/mini';
 import { batchGet } from './batch';
 import type { Database } from './client';
+import { defineEntity } from './entity';
 import { isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
 import type { ItemKey } from './keys';
 
@@ -35,15 +38,38 @@ export interface AttemptWindow {
   now?: number;
 }
 
-const toCounter = (item: Record<string, unknown>, windowSeconds: number): AttemptCounter => ({
-  count: Number(item.count ?? 0),
-  windowEndsAt: Number(item.windowStart) + windowSeconds * 1000,
-  retryAt: Number(item.retryAt ?? 0),
-  windowStart: Number(item.windowStart),
+/**
+ * A counter item as stored, of any of the three kinds (its key is the caller's). The per-e-mail counter
+ * of 0.1 and 0.2 counted failures only, as `LOGIN_FAILURES`, with the same attributes and no delay.
+ */
+export const attemptCounters = defineEntity({
+  type: 'LOGIN_ATTEMPTS',
+  formerTypes: ['LOGIN_FAILURES'],
+  schema: z.object({
+    pk: z.string(),
+    sk: z.string(),
+    count: z.int(),
+    windowStart: z.int(),
+    retryAt: z.int(),
+    /** Epoch seconds: the window's end, when DynamoDB may delete the item. */
+    ttl: z.int(),
+  }),
+  key: ({ pk, sk }) => ({ pk, sk }),
+  stored: {
+    pk: { write: () => ({}) },
+    sk: { write: () => ({}) },
+    count: { default: 0 },
+    retryAt: { default: 0 },
+  },
 });
 
+const toCounter = (item: Record<string, unknown>, windowSeconds: number): AttemptCounter => {
+  const { count, windowStart, retryAt } = attemptCounters.fromItem(item);
+  return { count, windowEndsAt: windowStart + windowSeconds * 1000, retryAt, windowStart };
+};
+
 const current = (item: Record<string, unknown> | undefined, windowSeconds: number, now: number) => {
-  if (!item || item.windowStart === undefined) return undefined;
+  if (!item) return undefined;
   const counter = toCounter(item, windowSeconds);
   return counter.windowEndsAt > now ? counter : undefined;
 };
@@ -202,7 +228,7 @@ export const reserveAttempt = async (
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       lastError = error;
-      const raw = (error as { Item?: Record<string, never> }).Item;
+      const raw = error instanceof ConditionalCheckFailedException ? error.Item : undefined;
       const open = current(raw ? unmarshall(raw) : undefined, windowSeconds, now);
       // The continuation failed with the window open: the limit or the delay refused it, unless only
       // the count it expected had moved (a parallel attempt), which the next try starts from.

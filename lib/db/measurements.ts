@@ -159,7 +159,7 @@ export const upsertMeasurement = async (
   newId: string,
 ): Promise<WrittenMeasurement> => {
   const record = recordOf(m, context, { id: newId, createdAt: context.at });
-  const { id, createdAt, ...fields } = measurements.attributesOf({ ...record, tenantId: context.tenantId });
+  const { pk, sk, id, createdAt, ...fields } = measurements.toItem({ ...record, tenantId: context.tenantId });
   const set = Object.keys(fields);
   const remove = measurements.attributes.filter(
     (name) => !(name in fields) && name !== 'id' && name !== 'createdAt',
@@ -167,7 +167,7 @@ export const upsertMeasurement = async (
   const { Attributes } = await client.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
+      Key: { pk, sk },
       UpdateExpression:
         `SET ${[...set.map((name) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}` +
         (remove.length > 0 ? ` REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''),

@@ -42,7 +42,7 @@ const MAX_SORT_KEY_BYTES = 1024;
 const SORT_KEYS = new Set(['sk', 'gsi1sk']);
 
 /** A string DynamoDB takes as a key value: not empty, valid UTF-16 (no lone surrogate), within its size. */
-const isKeyValue = (name: string, value: unknown): boolean => {
+const isKeyValue = (name: string, value: unknown): value is string => {
   if (typeof value !== 'string' || value === '') return false;
   const bytes = Buffer.byteLength(value, 'utf8');
   const max = SORT_KEYS.has(name) ? MAX_SORT_KEY_BYTES : MAX_PARTITION_KEY_BYTES;
@@ -68,17 +68,20 @@ const decodeCursor = (
     // Not JSON: decoded stays undefined and is refused below.
   }
   if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalidCursor();
-  const key = decoded as Record<string, unknown>;
-  const names = Object.keys(key);
-  if (names.length !== keyNames.length || !keyNames.every((name) => Object.hasOwn(key, name))) {
+  const entries = Object.entries(decoded);
+  if (entries.length !== keyNames.length || !keyNames.every((name) => Object.hasOwn(decoded, name))) {
     throw invalidCursor();
   }
-  if (!names.every((name) => isKeyValue(name, key[name]))) throw invalidCursor();
+  const key: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!isKeyValue(name, value)) throw invalidCursor();
+    key[name] = value;
+  }
   for (const [name, value] of Object.entries(partition)) {
     if (key[name] !== value) throw invalidCursor();
   }
-  if (sortKey && !(key[sortKey.name] as string).startsWith(sortKey.prefix)) throw invalidCursor();
-  return key as Record<string, string>;
+  if (sortKey && !key[sortKey.name]?.startsWith(sortKey.prefix)) throw invalidCursor();
+  return key;
 };
 
 /**
@@ -122,8 +125,8 @@ export const queryPage = async <T>(
   }
   if (found.length > page.limit) {
     found.length = page.limit;
-    const last = found[page.limit - 1] as Record<string, unknown>;
-    startKey = Object.fromEntries(keyNames.map((name) => [name, last[name]]));
+    const last = found[page.limit - 1];
+    startKey = Object.fromEntries(keyNames.map((name) => [name, last?.[name]]));
   }
   const items = found.map(toItem);
   return startKey ? { items, nextCursor: encodeCursor(startKey) } : { items };

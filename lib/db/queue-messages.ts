@@ -5,7 +5,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { Database } from './client';
+import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
 
@@ -13,27 +15,26 @@ import { keys } from './keys';
  * The items of the local queue (lib/webhooks/local-queue.ts): one per message, in its queue's
  * partition, with the time it becomes visible and how often it was received, as SQS keeps them.
  */
-export interface StoredMessage {
-  id: string;
-  body: string;
-  /** Epoch milliseconds from which the message may be received. */
-  visibleAt: number;
-  receiveCount: number;
-}
-
-const toMessage = (item: Record<string, unknown>): StoredMessage => ({
-  id: item.id as string,
-  body: item.body as string,
-  visibleAt: item.visibleAt as number,
-  receiveCount: item.receiveCount as number,
+export const queueMessages = defineEntity({
+  type: 'QUEUEMESSAGE',
+  schema: z.object({
+    queue: z.string(),
+    id: z.string(),
+    body: z.string(),
+    /** Epoch milliseconds from which the message may be received. */
+    visibleAt: z.int(),
+    receiveCount: z.int(),
+  }),
+  key: (message) => keys.queueMessage(message.queue, message.id),
+  stored: { queue: inKey('pk', keys.queueMessages('').pk) },
+  hidden: ['queue'],
 });
+
+export type StoredMessage = ReturnType<typeof queueMessages.fromItem>;
 
 export const putMessage = async ({ client, tableName }: Database, queue: string, message: StoredMessage) => {
   await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.queueMessage(queue, message.id), type: 'QUEUEMESSAGE', ...message },
-    }),
+    new PutCommand({ TableName: tableName, Item: queueMessages.toItem({ ...message, queue }) }),
   );
 };
 
@@ -57,7 +58,7 @@ export const visibleMessages = async (
         ExclusiveStartKey: startKey,
       }),
     );
-    found.push(...(result.Items ?? []).map(toMessage));
+    found.push(...(result.Items ?? []).map(queueMessages.fromItem));
     startKey = result.LastEvaluatedKey;
   } while (startKey);
   return found;
@@ -123,10 +124,7 @@ export const moveMessage = async (
       TransactItems: [
         { Delete: { TableName: tableName, Key: keys.queueMessage(from, message.id) } },
         {
-          Put: {
-            TableName: tableName,
-            Item: { ...keys.queueMessage(to, message.id), type: 'QUEUEMESSAGE', ...message },
-          },
+          Put: { TableName: tableName, Item: queueMessages.toItem({ ...message, queue: to }) },
         },
       ],
     }),

@@ -1,8 +1,11 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { Tenant } from '../domain/tenant';
 import type { User } from '../domain/user';
+import { id, timestamp } from '../domain/values';
 import { batchGet } from './batch';
 import type { Database } from './client';
+import { defineEntity, inKey } from './entity';
 import { keys } from './keys';
 import { toTenant } from './tenants';
 import { toUser } from './users';
@@ -13,26 +16,33 @@ import { toUser } from './users';
  * tenant, `createdAt` and `ttl` (epoch seconds, the refresh token's expiry). DynamoDB deletes expired
  * items only eventually (DynamoDB Local never), so every reader checks `ttl` itself.
  */
-export interface Session {
-  id: string;
-  userId: string;
-  tenantId: string;
-  /** Epoch seconds at which the refresh token, and so the session, expires. */
-  expiresAt: number;
-}
+export const sessions = defineEntity({
+  type: 'SESSION',
+  schema: z.object({
+    id,
+    userId: id,
+    tenantId: id,
+    createdAt: timestamp,
+    /** Epoch seconds at which the refresh token, and so the session, expires. */
+    expiresAt: z.int(),
+  }),
+  key: (session) => keys.session(session.id),
+  stored: {
+    id: inKey('pk', keys.session('').pk),
+    expiresAt: { attribute: 'ttl' },
+  },
+});
 
-export const createSession = async ({ client, tableName }: Database, session: Session): Promise<void> => {
+export type Session = ReturnType<typeof sessions.fromItem>;
+
+export const createSession = async (
+  { client, tableName }: Database,
+  session: Omit<Session, 'createdAt'>,
+): Promise<void> => {
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: {
-        ...keys.session(session.id),
-        type: 'SESSION',
-        userId: session.userId,
-        tenantId: session.tenantId,
-        createdAt: new Date().toISOString(),
-        ttl: session.expiresAt,
-      },
+      Item: sessions.toItem({ ...session, createdAt: new Date().toISOString() }),
       // Ids are random UUIDs: a collision would be a bug, never a reason to overwrite a session.
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
@@ -67,17 +77,10 @@ export const getSessionState = async (
   const find = ({ pk, sk }: { pk: string; sk: string }) =>
     items.find((item) => item.pk === pk && item.sk === sk);
   const [userItem, tenantItem, sessionItem] = [find(userKey), find(tenantKey), find(sessionKey)];
-  const live = sessionItem && Number(sessionItem.ttl) > nowSeconds;
+  const session = sessionItem ? sessions.fromItem(sessionItem) : undefined;
   return {
     user: userItem ? toUser(userItem) : undefined,
     tenant: tenantItem ? toTenant(tenantItem) : undefined,
-    session: live
-      ? {
-          id: sessionId,
-          userId: sessionItem.userId as string,
-          tenantId: sessionItem.tenantId as string,
-          expiresAt: Number(sessionItem.ttl),
-        }
-      : undefined,
+    session: session && session.expiresAt > nowSeconds ? session : undefined,
   };
 };

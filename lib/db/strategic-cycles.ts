@@ -1,20 +1,23 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { StrategicCycle } from '../domain/strategic-cycle';
+import * as z from 'zod/mini';
+import { type StrategicCycle, strategicCycleSchema } from '../domain/strategic-cycle';
+import { id } from '../domain/values';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
+import { defineEntity } from './entity';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { tenantExists, tenantMissing } from './tenants';
 
 export type { StrategicCycle };
 
-const toStrategicCycle = (item: Record<string, unknown>): StrategicCycle => ({
-  id: item.id as string,
-  name: item.name as string,
-  startDate: item.startDate as string,
-  endDate: item.endDate as string,
-  createdAt: item.createdAt as string,
+/** A cycle item, in its tenant's partition; it names its tenant, which reads leave out. */
+export const strategicCycles = defineEntity({
+  type: 'CYCLE',
+  schema: z.extend(strategicCycleSchema, { tenantId: id }),
+  key: (cycle) => keys.strategicCycle(cycle.tenantId, cycle.id),
+  hidden: ['tenantId'],
 });
 
 /**
@@ -40,7 +43,7 @@ export const createStrategicCycle = async (
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.strategicCycle(tenantId, cycle.id), type: 'CYCLE', tenantId, ...cycle },
+              Item: strategicCycles.toItem({ ...cycle, tenantId }),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -60,4 +63,4 @@ export const listStrategicCycles = (
   tenantId: string,
   page: PageRequest,
 ): Promise<Page<StrategicCycle>> =>
-  queryPrefix(db, keys.strategicCyclesOfTenant(tenantId), page, toStrategicCycle);
+  queryPrefix(db, keys.strategicCyclesOfTenant(tenantId), page, strategicCycles.fromItem);

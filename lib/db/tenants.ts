@@ -1,9 +1,10 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Feature, Plan } from '../domain/plan';
-import type { Tenant } from '../domain/tenant';
+import { type Tenant, tenantSchema } from '../domain/tenant';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Database } from './client';
+import { defineEntity } from './entity';
 import { cancellationReasons, isConditionalCheckFailed } from './errors';
 import { setFields } from './expressions';
 import { keys } from './keys';
@@ -11,16 +12,14 @@ import { type Page, type PageRequest, queryPrefix } from './pagination';
 
 export type { Tenant };
 
-export const toTenant = (item: Record<string, unknown>): Tenant => ({
-  id: item.id as string,
-  name: item.name as string,
-  plan: item.plan as Plan,
-  features: item.features as Feature[],
-  active: item.active === true,
-  createdAt: item.createdAt as string,
-  updatedAt: item.updatedAt as string,
-  usageKey: item.usageKey as Tenant['usageKey'],
+/** A tenant item: also in the index partition of every tenant, for the operator's `list-tenants`. */
+export const tenants = defineEntity({
+  type: 'TENANT',
+  schema: tenantSchema,
+  key: (tenant) => ({ ...keys.tenant(tenant.id), ...keys.tenantIndex(tenant.id) }),
 });
+
+export const toTenant = (item: Record<string, unknown>): Tenant => tenants.fromItem(item);
 
 export const getTenant = async (
   { client, tableName }: Database,
@@ -42,7 +41,7 @@ export const createTenant = async (
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...keys.tenant(tenant.id), ...keys.tenantIndex(tenant.id), type: 'TENANT', ...tenant },
+      Item: tenants.toItem(tenant),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -85,7 +84,9 @@ export const updateTenant = async (
     }
     throw error;
   }
-  return (await getTenant(db, tenantId)) as Tenant;
+  const changed = await getTenant(db, tenantId);
+  if (!changed) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found.`);
+  return changed;
 };
 
 /** Every tenant, oldest first (ids are UUIDv7): the operator's view. */

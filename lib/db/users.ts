@@ -1,10 +1,14 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { Tenant } from '../domain/tenant';
-import type { Role, User } from '../domain/user';
+import { type Role, type User, userSchema } from '../domain/user';
+import { id } from '../domain/values';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { batchGet } from './batch';
 import type { Database } from './client';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, isConditionalCheckFailed, WriteConflict } from './errors';
 import { setFields } from './expressions';
 import { keys } from './keys';
@@ -16,18 +20,26 @@ export type { User };
 /** E-mail addresses are matched case-insensitively (RFC 5321 allows case-sensitive local parts; no provider uses them). */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
-export const toUser = (item: Record<string, unknown>): User => ({
-  id: item.id as string,
-  tenantId: item.tenantId as string,
-  email: item.email as string,
-  role: item.role as Role,
-  disabled: item.disabled === true,
-  passwordHash: item.passwordHash as string,
-  // Users stored before token versions existed are at version 0.
-  tokenVersion: Number(item.tokenVersion ?? 0),
-  createdAt: item.createdAt as string,
-  updatedAt: item.updatedAt as string,
+/** A user item; one stored before token versions existed is at version 0. */
+export const users = defineEntity({
+  type: 'USER',
+  schema: userSchema,
+  key: (user) => keys.user(user.tenantId, user.id),
+  stored: { tokenVersion: { default: 0 } },
 });
+
+/**
+ * The claim of an e-mail address by one user (`EMAIL#<email>`), what login reads first: an e-mail
+ * identifies one user across all tenants. The key holds the address.
+ */
+export const emailOwners = defineEntity({
+  type: 'EMAIL',
+  schema: z.object({ email: z.string(), tenantId: id, userId: id }),
+  key: (owner) => keys.email(owner.email),
+  stored: { email: inKey('pk', keys.email('').pk) },
+});
+
+export const toUser = (item: Record<string, unknown>): User => users.fromItem(item);
 
 /**
  * Creates the user and claims its e-mail in one transaction: an e-mail identifies one user across all
@@ -56,14 +68,14 @@ export const createUser = async (
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.email(user.email), type: 'EMAIL', tenantId: user.tenantId, userId: user.id },
+              Item: emailOwners.toItem({ email: user.email, tenantId: user.tenantId, userId: user.id }),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.user(user.tenantId, user.id), type: 'USER', ...user },
+              Item: users.toItem(user),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -116,6 +128,24 @@ export const getUserWithTenant = async (
   return userItem && tenantItem ? { user: toUser(userItem), tenant: toTenant(tenantItem) } : undefined;
 };
 
+/**
+ * A tenant and some of its users, in one strongly consistent batch read: users that do not exist (any
+ * more) are left out.
+ */
+export const getTenantAndUsers = async (
+  db: Database,
+  tenantId: string,
+  userIds: string[],
+): Promise<{ tenant: Tenant | undefined; users: User[] }> => {
+  const tenantKey = keys.tenant(tenantId);
+  const items = await batchGet(db, [tenantKey, ...userIds.map((userId) => keys.user(tenantId, userId))]);
+  const tenantItem = items.find((item) => item.sk === tenantKey.sk);
+  return {
+    tenant: tenantItem ? toTenant(tenantItem) : undefined,
+    users: items.filter((item) => item !== tenantItem).map(toUser),
+  };
+};
+
 /** Ids no user and no tenant has (UUIDs are never all zeros), for the read of an unknown e-mail. */
 const NOBODY = '00000000-0000-0000-0000-000000000000';
 
@@ -130,12 +160,9 @@ export const findUserByEmail = async (
   const { Item } = await db.client.send(
     new GetCommand({ TableName: db.tableName, Key: keys.email(normalizeEmail(email)), ConsistentRead: true }),
   );
-  const found = await getUserWithTenant(
-    db,
-    (Item?.tenantId as string | undefined) ?? NOBODY,
-    (Item?.userId as string | undefined) ?? NOBODY,
-  );
-  return Item ? found : undefined;
+  const owner = Item ? emailOwners.fromItem(Item) : undefined;
+  const found = await getUserWithTenant(db, owner?.tenantId ?? NOBODY, owner?.userId ?? NOBODY);
+  return owner ? found : undefined;
 };
 
 export interface UserUpdate {
@@ -182,7 +209,9 @@ export const updateUser = async (
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     // The item as it stood tells a missing user from a changed role.
-    if (ifRole && (error as { Item?: unknown }).Item) throw new WriteConflict('user', { cause: error });
+    if (ifRole && error instanceof ConditionalCheckFailedException && error.Item) {
+      throw new WriteConflict('user', { cause: error });
+    }
     throw new AppError('NOT_FOUND', `User ${userId} not found.`);
   }
 };

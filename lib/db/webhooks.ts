@@ -5,8 +5,17 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryAttempt, DeliveryEventType, WebhookDelivery, WebhookEndpoint } from '../domain/webhook';
+import * as z from 'zod/mini';
+import { id, timestamp } from '../domain/values';
+import {
+  type DeliveryAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+} from '../domain/webhook';
 import type { Database } from './client';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
@@ -25,23 +34,27 @@ export interface StoredEndpoint {
   deletedAt: string | null;
 }
 
-const optional = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+/**
+ * An endpoint item, in its tenant's partition: the endpoint, its sealed secret, and once deleted, when
+ * (the tombstone also gets a `ttl`, which reads do not need).
+ */
+export const webhookEndpoints = defineEntity({
+  type: 'WEBHOOK',
+  schema: z.extend(webhookEndpointSchema, { sealedSecret: z.string(), deletedAt: z.nullable(timestamp) }),
+  key: (endpoint) => keys.webhookEndpoint(endpoint.tenantId, endpoint.id),
+});
 
-const toStoredEndpoint = (item: Record<string, unknown>): StoredEndpoint => ({
-  endpoint: {
-    id: item.id as string,
-    tenantId: item.tenantId as string,
-    url: item.url as string,
-    eventTypes: item.eventTypes as WebhookEndpoint['eventTypes'],
-    description: optional(item.description),
-    status: item.status as WebhookEndpoint['status'],
-    disabledAt: optional(item.disabledAt),
-    disabledReason: optional(item.disabledReason),
-    createdAt: item.createdAt as string,
-    createdBy: (item.createdBy as WebhookEndpoint['createdBy']) ?? null,
-  },
-  sealedSecret: item.sealedSecret as string,
-  deletedAt: optional(item.deletedAt),
+const toStoredEndpoint = (item: Record<string, unknown>): StoredEndpoint => {
+  const { sealedSecret, deletedAt, ...endpoint } = webhookEndpoints.fromItem(item);
+  return { endpoint, sealedSecret, deletedAt };
+};
+
+/** The count item of a tenant's live endpoints, which holds the tenant to the maximum under concurrency. */
+export const webhookCounts = defineEntity({
+  type: 'WEBHOOKCOUNT',
+  schema: z.object({ tenantId: id, count: z.int() }),
+  key: (counted) => keys.webhookCount(counted.tenantId),
+  stored: { tenantId: inKey('pk', keys.tenant('').pk) },
 });
 
 /** Why a new endpoint was not written: the tenant already has `max`. */
@@ -67,21 +80,17 @@ export const putEndpoint = async (db: Database, stored: StoredEndpoint, max: num
               UpdateExpression: 'SET #type = :type ADD #count :one',
               ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
               ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-              ExpressionAttributeValues: { ':one': 1, ':max': max, ':type': 'WEBHOOKCOUNT' },
+              ExpressionAttributeValues: { ':one': 1, ':max': max, ':type': webhookCounts.type },
             },
           },
           {
             Put: {
               TableName: db.tableName,
-              Item: {
-                ...keys.webhookEndpoint(endpoint.tenantId, endpoint.id),
-                type: 'WEBHOOK',
+              Item: webhookEndpoints.toItem({
                 ...endpoint,
-                description: endpoint.description ?? undefined,
-                disabledAt: undefined,
-                disabledReason: undefined,
                 sealedSecret: stored.sealedSecret,
-              },
+                deletedAt: stored.deletedAt,
+              }),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -234,17 +243,20 @@ export const putEndpointDisabled = (
     ),
   );
 
-const toDelivery = (item: Record<string, unknown>): WebhookDelivery => ({
-  id: item.id as string,
-  endpointId: item.endpointId as string,
-  tenantId: item.tenantId as string,
-  eventType: item.eventType as DeliveryEventType,
-  status: item.status as WebhookDelivery['status'],
-  createdAt: item.createdAt as string,
-  payload: item.payload as string,
-  attempts: (item.attempts as DeliveryAttempt[] | undefined) ?? [],
-  nextAttemptAt: optional(item.nextAttemptAt),
+/**
+ * A delivery item, in its endpoint's partition: the delivery with every attempt, and when its log
+ * entry expires (`ttl`, epoch seconds), which reads leave out. One stored before its first attempt has
+ * none.
+ */
+export const webhookDeliveries = defineEntity({
+  type: 'WEBHOOKDELIVERY',
+  schema: z.extend(webhookDeliverySchema, { expiresAt: z.int() }),
+  key: (delivery) => keys.webhookDelivery(delivery.endpointId, delivery.id),
+  stored: { attempts: { default: [] }, expiresAt: { attribute: 'ttl' } },
+  hidden: ['expiresAt'],
 });
+
+const toDelivery = (item: Record<string, unknown>): WebhookDelivery => webhookDeliveries.fromItem(item);
 
 /** A new delivery; `expiresAt` (epoch seconds) is when its log entry goes. */
 export const putDelivery = async (
@@ -255,13 +267,7 @@ export const putDelivery = async (
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: {
-        ...keys.webhookDelivery(delivery.endpointId, delivery.id),
-        type: 'WEBHOOKDELIVERY',
-        ...delivery,
-        nextAttemptAt: delivery.nextAttemptAt ?? undefined,
-        ttl: expiresAt,
-      },
+      Item: webhookDeliveries.toItem({ ...delivery, expiresAt }),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );

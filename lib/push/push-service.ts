@@ -1,26 +1,14 @@
+import type { Context } from 'aws-lambda';
 import { outsideScope } from '../api-keys/rules';
-import {
-  countRefusal,
-  countRequest,
-  dayOf,
-  type RequestCount,
-  recordUse,
-  type UsageRefusal,
-} from '../db/api-key-usage';
-import { toApiKey } from '../db/api-keys';
-import { batchGet } from '../db/batch';
+import { countRefusal, countRequest, dayOf, type RequestCount, recordUse } from '../db/api-key-usage';
 import type { Database } from '../db/client';
-import { type ItemKey, keys } from '../db/keys';
-import { toKpi } from '../db/kpis';
-import {
-  type PlannedMeasurement,
-  toMeasurement,
-  type WriteContext,
-  type WrittenMeasurement,
-} from '../db/measurements';
+import type { PlannedMeasurement, WriteContext, WrittenMeasurement } from '../db/measurements';
+import { identityOf, type PushContext, readPushContext } from '../db/push-context';
 import type { ApiKey } from '../domain/api-key';
+import type { UsageRefusal } from '../domain/api-key-usage';
 import type { Kpi } from '../domain/kpi';
 import type { Plan } from '../domain/plan';
+import type { Tenant } from '../domain/tenant';
 import { AppError, type ErrorCode, errorCatalog } from '../errors';
 import { logger } from '../logger';
 import { countMetric, UNKNOWN_PLAN } from '../metrics';
@@ -34,8 +22,13 @@ import {
   verifyApiKey,
 } from './api-key-auth';
 import type { MeasurementInput } from './measurement-schema';
-import { decide, type RateLimitSettings, windowStart } from './rate-limit';
-import { measurementKey, planStore, storeMeasurements, writableKpi } from './store';
+import {
+  type RateLimitDecision,
+  type RateLimitSettings,
+  decide as rateLimitDecision,
+  windowStart,
+} from './rate-limit';
+import { planStore, storeMeasurements, writableKpi } from './store';
 
 export interface PushDeps {
   db: Database;
@@ -55,22 +48,30 @@ export interface AuthorizerVerdict {
   status: 'active' | 'refused';
 }
 
+/** What a push sends: its measurements, and whether it is a dry run. */
+export interface PushInput {
+  measurements: MeasurementInput[];
+  /**
+   * Every check as for a real push (same answers; it counts against the rate limit), then nothing
+   * written, not even `lastUsedAt`; the answer says what would be created or updated.
+   */
+  dryRun?: boolean | undefined;
+}
+
 export interface PushRequest {
   /** The `x-api-key` header. */
   apiKey: string | undefined;
   /** Present when the request came through the API Gateway authorizer. */
   authorizer?: AuthorizerVerdict | undefined;
-  /** Reads and validates the body (and query); its errors are reported only after the key is authenticated. */
-  readMeasurements: () => Promise<MeasurementInput[]>;
-  /** Milliseconds the invocation has left (Lambda's `getRemainingTimeInMillis`). */
-  remainingTimeMs?: () => number;
   /**
-   * Every check as for a real push (same answers; it counts against the rate limit), then nothing
-   * written, not even `lastUsedAt`; the answer says what would be created or updated.
+   * The body and query as the endpoint reads and checks them, still pending: an input error is
+   * answered only after the key's (spec 5.2 order).
    */
-  dryRun?: boolean;
+  input: Promise<PushInput>;
+  /** The invocation's context: the time left before writing. */
+  context?: Pick<Context, 'getRemainingTimeInMillis'> | undefined;
   /** Where the request came from (API Gateway's request context): the key's usage keeps the last one. */
-  source?: { sourceIp?: string | undefined; userAgent?: string | undefined };
+  source?: { sourceIp?: string | undefined; userAgent?: string | undefined } | undefined;
 }
 
 /**
@@ -118,8 +119,6 @@ export type PushResult =
  */
 export const MIN_TIME_FOR_WRITES_MS = 2000;
 
-const itemId = ({ pk, sk }: ItemKey) => `${pk}|${sk}`;
-
 /** Spec 5.2.4: every KPI must be the key's tenant's, with that type. Foreign and missing look alike. */
 const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi>, tenantId: string) => {
   const missing = [
@@ -157,10 +156,11 @@ const assertInScope = (measurements: MeasurementInput[], apiKey: ApiKey) => {
 };
 
 /**
- * The push pipeline (spec 1, 5.2): authenticate the key, check tenant and plan, count the request
- * against the key's rate limit, validate the body, check KPI ownership and the key's KPI scope, write. Every check comes
- * before the first write, so a refused request writes nothing but its rate counter, and a request
- * whose key is unknown, revoked or expired, or whose tenant may not push, writes nothing at all.
+ * The push pipeline (spec 1, 5.2), in three steps: `authenticate` the key (and its tenant and plan, and
+ * count the request against the key's rate limit), `decide` (the rate limit, the input, KPI ownership
+ * and the key's KPI scope), `write`. Every check comes before the first write, so a refused request
+ * writes nothing but its rate counter, and a request whose key is unknown, revoked or expired, or whose
+ * tenant may not push, writes nothing at all.
  *
  * Round trips, tenant cached, through the authorizer:
  * 1. one strongly consistent BatchGetItem of the key, the KPIs and (for several measurements) their
@@ -238,22 +238,42 @@ const sourceOf = ({ source }: Pick<PushRequest, 'source'>) => ({
   userAgent: cut(source?.userAgent, USER_AGENT_LENGTH),
 });
 
-const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): Promise<PushResult> => {
+/** What a push asks for, as far as its input was read: no measurements when it is not valid. */
+interface Wanted {
+  measurements: MeasurementInput[];
+  dryRun: boolean;
+  /**
+   * One measurement is upserted without a read; several are read first, to keep their id and
+   * createdAt, and so is any of a dry run, which must tell created from updated.
+   */
+  readExisting: boolean;
+}
+
+/** What `authenticate` established: a usable key of a tenant that may push, the request counted. */
+interface Authenticated {
+  apiKey: ApiKey;
+  keyHash: string;
+  tenant: Tenant;
+  window: { windowStart: number; windowSeconds: number };
+  counted: RequestCount;
+  /** What the first round trip read besides the key: the KPIs and the existing records. */
+  read: PushContext;
+}
+
+/**
+ * The first round trip: the key, the KPIs and, for several measurements or a dry run, their existing
+ * records, with the request counted in parallel when the authorizer vouched for the key; then the
+ * key's state, its tenant (cached) and plan. An unknown, malformed, revoked or expired key, or a
+ * tenant that may not push, ends the request here.
+ */
+const authenticate = async (
+  deps: PushDeps,
+  request: PushRequest,
+  wanted: Wanted,
+  caller: Caller,
+): Promise<Authenticated> => {
   const now = deps.now ?? Date.now;
   const keyHash = apiKeyHashOf(request.apiKey);
-
-  // The body is parsed before the first read (CPU only) so its KPI ids can be read in the same round
-  // trip, but a body error is reported only after authentication (spec 5.2 order).
-  const body = await request.readMeasurements().then(
-    (measurements) => ({ ok: true as const, measurements }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  const measurements = body.ok ? body.measurements : [];
-  const dryRun = request.dryRun === true;
-  const kpiIds = [...new Set(measurements.map((m) => m.kpiId))];
-  // One measurement is upserted without a read; several are read first, to keep their id and createdAt,
-  // and so is any of a dry run, which must tell created from updated.
-  const readExisting = measurements.length > 1 || dryRun;
   const startedAt = now();
   const window = {
     windowStart: windowStart(startedAt, deps.rateLimits.windowSeconds),
@@ -261,78 +281,108 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
   };
   const requestAt = new Date(startedAt).toISOString();
   const count = () => countRequest(deps.db, keyHash, window, { at: requestAt, ...sourceOf(request) });
-
-  const [items, earlyCount] = await settleAll([
-    batchGet(deps.db, [
-      keys.apiKey(keyHash),
-      ...kpiIds.map((id) => keys.kpi(id)),
-      ...(readExisting ? measurements.map(measurementKey) : []), // unique: the schema refuses duplicates
-    ]),
+  const kpiIds = [...new Set(wanted.measurements.map((m) => m.kpiId))];
+  const [read, earlyCount] = await settleAll([
+    // The measurements are unique: the input's schema refuses duplicates.
+    readPushContext(deps.db, keyHash, kpiIds, wanted.readExisting ? wanted.measurements : []),
     request.authorizer?.status === 'active' ? count() : undefined,
   ]);
-  const byKey = new Map(items.map((item) => [itemId(item as ItemKey), item]));
-  const keyItem = byKey.get(itemId(keys.apiKey(keyHash)));
-  if (keyItem) caller.usage = { keyHash, day: dayOf(window.windowStart * 1000), at: requestAt };
-  const apiKey = assertKeyUsable(keyItem ? toApiKey(keyItem) : undefined, startedAt);
+  if (read.key) caller.usage = { keyHash, day: dayOf(window.windowStart * 1000), at: requestAt };
+  const apiKey = assertKeyUsable(read.key?.key, startedAt);
   // Every later log line of this request, the access line included, names tenant and key.
   logger.appendKeys({ tenantId: apiKey.tenantId, keyPrefix: apiKey.prefix });
   const loaded = await deps.tenants.get(apiKey.tenantId);
   caller.plan = loaded?.plan;
   const tenant = assertTenantMayPush(loaded);
-  const counted: RequestCount = earlyCount ?? (await count());
+  const counted = earlyCount ?? (await count());
+  return { apiKey, keyHash, tenant, window, counted, read };
+};
 
-  const rate = decide(counted.count, tenant.plan, deps.rateLimits, window.windowStart, now());
-  try {
-    if (!rate.admitted) {
-      throw new AppError(
-        'RATE_LIMIT_EXCEEDED',
-        `This API key may make ${rate.headers['RateLimit-Limit']} push requests per ${deps.rateLimits.windowSeconds} s on the ${tenant.plan} plan. Retry after ${rate.headers['Retry-After']} s.`,
-      );
-    }
-    if (!body.ok) throw body.error;
-    const kpis = new Map(
-      kpiIds.flatMap((id) => {
-        const item = byKey.get(itemId(keys.kpi(id)));
-        return item ? [[id, toKpi(item)] as const] : [];
-      }),
+/**
+ * Whether the push may be written, from what was read: within the key's rate limit, a valid input, KPIs
+ * of the key's tenant with those types, inside the key's scope. Its answer is what a write records of
+ * the push: the tenant, the key and the time.
+ */
+const decide = (
+  deps: PushDeps,
+  { apiKey, tenant, read, window }: Authenticated,
+  rate: RateLimitDecision,
+  input: Settled<PushInput>,
+): WriteContext => {
+  if (!rate.admitted) {
+    throw new AppError(
+      'RATE_LIMIT_EXCEEDED',
+      `This API key may make ${rate.headers['RateLimit-Limit']} push requests per ${window.windowSeconds} s on the ${tenant.plan} plan. Retry after ${rate.headers['Retry-After']} s.`,
     );
-    assertOwnership(measurements, kpis, tenant.id);
-    assertInScope(measurements, apiKey);
-    const at = new Date(now()).toISOString();
-    const context: WriteContext = {
-      tenantId: tenant.id,
-      source: { type: 'apiKey', id: apiKey.id, prefix: apiKey.prefix },
-      at,
-    };
-    const existing = (input: MeasurementInput) => {
-      const item = byKey.get(itemId(measurementKey(input)));
-      return item ? toMeasurement(item) : undefined;
-    };
-    if (dryRun) {
-      const items = planStore(measurements, context, existing);
-      return { dryRun: true, items, headers: rate.headers };
-    }
-    if (request.remainingTimeMs && request.remainingTimeMs() < MIN_TIME_FOR_WRITES_MS) {
-      throw new AppError(
-        'SERVICE_UNAVAILABLE',
-        'The request ran out of time before it was written. Retry it.',
-        {
-          headers: { 'Retry-After': '1' },
-        },
-      );
-    }
+  }
+  if (!input.ok) throw input.error;
+  assertOwnership(input.value.measurements, read.kpis, tenant.id);
+  assertInScope(input.value.measurements, apiKey);
+  const at = new Date((deps.now ?? Date.now)()).toISOString();
+  return { tenantId: tenant.id, source: { type: 'apiKey', id: apiKey.id, prefix: apiKey.prefix }, at };
+};
 
-    const [written] = await settleAll([
-      storeMeasurements(deps.db, measurements, context, readExisting ? existing : undefined),
-      recordUse(deps.db, keyHash, {
-        day: counted.day,
-        at,
-        measurements: measurements.length,
-        staleWindows: counted.staleWindows,
-      }),
-    ]);
-    logger.info('measurements pushed', { tenantId: tenant.id, apiKeyId: apiKey.id, count: written.length });
-    return { dryRun: false, items: written, headers: rate.headers };
+/**
+ * The second round trip: the measurements through the one write path of pushes and pulls
+ * (./store.ts: one is upserted without a read, several are written whole with the `id` and `createdAt`
+ * of their existing records), the key's usage recording the use in parallel. A dry run writes nothing
+ * and answers what it would have written.
+ */
+const write = async (
+  deps: PushDeps,
+  request: PushRequest,
+  { keyHash, counted, read }: Authenticated,
+  { measurements, dryRun, readExisting }: Wanted,
+  context: WriteContext,
+  headers: Record<string, string>,
+): Promise<PushResult> => {
+  const existing = (input: MeasurementInput) => read.existing.get(identityOf(input));
+  if (dryRun) return { dryRun: true, items: planStore(measurements, context, existing), headers };
+  if (request.context && request.context.getRemainingTimeInMillis() < MIN_TIME_FOR_WRITES_MS) {
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The request ran out of time before it was written. Retry it.',
+      {
+        headers: { 'Retry-After': '1' },
+      },
+    );
+  }
+  const [written] = await settleAll([
+    storeMeasurements(deps.db, measurements, context, readExisting ? existing : undefined),
+    recordUse(deps.db, keyHash, {
+      day: counted.day,
+      at: context.at,
+      measurements: measurements.length,
+      staleWindows: counted.staleWindows,
+    }),
+  ]);
+  logger.info('measurements pushed', {
+    tenantId: context.tenantId,
+    apiKeyId: context.source.id,
+    count: written.length,
+  });
+  return { dryRun: false, items: written, headers };
+};
+
+/** A promise's outcome as a value: an input error waits until the key has been judged. */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): Promise<PushResult> => {
+  // The input is read before the first round trip (CPU only), so that its KPI ids are read in it.
+  const input: Settled<PushInput> = await request.input.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  const measurements = input.ok ? input.value.measurements : [];
+  const dryRun = input.ok && input.value.dryRun === true;
+  const wanted: Wanted = { measurements, dryRun, readExisting: measurements.length > 1 || dryRun };
+  const authenticated = await authenticate(deps, request, wanted, caller);
+  const { counted, tenant, window } = authenticated;
+  const now = (deps.now ?? Date.now)();
+  const rate = rateLimitDecision(counted.count, tenant.plan, deps.rateLimits, window.windowStart, now);
+  try {
+    const context = decide(deps, authenticated, rate, input);
+    return await write(deps, request, authenticated, wanted, context, rate.headers);
   } catch (error) {
     if (error instanceof AppError) Object.assign(error.headers, rate.headers);
     throw error;

@@ -43,3 +43,11 @@ export const pushedMeasurement = <M extends Provenance>({
   integrationName: _integrationName,
   ...measurement
 }: M): Omit<M, keyof Provenance> => measurement;
+
+/** A batch's answer: each measurement (stored, or planned) with its index in the request. */
+export const pushedItems = <M extends Provenance, S>(items: { status: S; measurement: M }[]) =>
+  items.map(({ status, measurement }, index) => ({
+    index,
+    status,
+    measurement: pushedMeasurement(measurement),
+  }));

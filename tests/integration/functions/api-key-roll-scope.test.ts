@@ -404,7 +404,7 @@ describe('KPI-scoped keys', () => {
     const refused = await pushMeasurements(deps, {
       apiKey: key.key,
       authorizer: { keyId: key.id, status: 'active' },
-      readMeasurements: async () => [measurement!],
+      input: Promise.resolve({ measurements: [measurement!] }),
     }).catch((error) => error);
     expect(refused.code).toBe('KPI_OUTSIDE_KEY_SCOPE');
     expect(probe.capacity().write).toBe(2);
@@ -482,7 +482,7 @@ describe('KPI-scoped keys', () => {
     const request = (year: number) => ({
       apiKey: third.key,
       authorizer: { keyId: third.id, status: 'active' as const },
-      readMeasurements: async () => dailyMeasurements([kpis[99]!], 1, year),
+      input: Promise.resolve({ measurements: dailyMeasurements([kpis[99]!], 1, year) }),
     });
     await pushMeasurements(deps, request(2040)); // warms the tenant cache
     probe.reset();
@@ -495,7 +495,7 @@ describe('KPI-scoped keys', () => {
     probe.reset();
     await pushMeasurements(deps, {
       ...request(0),
-      readMeasurements: async () => dailyMeasurements(kpis, 50, 2042),
+      input: Promise.resolve({ measurements: dailyMeasurements(kpis, 50, 2042) }),
     });
     expect(probe.capacity().write).toBeLessThanOrEqual(52);
   });

@@ -102,7 +102,7 @@ describe('key check: the library (lib/push/key-check.ts)', () => {
     expect(await remaining()).toBe(2);
     for (const [i, expected] of [1, 0, 0].entries()) {
       const body = dailyMeasurements(tenant.kpis, 1, 2001 + i);
-      await pushMeasurements(deps(), { apiKey: key, readMeasurements: async () => body }).catch(
+      await pushMeasurements(deps(), { apiKey: key, input: Promise.resolve({ measurements: body }) }).catch(
         () => undefined,
       );
       expect(await remaining()).toBe(expected);

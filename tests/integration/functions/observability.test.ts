@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as loginHandler } from '../../../functions/login';
@@ -6,6 +7,7 @@ import { handler as pushHandler } from '../../../functions/push-measurement';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { login } from '../../../lib/auth/sessions';
+import { measurementInputSchema } from '../../../lib/push/measurement-schema';
 import { pushMeasurements } from '../../../lib/push/push-service';
 import { pushDeps } from '../../../lib/runtime';
 import { apiEvent, type EventInput, type Handler, lambdaContext } from '../../support/events';
@@ -143,8 +145,9 @@ describe('metrics (EMF)', () => {
       rateLimits: { windowSeconds: 60, perPlan: { free: 1, business: 1, enterprise: 1 } },
     };
     const key = await createRawKey(tenant.tenant.id);
-    const measurement = measurementFor(tenant.kpis[3]!);
-    const request = { apiKey: key, readMeasurements: async () => [measurement as never] };
+    // As the endpoint reads it: the period defaults to the current month.
+    const measurement = z.parse(measurementInputSchema, measurementFor(tenant.kpis[3]!));
+    const request = { apiKey: key, input: Promise.resolve({ measurements: [measurement] }) };
     await pushMeasurements(strict, request);
     const { lines } = await captureOutput(() => pushMeasurements(strict, request).catch((e: Error) => e));
     expect(metricsOf(lines).map((m) => [m.name, m.dimensions])).toEqual([

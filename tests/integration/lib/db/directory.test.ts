@@ -104,6 +104,8 @@ describe('tenants', () => {
           plan: 'free',
           features: [],
           active: true,
+          createdAt: '2026-11-20T08:00:00.000Z',
+          updatedAt: '2026-11-20T08:00:00.000Z',
         },
       }),
     );

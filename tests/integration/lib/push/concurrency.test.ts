@@ -102,10 +102,9 @@ describe('200 concurrent pushes across 5 keys and 2 tenants', () => {
             keyId: ids.get(attempt.key)!,
             status: attempt.key === revoked.key ? 'refused' : 'active',
           },
-          readMeasurements: async () => {
-            if (attempt.invalid) throw new AppError('VALIDATION_FAILED', 'actual must be a finite number');
-            return attempt.measurements;
-          },
+          input: attempt.invalid
+            ? Promise.reject(new AppError('VALIDATION_FAILED', 'actual must be a finite number'))
+            : Promise.resolve({ measurements: attempt.measurements }),
         }).then(
           (result) => ({ attempt, status: 200, items: result.items }),
           (error: AppError) => ({ attempt, status: error.status, items: [] }),

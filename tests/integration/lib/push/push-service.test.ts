@@ -58,7 +58,7 @@ const setup = (ttlSeconds = 30) => {
 const viaAuthorizer = (key: string, id: string, body: MeasurementInput[]): PushRequest => ({
   apiKey: key,
   authorizer: { keyId: id, status: 'active' },
-  readMeasurements: async () => body,
+  input: Promise.resolve({ measurements: body }),
 });
 
 describe('push cost at the write floor (budgets, ConsumedCapacity from DynamoDB Local)', () => {
@@ -103,7 +103,10 @@ describe('push cost at the write floor (budgets, ConsumedCapacity from DynamoDB 
     const { probe, deps } = setup();
     await pushMeasurements(deps, viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2015)));
     probe.reset();
-    await pushMeasurements(deps, { apiKey, readMeasurements: async () => measurements(tenant, 1, 2016) });
+    await pushMeasurements(deps, {
+      apiKey,
+      input: Promise.resolve({ measurements: measurements(tenant, 1, 2016) }),
+    });
     expect(probe.rounds()).toBe(3);
   });
 
@@ -151,11 +154,12 @@ describe('a rejected push writes no measurement; only a known key’s usage coun
     for (let i = 0; i < forged.length; i += 50) {
       statuses.push(
         ...(await Promise.all(
-          forged
-            .slice(i, i + 50)
-            .map((key) =>
-              attempt(deps, { apiKey: key, readMeasurements: async () => measurements(tenant, 1, 2020) }),
-            ),
+          forged.slice(i, i + 50).map((key) =>
+            attempt(deps, {
+              apiKey: key,
+              input: Promise.resolve({ measurements: measurements(tenant, 1, 2020) }),
+            }),
+          ),
         )),
       );
     }
@@ -169,7 +173,10 @@ describe('a rejected push writes no measurement; only a known key’s usage coun
     const badChecksum = `${apiKey.slice(0, -1)}${apiKey.endsWith('a') ? 'b' : 'a'}`;
     for (const key of [badChecksum, apiKey.slice(0, -2), 'sk_live_x', undefined]) {
       await expect(
-        pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(tenant, 1, 2020) }),
+        pushMeasurements(deps, {
+          apiKey: key,
+          input: Promise.resolve({ measurements: measurements(tenant, 1, 2020) }),
+        }),
       ).rejects.toMatchObject({
         code: 'INVALID_API_KEY',
         headers: { 'WWW-Authenticate': 'ApiKey header="x-api-key"' },
@@ -184,7 +191,10 @@ describe('a rejected push writes no measurement; only a known key’s usage coun
     await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(orphan.tenant.id) }));
     const { probe, deps } = setup(0);
     await expect(
-      pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(orphan, 1, 2020) }),
+      pushMeasurements(deps, {
+        apiKey: key,
+        input: Promise.resolve({ measurements: measurements(orphan, 1, 2020) }),
+      }),
     ).rejects.toMatchObject({ code: 'TENANT_INACTIVE' });
     expect(probe.capacity().write).toBe(1); // the refusal, on the key's day
     expect(await refusalsOf(key)).toEqual({ refused_authentication: 1 });
@@ -211,7 +221,10 @@ describe('a rejected push writes no measurement; only a known key’s usage coun
     for (const [key, owner] of cases) {
       for (let i = 0; i < 20; i++) {
         expect(
-          await attempt(deps, { apiKey: key, readMeasurements: async () => measurements(owner, 1, 2021) }),
+          await attempt(deps, {
+            apiKey: key,
+            input: Promise.resolve({ measurements: measurements(owner, 1, 2021) }),
+          }),
         ).toBe(403);
       }
     }
@@ -234,12 +247,11 @@ describe('a rejected push writes no measurement; only a known key’s usage coun
     const before = await itemCount();
     probe.reset();
     const [valid] = measurements(owner, 1, 2023);
+    const foreign = viaAuthorizer(key, id, [{ ...valid!, kpiId: randomUUID() }]);
     const invalid = {
       ...viaAuthorizer(key, id, []),
-      readMeasurements: () =>
-        Promise.reject(new AppError('VALIDATION_FAILED', 'The request body is invalid.')),
+      input: Promise.reject(new AppError('VALIDATION_FAILED', 'The request body is invalid.')),
     };
-    const foreign = viaAuthorizer(key, id, [{ ...valid!, kpiId: randomUUID() }]);
     expect(await attempt(limited, invalid)).toBe(400);
     expect(await attempt(limited, foreign)).toBe(404);
     expect(await attempt(limited, viaAuthorizer(key, id, [valid!]))).toBe(429);
@@ -278,12 +290,15 @@ describe('push pipeline: a database failure midway through a batch', () => {
       rateLimits: RATE_LIMITS,
     });
     await expect(
-      pushMeasurements(deps(failing.db), { apiKey: key, readMeasurements: async () => batch }),
+      pushMeasurements(deps(failing.db), { apiKey: key, input: Promise.resolve({ measurements: batch }) }),
     ).rejects.toMatchObject({ name: 'ThrottlingException' });
     const partial = await Promise.all(owner.kpis.map((kpi) => listMeasurements(db, kpi.id, { limit: 1000 })));
     expect(partial.flatMap((page) => page.items).length).toBeLessThan(50);
 
-    const retried = await pushMeasurements(deps(), { apiKey: key, readMeasurements: async () => batch });
+    const retried = await pushMeasurements(deps(), {
+      apiKey: key,
+      input: Promise.resolve({ measurements: batch }),
+    });
     expect(retried.items).toHaveLength(50);
     const stored = (
       await Promise.all(owner.kpis.map((kpi) => listMeasurements(db, kpi.id, { limit: 1000 })))
@@ -358,11 +373,11 @@ describe('what a refused push says, and that it wrote nothing', () => {
     };
     await pushMeasurements(tight, {
       apiKey: key,
-      readMeasurements: async () => measurements(owner, 1, 2035),
+      input: Promise.resolve({ measurements: measurements(owner, 1, 2035) }),
     });
     const error = await refusal(tight, {
       apiKey: key,
-      readMeasurements: async () => measurements(owner, 1, 2036),
+      input: Promise.resolve({ measurements: measurements(owner, 1, 2036) }),
     });
     expect(error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(error.message).toBe(
@@ -379,7 +394,7 @@ describe('what a refused push says, and that it wrote nothing', () => {
       const body = measurements(tenant, count, 2038 + count);
       const error = await refusal(deps, {
         ...viaAuthorizer(apiKey, keyId, body),
-        remainingTimeMs: () => 1999,
+        context: { getRemainingTimeInMillis: () => 1999 },
       });
       expect(error).toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
@@ -397,7 +412,7 @@ describe('what a refused push says, and that it wrote nothing', () => {
     }
     const result = await pushMeasurements(deps, {
       ...viaAuthorizer(apiKey, keyId, measurements(tenant, 1, 2045)),
-      remainingTimeMs: () => 2000,
+      context: { getRemainingTimeInMillis: () => 2000 },
     });
     expect(result.items.map((item) => item.status)).toEqual(['created']);
   });
@@ -405,7 +420,10 @@ describe('what a refused push says, and that it wrote nothing', () => {
 
 describe('what the key checks say (spec 5.2 steps 1-3)', () => {
   const refused = (deps: PushDeps, key: string | undefined) =>
-    pushMeasurements(deps, { apiKey: key, readMeasurements: async () => measurements(tenant, 1, 2046) }).then(
+    pushMeasurements(deps, {
+      apiKey: key,
+      input: Promise.resolve({ measurements: measurements(tenant, 1, 2046) }),
+    }).then(
       () => expect.fail('accepted'),
       (error: AppError) => error,
     );
@@ -479,8 +497,8 @@ describe('what a push logs and counts', () => {
     ]);
     const dry = await captureOutput(() =>
       pushMeasurements(deps, {
-        ...viaAuthorizer(apiKey, keyId, measurements(tenant, 2, 2051)),
-        dryRun: true,
+        ...viaAuthorizer(apiKey, keyId, []),
+        input: Promise.resolve({ measurements: measurements(tenant, 2, 2051), dryRun: true }),
       }),
     );
     expect(dry.result.dryRun).toBe(true);
@@ -500,9 +518,7 @@ describe('what a failed push counts', () => {
       const { lines } = await captureOutput(() =>
         pushMeasurements(deps, {
           ...viaAuthorizer(apiKey, keyId, []),
-          readMeasurements: async () => {
-            throw failure;
-          },
+          input: Promise.reject(failure),
         }).catch((error: unknown) => error),
       );
       expect(metricsOf(lines).filter((metric) => metric.name === 'PushRejected')).toEqual([]);
@@ -510,9 +526,7 @@ describe('what a failed push counts', () => {
     const refused = await captureOutput(() =>
       pushMeasurements(deps, {
         ...viaAuthorizer(apiKey, keyId, []),
-        readMeasurements: async () => {
-          throw new AppError('VALIDATION_FAILED', 'bad');
-        },
+        input: Promise.reject(new AppError('VALIDATION_FAILED', 'bad')),
       }).catch((error: unknown) => error),
     );
     expect(metricsOf(refused.lines)).toEqual([

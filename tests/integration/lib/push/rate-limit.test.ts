@@ -49,7 +49,7 @@ const attempt = (
   apiKey: string,
   body: () => Promise<MeasurementInput[]> = async () => one(),
 ) =>
-  pushMeasurements(deps, { apiKey, readMeasurements: body }).then(
+  pushMeasurements(deps, { apiKey, input: body().then((measurements) => ({ measurements })) }).then(
     (result) => ({ status: 200, headers: result.headers }),
     (error: AppError) => ({ status: error.status, headers: error.headers, code: error.code }),
   );
@@ -89,7 +89,10 @@ describe('push rate limit per API key', () => {
     const period = (m: Record<string, unknown>) => m.periodStart === body[0]!.periodStart;
     expect((await storedMeasurements(tenant, body[0]!.kpiId)).filter(period)).toEqual([]);
     time.advance(WINDOW * 1000);
-    const retried = await pushMeasurements(deps, { apiKey: key, readMeasurements: async () => body });
+    const retried = await pushMeasurements(deps, {
+      apiKey: key,
+      input: Promise.resolve({ measurements: body }),
+    });
     expect(retried.items[0]?.status).toBe('created');
   });
 
@@ -123,9 +126,10 @@ describe('push rate limit per API key', () => {
     const deps = depsWith(time.now);
     const key = await createRawKey(tenant.tenant.id);
     for (const bad of [undefined, 'skm_nope', `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`]) {
-      const result = await pushMeasurements(deps, { apiKey: bad, readMeasurements: async () => one() }).catch(
-        (e) => e,
-      );
+      const result = await pushMeasurements(deps, {
+        apiKey: bad,
+        input: Promise.resolve({ measurements: one() }),
+      }).catch((e) => e);
       expect(result.status).toBe(401);
       expect(result.headers['RateLimit-Limit']).toBeUndefined();
     }

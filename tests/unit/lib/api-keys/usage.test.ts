@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyDay, RECENT_USAGE_DAYS, recentUsage } from '../../../../lib/api-keys/usage';
-import type { UsageDay } from '../../../../lib/db/api-key-usage';
+import type { UsageDay } from '../../../../lib/domain/api-key-usage';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 const stored = (date: string, fields: Partial<UsageDay>): UsageDay => ({ ...emptyDay(date), ...fields });

@@ -37,7 +37,13 @@ const live = (): SessionState => ({
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
   },
-  session: { id: 's1', userId: 'u1', tenantId: 't1', expiresAt: 2_000_000_000 },
+  session: {
+    id: 's1',
+    userId: 'u1',
+    tenantId: 't1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: 2_000_000_000,
+  },
 });
 
 /** A guard over a store the test changes, with a clock it moves; `reads` counts the loads. */

@@ -83,6 +83,14 @@ describe('an entity declaration', () => {
     expect(gadgets.fromItem(older)).toMatchObject({ size: 1, tags: null, note: null });
   });
 
+  it('reads a nullable attribute stored as NULL as null, in its stored form or not', () => {
+    expect(gadgets.fromItem({ ...gadgets.toItem(gadget), note: null, tagList: null })).toMatchObject({
+      note: null,
+      tags: null,
+    });
+    expect(malformed({ ...gadgets.toItem(gadget), size: null })).toBeInstanceOf(MalformedItem);
+  });
+
   it('refuses an item of another type, naming the entity and the id', () => {
     const error = malformed({ ...gadgets.toItem(gadget), type: 'WIDGET' });
     expect(error).toBeInstanceOf(MalformedItem);
