@@ -258,6 +258,7 @@ const floorKey = (tenantId: string, i: number) => ({
   lastUsedAt: null,
   revokedAt: null,
   kpiIds: null,
+  allowedSources: null,
   createdBy: null,
   revokedBy: null,
   rolledAt: null,

@@ -11,16 +11,35 @@ const keyCheckSchema = z
   .object({
     key: z
       .extend(
-        z.pick(apiKeySchema, { id: true, prefix: true, name: true, createdAt: true, expiresAt: true }),
+        z.pick(apiKeySchema, {
+          id: true,
+          prefix: true,
+          name: true,
+          createdAt: true,
+          expiresAt: true,
+          allowedSources: true,
+        }),
         {
           status: z.literal('active'),
         },
       )
       .check(
         z.describe(
-          'The key: `id`, `prefix`, `name`, `status` (always `active` here), `createdAt`, `expiresAt` (`null` = never).',
+          'The key: `id`, `prefix`, `name`, `status` (always `active` here), `createdAt`, `expiresAt` (`null` = never), `allowedSources` (`null` = any address).',
         ),
       ),
+    source: z
+      .object({
+        ip: z.nullable(z.string()).check(z.describe('The caller’s address, as API Gateway saw it.')),
+        allowed: z
+          .literal(true)
+          .check(
+            z.describe(
+              'Always `true` here: from an address the key does not allow, the check is 403 `source-not-allowed`, naming the address.',
+            ),
+          ),
+      })
+      .check(z.describe('Where the request came from, and that the key may be used from there.')),
     organization: z
       .object({ id, plan: z.enum(PLANS), pushEnabled: z.boolean() })
       .check(
@@ -53,7 +72,7 @@ export const route = defineKeyRoute({
   description: [
     'Does this key work, and for what? For a CI job’s setup step. Answers with the key, its organization (plan, whether it may push) and the key’s current rate-limit budget, without spending any of it: the `RateLimit-*` headers say what the next push would see.',
     '',
-    'A key a push would refuse is refused the same way: 401 `invalid-api-key` (missing, malformed, unknown), 403 `api-key-revoked`, `api-key-expired`, `tenant-inactive`. A key whose plan lacks `kpi_push_measurement` is 200 with `pushEnabled: false`: the key itself is fine.',
+    'A key a push would refuse is refused the same way: 401 `invalid-api-key` (missing, malformed, unknown), 403 `source-not-allowed` (a request from an address outside the key’s `allowedSources`, naming the address seen), `api-key-revoked`, `api-key-expired`, `tenant-inactive`. A key whose plan lacks `kpi_push_measurement` is 200 with `pushEnabled: false`: the key itself is fine. `source` names the address the service saw.',
   ].join('\n'),
   auth: 'apiKey',
   rateLimited: true,
@@ -69,15 +88,17 @@ export const route = defineKeyRoute({
           status: 'active',
           createdAt: '2026-08-14T09:12:44.101Z',
           expiresAt: '2027-06-30T00:00:00.000Z',
+          allowedSources: ['203.0.113.0/28'],
         },
+        source: { ip: '203.0.113.7', allowed: true },
         organization: { id: '01936c00-0a1b-7c2d-8e3f-405162738495', plan: 'business', pushEnabled: true },
         rateLimit: { limit: 300, remaining: 297, resetSeconds: 42, windowSeconds: 60 },
       },
     },
   },
   errors: [],
-  core: async ({ apiKey }) => {
-    const { body, headers } = await checkApiKey(pushDeps, apiKey);
+  core: async ({ apiKey, source }) => {
+    const { body, headers } = await checkApiKey(pushDeps, apiKey, source.sourceIp);
     return reply(200, body, headers);
   },
 });

@@ -1,5 +1,11 @@
 import * as z from 'zod/mini';
-import { futureInstant, keyNameSchema, kpiScopeSchema } from '../lib/api-keys/inputs';
+import {
+  ALLOWED_SOURCES_INPUT,
+  allowedSourcesSchema,
+  futureInstant,
+  keyNameSchema,
+  kpiScopeSchema,
+} from '../lib/api-keys/inputs';
 import { createApiKey } from '../lib/api-keys/service';
 import { createdApiKeyView, createdApiKeyViewSchema } from '../lib/api-keys/views';
 import { defineRoute, reply } from '../lib/http/route';
@@ -26,6 +32,9 @@ const createApiKeyRequestSchema = z
           'Optional KPI scope: 1 to 100 ids of KPIs of the tenant, each once; the key may push to these only. `null` or absent = every KPI. Fixed for the key’s life (a roll keeps it).',
         ),
       ),
+    allowedSources: z
+      .nullish(allowedSourcesSchema)
+      .check(z.describe(`${ALLOWED_SOURCES_INPUT} \`null\` or absent = any address.`)),
   })
   .check(z.meta({ id: 'CreateApiKeyRequest', description: 'Spec 2.7.' }));
 
@@ -37,7 +46,7 @@ export const route = defineRoute({
   tag: 'API keys',
   summary: 'Create an API key',
   description:
-    'Spec 2.7, 3, 8 (ADMIN). The raw key is in this response only. The plan maximum counts active keys: Free 3, Business 5, Enterprise unlimited; past it, 409 `api-key-limit-reached`. `kpiIds` limits the key to some KPIs of the tenant: a push of it to another KPI is 403 `kpi-outside-key-scope`; an id that is not a KPI of the tenant is 400 naming it.',
+    'Spec 2.7, 3, 8 (ADMIN). The raw key is in this response only. The plan maximum counts active keys: Free 3, Business 5, Enterprise unlimited; past it, 409 `api-key-limit-reached`. `kpiIds` limits the key to some KPIs of the tenant: a push of it to another KPI is 403 `kpi-outside-key-scope`; an id that is not a KPI of the tenant is 400 naming it. `allowedSources` limits the key to some source addresses: a request from another is 403 `source-not-allowed`; `PATCH /api-keys/{id}` changes the list.',
   auth: 'jwt',
   roles: ['ADMIN'],
   body: {
@@ -49,6 +58,10 @@ export const route = defineRoute({
       },
       forever: { summary: 'A key without expiry', value: { name: 'CI pipeline' } },
       scoped: { summary: 'A key for one KPI only', value: { name: 'Revenue cron', kpiIds: [KPI_ID] } },
+      fromCronHost: {
+        summary: 'A key that works only from a cron host and an office network',
+        value: { name: 'Nightly cron', allowedSources: ['203.0.113.7', '2001:db8:4::/48'] },
+      },
     },
   },
   responses: {
@@ -70,6 +83,7 @@ export const route = defineRoute({
       keyPrefix: created.prefix,
       expiresAt: created.expiresAt,
       scopedKpis: created.kpiIds?.length ?? null,
+      allowedSources: created.allowedSources?.join(' ') ?? null,
     });
     return reply(201, createdApiKeyView(created));
   },

@@ -39,13 +39,29 @@ const usageQuerySchema = z
     }),
   );
 
+/** Where the last request refused for its source came from: ADMIN only, as every source field. */
+const refusedSourceField = (what: string) => ({
+  lastRefusedSourceIp: z
+    .nullable(z.string())
+    .check(
+      z.describe(
+        `Where ${what} refused for its source came from (403 \`source-not-allowed\`), as API Gateway saw it. ADMIN only: \`null\` for other roles.`,
+      ),
+    ),
+});
+
 /** A day as the route shows it: its source fields are ADMIN only. */
-const usageDayViewSchema = z.safeExtend(usageDaySchema, sourceFields('the day’s last request')).check(
-  z.meta({
-    id: 'ApiKeyUsageDay',
-    description: 'One UTC day of a key’s use; a day without requests is all zero.',
-  }),
-);
+const usageDayViewSchema = z
+  .safeExtend(usageDaySchema, {
+    ...sourceFields('the day’s last request'),
+    ...refusedSourceField('the day’s last request'),
+  })
+  .check(
+    z.meta({
+      id: 'ApiKeyUsageDay',
+      description: 'One UTC day of a key’s use; a day without requests is all zero.',
+    }),
+  );
 
 const keyUsageSchema = z
   .object({
@@ -60,6 +76,7 @@ const keyUsageSchema = z
       refused: refusedSchema,
       lastRequestAt: z.nullable(timestamp),
       ...sourceFields('the last request'),
+      ...refusedSourceField('the last request'),
     }),
   })
   .check(z.meta({ id: 'ApiKeyUsage', description: 'How a key was used, day by day, and in total.' }));
@@ -74,7 +91,7 @@ export const route = defineRoute({
   path: '/api-keys/{id}/usage',
   tag: 'API keys',
   summary: 'Show how a key is used',
-  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and, for ADMINs only, where the last one came from (\`lastSourceIp\`, \`lastUserAgent\`: \`null\` for other roles); and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
+  description: `Every role. One row per UTC day from \`from\` to \`to\` (at most ${MAX_USAGE_DAYS} days; default the last 30), with the requests counted against the key’s rate limit, the successful pushes and their measurements, the refusals by reason, the day’s first and last request and, for ADMINs only, where the last one came from (\`lastSourceIp\`, \`lastUserAgent\`) and where the last one refused for its source came from (\`lastRefusedSourceIp\`), all \`null\` for other roles; and the totals. Usage is kept ${MAX_USAGE_DAYS} days. Refusals are counted once the key is known: a request without a key, or with a malformed or unknown one, counts nowhere.`,
   auth: 'jwt',
   pathParams: apiKeyIdParams,
   query: usageQuerySchema,
@@ -93,22 +110,24 @@ export const route = defineRoute({
             requests: 26,
             accepted: 24,
             measurements: 120,
-            refused: { authentication: 0, scope: 0, rateLimit: 0, validation: 2, featureOff: 0 },
+            refused: { authentication: 0, source: 1, scope: 0, rateLimit: 0, validation: 2, featureOff: 0 },
             firstRequestAt: '2026-11-25T02:00:00.118Z',
             lastRequestAt: '2026-11-25T09:10:04.552Z',
             lastUsedAt: '2026-11-25T09:10:04.552Z',
             lastSourceIp: '203.0.113.7',
             lastUserAgent: 'kpi-push/0.2.0',
+            lastRefusedSourceIp: '198.51.100.23',
           },
         ],
         totals: {
           requests: 26,
           accepted: 24,
           measurements: 120,
-          refused: { authentication: 0, scope: 0, rateLimit: 0, validation: 2, featureOff: 0 },
+          refused: { authentication: 0, source: 1, scope: 0, rateLimit: 0, validation: 2, featureOff: 0 },
           lastRequestAt: '2026-11-25T09:10:04.552Z',
           lastSourceIp: '203.0.113.7',
           lastUserAgent: 'kpi-push/0.2.0',
+          lastRefusedSourceIp: '198.51.100.23',
         },
       },
     },

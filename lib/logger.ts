@@ -30,6 +30,7 @@ export type AuditEvent =
   | 'sessions.revoked'
   | 'api_key.created'
   | 'api_key.rolled'
+  | 'api_key.updated'
   | 'api_key.revoked'
   | 'api_key.leaked'
   | 'kpi.updated'

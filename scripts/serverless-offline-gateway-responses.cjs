@@ -12,23 +12,29 @@
  * ACCESS_DENIED. Of the template language it needs `$context.requestId` and `$context.authorizer.<name>`:
  * the push authorizer denies a refused key with the problem in its context, which API Gateway puts
  * into the ACCESS_DENIED response. serverless-offline drops a denying authorizer's context, so this
- * plugin also records, per `x-api-key`, the context of the authorizer's last answer (it wraps
- * serverless-offline's Lambda runner; only `serverless offline` loads this).
+ * plugin also records, per identity (the `x-api-key` and the caller's address, the push authorizer's
+ * identity sources), the context of the authorizer's last answer (it wraps serverless-offline's Lambda
+ * runner; only `serverless offline` loads this).
  *
  * serverless-offline also answers 401 when the authorizer fails (throws anything but `Unauthorized`,
  * or times out), where API Gateway answers AUTHORIZER_FAILURE, which the API renders as a 503 with
  * Retry-After: with DynamoDB down, a client would learn locally that its key is bad (401, final) where
- * AWS tells it to retry. The same wrapper counts such failures per `x-api-key`, and a 401 of a request
- * with that key takes one of them and is answered with AUTHORIZER_FAILURE instead. (The count, not a
- * flag: of concurrent requests with one key, each failure turns exactly one 401.)
+ * AWS tells it to retry. The same wrapper counts such failures per identity, and a 401 of a request
+ * with that identity takes one of them and is answered with AUTHORIZER_FAILURE instead. (The count, not
+ * a flag: of concurrent requests with one identity, each failure turns exactly one 401.)
  *
  * A request that matches no route gets serverless-offline's own 404 (`{"error":"Serverless-offline:
  * route not found.","existingRoutes":[…]}`, from its catch-all route `/{p*}`); API Gateway answers it
  * with MISSING_AUTHENTICATION_TOKEN, which the API renders as a 404 problem document: so does this.
  */
 const { randomUUID } = require('node:crypto');
+const { sourceIpOf } = require('./serverless-offline-source-ip.cjs');
 
 const RESPONSE_TYPE_BY_STATUS = { 401: 'UNAUTHORIZED', 403: 'ACCESS_DENIED' };
+
+/** What API Gateway caches the push authorizer's answer by: the key and the caller's address. */
+const identity = (/** @type {unknown} */ apiKey, /** @type {unknown} */ sourceIp) =>
+  `${String(apiKey)} ${String(sourceIp ?? '')}`;
 
 /**
  * `'value'` → `value`: static gateway response parameters are quoted string literals, in which a
@@ -80,9 +86,10 @@ class ServerlessOfflineGatewayResponses {
   }
 
   /**
-   * Remembers the context of every authorizer answer by the request's `x-api-key`, the identity source
-   * of the push authorizer (an answer is the same for every request with that key), and counts its
-   * failures by key.
+   * Remembers the context of every authorizer answer by the request's identity (`x-api-key` and the
+   * address, the push authorizer's identity sources: an answer is the same for every request with
+   * them), and counts its failures by identity. The address is in the event since
+   * ./serverless-offline-source-ip.cjs put it there.
    * @param {Map<string, Record<string, unknown>>} contexts
    * @param {Map<string, number>} failures
    */
@@ -104,9 +111,11 @@ class ServerlessOfflineGatewayResponses {
       };
       lambdaFunction.runHandler = async () => {
         const ran = event;
-        const key = Object.entries(ran?.headers ?? {}).find(
+        const apiKey = Object.entries(ran?.headers ?? {}).find(
           ([name]) => name.toLowerCase() === 'x-api-key',
         )?.[1];
+        const key =
+          apiKey === undefined ? undefined : identity(apiKey, ran?.requestContext?.identity?.sourceIp);
         let result;
         try {
           result = await runHandler();
@@ -148,7 +157,7 @@ class ServerlessOfflineGatewayResponses {
     server.ext('onPreResponse', (/** @type {any} */ request, /** @type {any} */ h) => {
       const refused = request.response?.isBoom && request.auth?.error;
       const unrouted = request.route?.path === '/{p*}' && request.response?.statusCode === 404;
-      const key = String(request.headers['x-api-key'] ?? '');
+      const key = identity(request.headers['x-api-key'] ?? '', sourceIpOf(request));
       const refusedType = refused && RESPONSE_TYPE_BY_STATUS[request.response.output.statusCode];
       const type = unrouted
         ? 'MISSING_AUTHENTICATION_TOKEN'

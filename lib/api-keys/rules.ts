@@ -64,6 +64,21 @@ export const assertRollable = (key: ApiKey, now: number) => {
   }
 };
 
+/**
+ * Only an active key is changed (renamed, its sources set): a revoked or expired key never works
+ * again, and it keeps what it was when it stopped, the record of what was revoked or had expired.
+ */
+export const assertChangeable = (key: ApiKey, now: number) => {
+  const status = apiKeyStatus(key, now);
+  if (status !== 'active') {
+    throw new AppError(
+      'API_KEY_NOT_ACTIVE',
+      `API key ${key.prefix}… is ${status}; only an active key can be changed. It keeps its name and sources as they were when it stopped.`,
+      { extensions: { keyStatus: status } },
+    );
+  }
+};
+
 /** A grace period is a whole number of hours from 0 to the maximum. */
 export const assertGracePeriod = (hours: number) => {
   if (!Number.isInteger(hours) || hours < 0 || hours > ROLL_GRACE_HOURS.max) {

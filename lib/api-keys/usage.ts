@@ -36,6 +36,7 @@ export const keyUsage = async (
   const stored = new Map((await usageDays(db, found.keyHash, from, to)).map((day) => [day.date, day]));
   const days = datesOf(from, to).map((date) => stored.get(date) ?? emptyDay(date));
   const latest = [...days].reverse().find((day) => day.lastRequestAt !== null);
+  const refusedSource = [...days].reverse().find((day) => day.lastRefusedSourceIp !== null);
   // The sum starts from a day with nothing counted.
   const { refused } = emptyDay(from);
   for (const day of days) for (const reason of USAGE_REFUSALS) refused[reason] += day.refused[reason];
@@ -54,6 +55,7 @@ export const keyUsage = async (
       lastRequestAt: latest?.lastRequestAt ?? null,
       lastSourceIp: latest?.lastSourceIp ?? null,
       lastUserAgent: latest?.lastUserAgent ?? null,
+      lastRefusedSourceIp: refusedSource?.lastRefusedSourceIp ?? null,
     },
   };
 };
@@ -78,8 +80,8 @@ const refusedOf = (day: UsageDay) => USAGE_REFUSALS.reduce((sum, reason) => sum 
 /**
  * A key's `lastUsedAt` (the newest within the retention) and its last 30 days, from its stored days
  * newest first (`recentUsageOf`). A day's `requests` counts every request of the known key, the
- * refused ones included: those counted against the rate limit, plus the authentication refusals,
- * which are not.
+ * refused ones included: those counted against the rate limit, plus those refused before it is
+ * counted (the key's state and its source: the authorizer refuses them at the edge).
  */
 export const recentUsage = (
   stored: UsageDay[],
@@ -94,7 +96,7 @@ export const recentUsage = (
   const latest = stored.find((day) => day.lastRequestAt !== null && day.date >= first);
   const rows = days.map((day) => ({
     date: day.date,
-    requests: day.requests + day.refused.authentication,
+    requests: day.requests + day.refused.authentication + day.refused.source,
     refused: refusedOf(day),
   }));
   return {

@@ -68,10 +68,21 @@ export const sourceFields = (what: string) => ({
 /** Whether a role sees where keys were used from (`sourceFields`). */
 export const seesKeySources = (role: Role): boolean => role === 'ADMIN';
 
-/** A usage record with where it came from hidden, for the roles that do not see it. */
-export const withoutSource = <T extends { lastSourceIp: string | null; lastUserAgent: string | null }>(
+/** A usage record with where it came from hidden (a refused source too), for the roles that do not see it. */
+export const withoutSource = <
+  T extends {
+    lastSourceIp: string | null;
+    lastUserAgent: string | null;
+    lastRefusedSourceIp?: string | null;
+  },
+>(
   usage: T,
-): T => ({ ...usage, lastSourceIp: null, lastUserAgent: null });
+): T => ({
+  ...usage,
+  lastSourceIp: null,
+  lastUserAgent: null,
+  ...('lastRefusedSourceIp' in usage ? { lastRefusedSourceIp: null } : {}),
+});
 
 /** A key's last 30 days of use, as the key list shows it. */
 export const recentUsageSchema = z
@@ -176,6 +187,7 @@ export const apiKeyView = (key: ApiKey, now = Date.now()): ApiKeyView => ({
   lastUsedAt: key.lastUsedAt,
   revokedAt: key.revokedAt,
   kpiIds: key.kpiIds,
+  allowedSources: key.allowedSources,
   createdBy: actorView(key.createdBy),
   revokedBy: actorView(key.revokedBy),
   rolledAt: key.rolledAt,

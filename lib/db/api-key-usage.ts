@@ -9,8 +9,8 @@ import { keyPart, keys } from './keys';
 /**
  * How an API key is used: one small item per key and UTC day (`APIKEY#<sha256>` / `USAGE#<day>`), the
  * only item the push path writes besides the measurements. It is in no index and stays under 1 KB
- * (a dozen counters, two instants, a source address of at most 45 characters and a User-Agent of at
- * most 200), so each write costs exactly one write unit. It expires 90 days after its day (`ttl`);
+ * (a dozen counters, two instants, two source addresses of at most 45 characters and a User-Agent of
+ * at most 200), so each write costs exactly one write unit. It expires 90 days after its day (`ttl`);
  * DynamoDB Local never deletes expired items, so readers ask for a range of days.
  *
  * - Rate limit: one counter attribute per fixed window, named after the window's start
@@ -21,7 +21,8 @@ import { keyPart, keys } from './keys';
  *   `measurements` (successful pushes), and refusals by reason (`refused_<reason>`), each by `ADD`
  *   in an update that the push already makes, or in one for a refused request of a known key.
  * - `firstAt`, `lastAt`: the day's first and last request; `lastSourceIp`, `lastUserAgent`: where the
- *   last one came from; `lastUsedAt`: the last successful request (spec 2.7).
+ *   last one came from; `lastRefusedSourceIp`: where the last one refused for its source came from;
+ *   `lastUsedAt`: the last successful request (spec 2.7).
  */
 export const USAGE_RETENTION_DAYS = 90;
 
@@ -222,6 +223,12 @@ export const countRefusal = async (
   source: RequestSource,
 ): Promise<void> => {
   const fields = requestFields(day, source);
+  // A source refusal also keeps the refused address apart: the day's last request may come from an
+  // allowed one right after, and the refused address is what the key's owner needs to see.
+  if (reason === 'source' && source.sourceIp !== undefined) {
+    fields.names['#refusedSource'] = 'lastRefusedSourceIp';
+    fields.set.push('#refusedSource = :sourceIp');
+  }
   await client.send(
     new UpdateCommand({
       TableName: tableName,

@@ -11,7 +11,12 @@ import { id } from '../domain/values';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
+import {
+  cancellationReasons,
+  isConditionalCheckFailed,
+  WriteConflict,
+  writtenUnlessConditionFails,
+} from './errors';
 import { decodeScope, encodeScope } from './key-scope';
 import { GSI1, type ItemKey, keys } from './keys';
 import { toKpi } from './kpis';
@@ -304,6 +309,57 @@ export const putRevocation = async (
       }),
     ),
   );
+};
+
+/** What a change of a key sets: its name, its source allowlist (null: any address), or both. */
+export interface KeyChanges {
+  name?: string | undefined;
+  allowedSources?: string[] | null | undefined;
+}
+
+/**
+ * Changes a key's name or source allowlist while it is neither revoked nor expired at `at`: the
+ * changed key, or undefined when the key had stopped meanwhile (the condition failed). A revoked or
+ * expired key keeps what it was when it stopped.
+ */
+export const putKeyChanges = async (
+  { client, tableName }: Database,
+  { key, keyHash }: StoredApiKey,
+  changes: KeyChanges,
+  at: string,
+): Promise<StoredApiKey | undefined> => {
+  const set: string[] = [];
+  const values: Record<string, unknown> = { ':tenant': key.tenantId, ':at': at };
+  if (changes.name !== undefined) {
+    set.push('#name = :name');
+    values[':name'] = changes.name;
+  }
+  if (changes.allowedSources) {
+    set.push('allowedSources = :sources');
+    values[':sources'] = changes.allowedSources;
+  }
+  const expression = [
+    set.length > 0 ? `SET ${set.join(', ')}` : '',
+    changes.allowedSources === null ? 'REMOVE allowedSources' : '',
+  ].join(' ');
+  try {
+    const { Attributes } = await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.apiKey(keyHash),
+        UpdateExpression: expression.trim(),
+        ConditionExpression:
+          'tenantId = :tenant AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :at)',
+        ...(changes.name !== undefined ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toStored(Attributes as Record<string, unknown>);
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return undefined;
+    throw error;
+  }
 };
 
 /**

@@ -8,6 +8,13 @@ import { id, timestamp } from './values';
  */
 export const MAX_SCOPE_KPIS = 100;
 
+/**
+ * The most source blocks a key may be limited to. A cron host or a self-hosted runner pushes from a
+ * few fixed addresses; 20 blocks of the longest form (an IPv6 address with its prefix, 43 characters)
+ * keep the key item one read unit with the longest name, a full scope and every audit attribute.
+ */
+export const MAX_ALLOWED_SOURCES = 20;
+
 /** Spec 3: a key is active, revoked or expired; derived from the key (lib/api-keys/rules.ts), never stored. */
 export const API_KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
 export const apiKeyStatusSchema = z.enum(API_KEY_STATUSES);
@@ -63,6 +70,14 @@ export const apiKeySchema = z.object({
   kpiIds: z
     .nullable(z.array(id).check(z.maxLength(MAX_SCOPE_KPIS)))
     .check(z.describe('The KPIs the key may push to; `null` = every KPI of the tenant.')),
+  /** The addresses the key works from, as CIDR blocks in their normal form; null: any address. */
+  allowedSources: z
+    .nullable(z.array(z.string()).check(z.maxLength(MAX_ALLOWED_SOURCES)))
+    .check(
+      z.describe(
+        'The source addresses the key works from: IPv4 and IPv6 CIDR blocks in their normal form (a single address as `/32` or `/128`); `null` = any address. A request from elsewhere is 403 `source-not-allowed`.',
+      ),
+    ),
   createdBy: z.nullable(actorSchema),
   revokedBy: z.nullable(actorSchema),
   /** Set when the key was rolled: it keeps working until `expiresAt`, the end of its grace period. */

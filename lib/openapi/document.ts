@@ -40,6 +40,7 @@ const gatewayCodes = (route: RouteSpec): readonly ErrorCode[] =>
     ? [
         'RATE_LIMIT_EXCEEDED',
         'INVALID_API_KEY',
+        'SOURCE_NOT_ALLOWED',
         'API_KEY_REVOKED',
         'API_KEY_EXPIRED',
         'TENANT_INACTIVE',
@@ -132,13 +133,14 @@ const errorsOf = (route: RouteSpec): ErrorCode[] => {
     if (route.roles) codes.push('FORBIDDEN');
   }
   if (route.auth === 'apiKey') {
-    // The push authorizer and lib/push/api-key-auth.ts `assertKeyUsable`, in their order; then API
-    // Gateway's answers for the tenant's usage plan (infra/gateway-responses.json): throttle (429
-    // rate-limit-exceeded) and monthly quota. A failing authorizer is 503/500, which every non-static
+    // The push authorizer and lib/push/api-key-auth.ts (`assertSourceAllowed`, `assertKeyUsable`), in
+    // their order; then API Gateway's answers for the tenant's usage plan
+    // (infra/gateway-responses.json): throttle (429 rate-limit-exceeded) and monthly quota. A failing authorizer is 503/500, which every non-static
     // operation declares. What only a push checks (the plan's feature, the per-key limit, the scope) is
     // in the push routes' own `errors`: the key check answers a plan without push with 200.
     codes.push(
       'INVALID_API_KEY',
+      'SOURCE_NOT_ALLOWED',
       'API_KEY_REVOKED',
       'API_KEY_EXPIRED',
       'TENANT_INACTIVE',

@@ -98,6 +98,7 @@ export const apiKeyExample = {
   lastUsedAt: CREATED,
   revokedAt: null,
   kpiIds: null,
+  allowedSources: null,
   createdBy: adminActor,
   revokedBy: null,
   rolledAt: null,

@@ -21,6 +21,11 @@ export const problemExampleDetails: Partial<
   USER_DISABLED: { detail: 'This account is disabled.' },
   API_KEY_REVOKED: { detail: 'API key skm_P97W… has been revoked.' },
   API_KEY_EXPIRED: { detail: 'API key skm_P97W… expired at 2026-06-30T00:00:00.000Z.' },
+  SOURCE_NOT_ALLOWED: {
+    detail:
+      'API key skm_P97W… may not be used from 198.51.100.23; add that address to the key’s allowed sources if it should.',
+    extensions: { sourceIp: '198.51.100.23' },
+  },
   FEATURE_NOT_ENABLED: {
     detail:
       'The plan of this organization does not include kpi_push_measurement. Upgrade the plan to push measurements; the key itself is fine.',

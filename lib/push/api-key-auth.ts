@@ -1,5 +1,6 @@
 import { hashApiKey, isWellFormedApiKey } from '../api-keys/key-format';
 import { apiKeyStatus } from '../api-keys/rules';
+import { sourceAllowed } from '../api-keys/sources';
 import { getApiKeyByHash } from '../db/api-keys';
 import type { Database } from '../db/client';
 import type { ApiKey } from '../domain/api-key';
@@ -35,6 +36,21 @@ export const assertKeyUsable = (key: ApiKey | undefined, nowMs: number): ApiKey 
   return key;
 };
 
+/**
+ * A key limited to some sources works only from them: checked first once the key is known, so a
+ * request from elsewhere learns nothing more of the key (not whether it was revoked, nor its
+ * organization's state). The answer names the address the service saw, which tells its owner what
+ * to add to the list; the list itself is not named.
+ */
+export const assertSourceAllowed = (key: ApiKey, sourceIp: string | undefined): ApiKey => {
+  if (sourceAllowed(key.allowedSources, sourceIp)) return key;
+  throw new AppError(
+    'SOURCE_NOT_ALLOWED',
+    `API key ${key.prefix}… may not be used from ${sourceIp ?? 'an unknown address'}; add that address to the key’s allowed sources if it should.`,
+    { extensions: { sourceIp: sourceIp ?? null } },
+  );
+};
+
 /** Spec 5.2.2-3: the key's tenant is active and its plan includes push. */
 export const assertTenantMayPush = (tenant: Tenant | undefined): Tenant => {
   if (!tenant?.active) throw new AppError('TENANT_INACTIVE', 'The organization of this API key is inactive.');
@@ -58,14 +74,15 @@ export interface KeyVerification {
 }
 
 /**
- * Checksum → one strongly consistent read by hash → state → tenant (from the per-container cache) →
- * plan feature. An unknown or malformed key throws (401); a known key that may not push comes back
- * with its `refusal`, so a caller can still tell whose key it is (the authorizer needs the tenant's
- * usage plan key either way).
+ * Checksum → one strongly consistent read by hash → source → state → tenant (from the per-container
+ * cache) → plan feature. An unknown or malformed key throws (401); a known key that may not push comes
+ * back with its `refusal`, so a caller can still tell whose key it is (the authorizer needs the
+ * tenant's usage plan key either way).
  */
 export const verifyApiKey = async (
   { db, tenants, now = Date.now }: { db: Database; tenants: TenantCache; now?: () => number },
   apiKey: string | undefined,
+  sourceIp: string | undefined,
 ): Promise<KeyVerification> => {
   const keyHash = apiKeyHashOf(apiKey);
   const key = await getApiKeyByHash(db, keyHash);
@@ -74,6 +91,7 @@ export const verifyApiKey = async (
   const tenant = await tenants.get(known.tenantId);
   let refusal: AppError | undefined;
   try {
+    assertSourceAllowed(known, sourceIp);
     assertKeyUsable(known, now());
     assertTenantMayPush(tenant);
   } catch (error) {

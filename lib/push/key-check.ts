@@ -3,18 +3,25 @@ import { getApiKeyByHash } from '../db/api-keys';
 import { Feature } from '../domain/plan';
 import { AppError } from '../errors';
 import { settleAll } from '../promises';
-import { apiKeyHashOf, assertKeyUsable } from './api-key-auth';
+import { apiKeyHashOf, assertKeyUsable, assertSourceAllowed } from './api-key-auth';
 import type { PushDeps } from './push-service';
 import { decide, windowStart } from './rate-limit';
 
 /**
  * `GET /integrations/push/key`: does this key work, and for what? For a CI job's setup step,
  * like Datadog's `GET /api/v1/validate`. A key a push would refuse with 401 or 403 is refused the same
- * way here (unknown, malformed, revoked, expired, tenant inactive). A key whose tenant's plan lacks push
- * is answered 200 with `pushEnabled: false`: the key itself is fine, as the push's 403 also says. The
+ * way here (unknown, malformed, from a source it does not allow, revoked, expired, tenant inactive). A
+ * key whose tenant's plan lacks push is answered 200 with `pushEnabled: false`: the key itself is fine,
+ * as the push's 403 also says. The answer names the source address the service saw, and that it is
+ * allowed: from an address the key does not allow, the check is refused like a push (403
+ * `source-not-allowed`, naming the address), so a copied key tells whoever holds it nothing. The
  * check reads the current rate-limit budget without spending any of it.
  */
-export const checkApiKey = async (deps: PushDeps, apiKey: string | undefined) => {
+export const checkApiKey = async (
+  deps: PushDeps,
+  apiKey: string | undefined,
+  sourceIp: string | undefined,
+) => {
   const now = deps.now ?? Date.now;
   const keyHash = apiKeyHashOf(apiKey);
   const start = windowStart(now(), deps.rateLimits.windowSeconds);
@@ -22,6 +29,7 @@ export const checkApiKey = async (deps: PushDeps, apiKey: string | undefined) =>
     getApiKeyByHash(deps.db, keyHash),
     requestsInWindow(deps.db, keyHash, start),
   ]);
+  if (key) assertSourceAllowed(key, sourceIp);
   const usable = assertKeyUsable(key, now());
   const tenant = await deps.tenants.get(usable.tenantId);
   if (!tenant?.active) throw new AppError('TENANT_INACTIVE', 'The organization of this API key is inactive.');
@@ -37,7 +45,9 @@ export const checkApiKey = async (deps: PushDeps, apiKey: string | undefined) =>
         status: 'active' as const,
         createdAt: usable.createdAt,
         expiresAt: usable.expiresAt,
+        allowedSources: usable.allowedSources,
       },
+      source: { ip: sourceIp ?? null, allowed: true as const },
       organization: {
         id: tenant.id,
         plan: tenant.plan,

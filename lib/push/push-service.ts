@@ -17,6 +17,7 @@ import type { TenantCache } from '../tenant-cache';
 import {
   apiKeyHashOf,
   assertKeyUsable,
+  assertSourceAllowed,
   assertTenantMayPush,
   type KeyVerification,
   verifyApiKey,
@@ -39,9 +40,9 @@ export interface PushDeps {
 
 /**
  * What the API Gateway authorizer (functions/push-authorizer.ts) says about the key, from its cached
- * result (≤ 5 minutes old). `active` lets the pipeline count the request in its first round trip; the
- * key's state is checked again here from a fresh read either way, so a revocation still stops the very
- * next request.
+ * result (≤ 5 minutes old, for this key and this source address). `active` lets the pipeline count the
+ * request in its first round trip; the key's source and state are checked again here from a fresh read
+ * either way, so a revocation, or a source taken off the key's list, stops the very next request.
  */
 export interface AuthorizerVerdict {
   keyId: string;
@@ -90,6 +91,7 @@ const REFUSALS: Partial<Record<ErrorCode, UsageRefusal>> = {
   API_KEY_REVOKED: 'authentication',
   API_KEY_EXPIRED: 'authentication',
   TENANT_INACTIVE: 'authentication',
+  SOURCE_NOT_ALLOWED: 'source',
   FEATURE_NOT_ENABLED: 'featureOff',
   RATE_LIMIT_EXCEEDED: 'rateLimit',
   KPI_OUTSIDE_KEY_SCOPE: 'scope',
@@ -212,9 +214,9 @@ const countRefused = async (
 
 /**
  * The authorizer's verification of a key (functions/push-authorizer.ts), with the refusals it answers
- * at the edge counted in the key's day as the handler counts its own: a revoked or expired key or an
- * inactive tenant on any push route, a missing plan feature on a push (the key check still answers
- * that key). API Gateway caches the denial for the authorizer's TTL and answers the key's next requests
+ * at the edge counted in the key's day as the handler counts its own: a request from a source the key
+ * does not allow, a revoked or expired key or an inactive tenant on any push route, a missing plan
+ * feature on a push (the key check still answers that key). API Gateway caches the denial for the authorizer's TTL and answers the key's next requests
  * without running it, so these refusals count evaluations (at most one per key per TTL and gateway
  * cache), not requests: the cost stays one update per evaluation of a known key, and an unknown or
  * malformed key writes nothing.
@@ -223,7 +225,7 @@ export const authorizePush = async (
   deps: PushDeps,
   request: Pick<PushRequest, 'apiKey' | 'source'> & { method: string },
 ): Promise<KeyVerification> => {
-  const verification = await verifyApiKey(deps, request.apiKey);
+  const verification = await verifyApiKey(deps, request.apiKey, request.source?.sourceIp);
   const { refusal } = verification;
   if (refusal && (refusal.code !== 'FEATURE_NOT_ENABLED' || request.method === 'POST')) {
     const now = (deps.now ?? Date.now)();
@@ -263,8 +265,8 @@ interface Authenticated {
 /**
  * The first round trip: the key, the KPIs and, for several measurements or a dry run, their existing
  * records, with the request counted in parallel when the authorizer vouched for the key; then the
- * key's state, its tenant (cached) and plan. An unknown, malformed, revoked or expired key, or a
- * tenant that may not push, ends the request here.
+ * key's source, state, tenant (cached) and plan. An unknown, malformed, revoked or expired key, a
+ * source the key does not allow, or a tenant that may not push, ends the request here.
  */
 const authenticate = async (
   deps: PushDeps,
@@ -288,6 +290,9 @@ const authenticate = async (
     request.authorizer?.status === 'active' ? count() : undefined,
   ]);
   if (read.key) caller.usage = { keyHash, day: dayOf(window.windowStart * 1000), at: requestAt };
+  // The source first, as the authorizer checks it: its cached answer may be older than a change of
+  // the key's allowed sources, and nothing is written for a request the key's list does not allow.
+  if (read.key) assertSourceAllowed(read.key.key, request.source?.sourceIp);
   const apiKey = assertKeyUsable(read.key?.key, startedAt);
   // Every later log line of this request, the access line included, names tenant and key.
   logger.appendKeys({ tenantId: apiKey.tenantId, keyPrefix: apiKey.prefix });

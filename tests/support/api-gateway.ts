@@ -52,8 +52,9 @@ export const renderGatewayResponse = (
 
 /**
  * API Gateway in front of the push handlers, as far as the push routes use it (serverless.yml): the
- * Lambda REQUEST authorizer with identity source `x-api-key` and its result cache, the authorizer's
- * context handed to the handler, and the gateway responses for its refusals. What it does not do is
+ * Lambda REQUEST authorizer with its identity sources (`x-api-key` and the caller's address) and its
+ * result cache per identity, the authorizer's context handed to the handler, and the gateway
+ * responses for its refusals. What it does not do is
  * throttle (usage plans): `usageKeys` records the usage identifier of every admitted request instead,
  * and `denied` counts the requests the policy denied (no Lambda ran, nothing was metered).
  */
@@ -83,11 +84,12 @@ export const createGateway = ({
     // A fresh requestContext: the authorizer's context is set on it below.
     const event =
       'httpMethod' in input ? { ...input, requestContext: { ...input.requestContext } } : apiEvent(input);
-    const identity = Object.entries(event.headers ?? {}).find(
+    const apiKey = Object.entries(event.headers ?? {}).find(
       ([name]) => name.toLowerCase() === 'x-api-key',
     )?.[1];
-    // API Gateway answers 401 without running the authorizer when the identity source is missing.
-    if (!identity) return renderGatewayResponse('UNAUTHORIZED');
+    // API Gateway answers 401 without running the authorizer when an identity source is missing.
+    if (!apiKey) return renderGatewayResponse('UNAUTHORIZED');
+    const identity = `${apiKey} ${event.requestContext.identity.sourceIp}`;
     const methodArn = `arn:aws:execute-api:eu-central-1:123456789012:test/test/${event.httpMethod}${event.resource}`;
     let answer: AuthorizerAnswer;
     try {

@@ -12,7 +12,7 @@ import type {
 import { loadEvery, loadKpis, newestLoad } from '../shared/load';
 import { ApiError, api, describe, isProblem, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
-import { inGraceBefore, type Key, NAME_MAX, openDialog, page, type UsagePanel } from './state';
+import { type Dialog, inGraceBefore, type Key, NAME_MAX, openDialog, page, type UsagePanel } from './state';
 
 // ---------------------------------------------------------------------------------------------------
 // Loading
@@ -119,14 +119,15 @@ export const signedIn = async (interactive: boolean) => {
 // ---------------------------------------------------------------------------------------------------
 // Create
 
-export const openCreate = () => {
+/** Opens a dialog over a page without messages or a failed load, the keyboard in its first field. */
+const open = (dialog: Dialog, field: string) => {
   page.clearMessages();
-  page.update({
-    loadError: null,
-    dialog: { kind: 'create', busy: false, nameError: null, expiresError: null, error: null },
-  });
-  focusById('key-name');
+  page.update({ loadError: null, dialog });
+  focusById(field);
 };
+
+export const openCreate = () =>
+  open({ kind: 'create', busy: false, nameError: null, expiresError: null, error: null }, 'key-name');
 
 /** `YYYY-MM-DD` → the end of that day in the user's time zone. */
 const endOfDay = (value: string): Date | null => {
@@ -234,12 +235,11 @@ export const closeReveal = () => {
 // ---------------------------------------------------------------------------------------------------
 // Revoke
 
-export const openRevoke = (key: Key) => {
-  page.clearMessages();
-  const alsoStops = inGraceBefore(key, page.state.keys);
-  page.update({ loadError: null, dialog: { kind: 'revoke', key, alsoStops, busy: false, error: null } });
-  focusById('revoke-cancel');
-};
+export const openRevoke = (key: Key) =>
+  open(
+    { kind: 'revoke', key, alsoStops: inGraceBefore(key, page.state.keys), busy: false, error: null },
+    'revoke-cancel',
+  );
 
 export const confirmRevoke = async () => {
   const dialog = openDialog.of(page.state, 'revoke');
@@ -275,11 +275,7 @@ export const confirmRevoke = async () => {
 // ---------------------------------------------------------------------------------------------------
 // Roll: a new key with the same name and scope; the old one works through a grace period.
 
-export const openRoll = (key: Key) => {
-  page.clearMessages();
-  page.update({ loadError: null, dialog: { kind: 'roll', key, busy: false, error: null } });
-  focusById('roll-grace');
-};
+export const openRoll = (key: Key) => open({ kind: 'roll', key, busy: false, error: null }, 'roll-grace');
 
 export const submitRoll = async (event: SubmitEvent) => {
   event.preventDefault();
@@ -305,3 +301,43 @@ export const submitRoll = async (event: SubmitEvent) => {
     if (error instanceof ApiError && error.status !== 400) void loadKeys();
   }
 };
+
+// ---------------------------------------------------------------------------------------------------
+// Sources: the addresses a key works from. The service reads each address, and names a refused one.
+
+export const openSources = (key: Key) =>
+  open({ kind: 'sources', key, busy: false, error: null }, 'sources-list');
+
+/** Sets the key's sources (null: any address), then shows the list as it is now. */
+const saveSources = async (allowedSources: string[] | null) => {
+  const dialog = openDialog.of(page.state, 'sources');
+  if (!dialog) return;
+  const { key } = dialog;
+  openDialog.patch('sources', { busy: true, error: null });
+  try {
+    await api('PATCH', `/api-keys/${encodeURIComponent(key.id)}`, { allowedSources });
+    openDialog.closed('sources');
+    await loadKeys();
+    page.announce(`Sources of “${key.name}” saved.`);
+    showKey(key.id);
+  } catch (error) {
+    if (error instanceof SessionEnded) return;
+    const errors = error instanceof ApiError ? error.problem.errors : undefined;
+    openDialog.patch('sources', {
+      busy: false,
+      error: errors?.length ? errors.map((e) => e.message).join(' ') : describe(error),
+    });
+    if (error instanceof ApiError && error.status !== 400) void loadKeys();
+  }
+};
+
+export const submitSources = (event: SubmitEvent) => {
+  event.preventDefault();
+  const list = String(new FormData(event.currentTarget as HTMLFormElement).get('sources'))
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  void saveSources(list.length > 0 ? list : null);
+};
+
+/** One step: the key works only from the address of its last request. */
+export const restrictToLast = (ip: string) => saveSources([ip]);

@@ -6,8 +6,29 @@ import { html, nothing } from 'lit-html';
 import { modal } from '../shared/dialog';
 import { dateOnly, timeOnly } from '../shared/format';
 import { message } from '../shared/view';
-import { closeReveal, confirmRevoke, copyKey, submitCreate, submitRoll } from './actions';
-import { type DialogOf, type Key, openDialog, type State } from './state';
+import {
+  closeReveal,
+  confirmRevoke,
+  copyKey,
+  restrictToLast,
+  submitCreate,
+  submitRoll,
+  submitSources,
+} from './actions';
+import { type Dialog, type DialogOf, type Key, openDialog, type State } from './state';
+
+/**
+ * A dialog of the page, `<kind>-dialog` titled by its `<kind>-title`: modal exactly while the state
+ * holds it, its content rendered only then. The browser's own closing (Escape) forgets it, or runs
+ * `onClose`.
+ */
+const frame = <K extends Dialog['kind']>(
+  kind: K,
+  dialog: DialogOf<K> | null,
+  content: (open: DialogOf<K>) => unknown,
+  { describedBy, onClose }: { describedBy?: string | undefined; onClose?: () => void } = {},
+) =>
+  html`<dialog id="${kind}-dialog" aria-labelledby="${kind}-title" aria-describedby=${describedBy ?? nothing} ${modal(dialog !== null)} @close=${onClose ?? (() => openDialog.closed(kind))}>${dialog ? content(dialog) : nothing}</dialog>`;
 
 const today = () => {
   const now = new Date();
@@ -15,9 +36,11 @@ const today = () => {
 };
 
 const createDialog = (dialog: DialogOf<'create'> | null) =>
-  html`<dialog id="create-dialog" aria-labelledby="create-title" ${modal(dialog !== null)} @close=${() => openDialog.closed('create')}>${
-    dialog
-      ? html`<form id="create-form" class="stack" novalidate @submit=${submitCreate}>
+  frame(
+    'create',
+    dialog,
+    (dialog) =>
+      html`<form id="create-form" class="stack" novalidate @submit=${submitCreate}>
           <h2 id="create-title">Create API key</h2>
           <div class="field">
             <label for="key-name">Name</label>
@@ -38,9 +61,8 @@ const createDialog = (dialog: DialogOf<'create'> | null) =>
             <button type="button" id="create-cancel" @click=${() => openDialog.closed('create')}>Cancel</button>
             <button type="submit" id="create-submit" class="primary" ?disabled=${dialog.busy}>Create key</button>
           </div>
-        </form>`
-      : nothing
-  }</dialog>`;
+        </form>`,
+  );
 
 const rollNote = (rolled: Key) => {
   const old = rolled.expiresAt ? new Date(rolled.expiresAt) : null;
@@ -52,9 +74,11 @@ const rollNote = (rolled: Key) => {
 // A textarea, not an input: the whole key wraps onto two lines on a 375 px phone instead of being cut
 // off at about 21 characters, and it can still be selected and copied in one go.
 const revealDialog = (dialog: DialogOf<'reveal'> | null) =>
-  html`<dialog id="reveal-dialog" aria-labelledby="reveal-title" ${modal(dialog !== null)} @close=${closeReveal}>${
-    dialog
-      ? html`<div class="stack">
+  frame(
+    'reveal',
+    dialog,
+    (dialog) =>
+      html`<div class="stack">
           <h2 id="reveal-title">Your new API key</h2>
           <p id="reveal-warning" class="notice warning"><strong>Copy this key now. </strong>It is shown only once and cannot be shown again. If you lose it, revoke “${dialog.created.name}” and create a new key.</p>
           ${dialog.rolled ? html`<p id="reveal-roll">${rollNote(dialog.rolled)}</p>` : nothing}
@@ -67,14 +91,16 @@ const revealDialog = (dialog: DialogOf<'reveal'> | null) =>
             </div>
           </div>
           <div class="actions"><button type="button" @click=${closeReveal}>Done</button></div>
-        </div>`
-      : nothing
-  }</dialog>`;
+        </div>`,
+    { onClose: closeReveal },
+  );
 
 const rollDialog = (dialog: DialogOf<'roll'> | null) =>
-  html`<dialog id="roll-dialog" aria-labelledby="roll-title" aria-describedby="roll-text" ${modal(dialog !== null)} @close=${() => openDialog.closed('roll')}>${
-    dialog
-      ? html`<form id="roll-form" class="stack" novalidate @submit=${submitRoll}>
+  frame(
+    'roll',
+    dialog,
+    (dialog) =>
+      html`<form id="roll-form" class="stack" novalidate @submit=${submitRoll}>
           <h2 id="roll-title">Roll API key “${dialog.key.name}”?</h2>
           <p id="roll-text">A new key replaces “${dialog.key.name}” (prefix ${dialog.key.prefix}), with the same name and KPIs, and is shown once. The old key keeps working for the time you choose, so you can deploy the new one without downtime.</p>
           <div class="field">
@@ -92,9 +118,9 @@ const rollDialog = (dialog: DialogOf<'roll'> | null) =>
             <button type="button" id="roll-cancel" @click=${() => openDialog.closed('roll')}>Cancel</button>
             <button type="submit" id="roll-confirm" class="primary" ?disabled=${dialog.busy}>Roll key</button>
           </div>
-        </form>`
-      : nothing
-  }</dialog>`;
+        </form>`,
+    { describedBy: 'roll-text' },
+  );
 
 /** Until when an old key of a roll works, in words. */
 const graceEnd = (key: Key) => {
@@ -103,9 +129,11 @@ const graceEnd = (key: Key) => {
 };
 
 const revokeDialog = (dialog: DialogOf<'revoke'> | null) =>
-  html`<dialog id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby=${dialog?.alsoStops ? 'revoke-text revoke-also' : 'revoke-text'} ${modal(dialog !== null)} @close=${() => openDialog.closed('revoke')}>${
-    dialog
-      ? html`<div class="stack">
+  frame(
+    'revoke',
+    dialog,
+    (dialog) =>
+      html`<div class="stack">
           <h2 id="revoke-title">Revoke API key “${dialog.key.name}”?</h2>
           <p id="revoke-text">“${dialog.key.name}” (prefix ${dialog.key.prefix}) stops working immediately: requests with it are refused. A revoked key cannot be reactivated.${
             dialog.key.replacedBy ? ` Its replacement ${dialog.key.replacedBy.prefix}… keeps working.` : ''
@@ -119,11 +147,34 @@ const revokeDialog = (dialog: DialogOf<'revoke'> | null) =>
             <button type="button" id="revoke-cancel" @click=${() => openDialog.closed('revoke')}>Cancel</button>
             <button type="button" id="revoke-confirm" class="danger" ?disabled=${dialog.busy} @click=${confirmRevoke}>Revoke key</button>
           </div>
-        </div>`
-      : nothing
-  }</dialog>`;
+        </div>`,
+    { describedBy: dialog?.alsoStops ? 'revoke-text revoke-also' : 'revoke-text' },
+  );
+
+const sourcesDialog = (dialog: DialogOf<'sources'> | null) => {
+  // The address of the key's last request, which one button makes its only allowed source.
+  const ip = dialog?.key.usage?.lastSourceIp;
+  return frame(
+    'sources',
+    dialog,
+    (dialog) =>
+      html`<form class="stack" @submit=${submitSources}>
+          <h2 id="sources-title">Allowed sources of “${dialog.key.name}”</h2>
+          <div class="field">
+            <label for="sources-list">One address or CIDR block per line; empty: any address</label>
+            <textarea id="sources-list" name="sources" rows="4" spellcheck="false" aria-describedby="sources-error" .value=${(dialog.key.allowedSources ?? []).join('\n')}></textarea>
+            ${message('sources-error', 'error', dialog.error, 'alert')}
+          </div>
+          <div class="actions">
+            ${ip ? html`<button type="button" @click=${() => restrictToLast(ip)}>Only ${ip}, its last source</button>` : nothing}
+            <button type="button" @click=${() => openDialog.closed('sources')}>Cancel</button>
+            <button type="submit" class="primary" ?disabled=${dialog.busy}>Save</button>
+          </div>
+        </form>`,
+  );
+};
 
 export const dialogs = (state: State) =>
   html`${createDialog(openDialog.of(state, 'create'))}${revealDialog(openDialog.of(state, 'reveal'))}${rollDialog(
     openDialog.of(state, 'roll'),
-  )}${revokeDialog(openDialog.of(state, 'revoke'))}`;
+  )}${revokeDialog(openDialog.of(state, 'revoke'))}${sourcesDialog(openDialog.of(state, 'sources'))}`;

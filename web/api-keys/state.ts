@@ -39,6 +39,8 @@ export type Dialog =
   /** The raw key is in the state only while its dialog is open: the service never returns it again. */
   | { kind: 'reveal'; created: CreatedApiKeyResponse; rolled: Key | null; copied: string | null }
   | { kind: 'roll'; key: Key; busy: boolean; error: string | null }
+  /** The addresses a key works from. */
+  | { kind: 'sources'; key: Key; busy: boolean; error: string | null }
   /** `alsoStops`: the old key of a roll whose grace period revoking `key` ends, known before confirming. */
   | { kind: 'revoke'; key: Key; alsoStops: Key | null; busy: boolean; error: string | null };
 export type DialogOf<K extends Dialog['kind']> = Extract<Dialog, { kind: K }>;

@@ -79,6 +79,7 @@ export const lastRequestCell = (key: Key) =>
 /** Refusal reasons in the service's words, for people. */
 const REFUSALS: Record<Refusal, { label: string; hint: string }> = {
   authentication: { label: 'Authentication', hint: 'revoked or expired key, or inactive organization' },
+  source: { label: 'Source', hint: 'an address the key does not allow' },
   scope: { label: 'Scope', hint: 'a KPI outside the key’s KPIs' },
   rateLimit: { label: 'Rate limit', hint: 'too many requests in a minute' },
   validation: { label: 'Validation', hint: 'an invalid body, or a KPI that is not your organization’s' },
@@ -88,8 +89,8 @@ const REFUSAL_ORDER = Object.keys(REFUSALS) as Refusal[];
 
 const usageDetail = ({ from, to, totals }: ApiKeyUsageResponse) => {
   const refused = REFUSAL_ORDER.reduce((sum, reason) => sum + totals.refused[reason], 0);
-  // As in the row: the list counts refused authentications among the requests, the rate counter not.
-  const requests = Math.max(totals.requests + totals.refused.authentication, refused);
+  // As in the row: the list counts the refusals at the edge among the requests, the rate counter not.
+  const requests = Math.max(totals.requests + totals.refused.authentication + totals.refused.source, refused);
   const figure = (id: string, label: string, value: number) =>
     html`<div data-figure=${id}><dt>${label}</dt><dd>${countFormat.format(value)}</dd></div>`;
   return html`<p class="hint">${utcDay.format(utcDate(from))} – ${utcDay.format(utcDate(to))} (UTC days)</p>
@@ -117,7 +118,11 @@ const usageDetail = ({ from, to, totals }: ApiKeyUsageResponse) => {
             totals.lastSourceIp ? html` from <code>${totals.lastSourceIp}</code>` : nothing
           }${totals.lastUserAgent ? html`, User-Agent <code class="agent">${totals.lastUserAgent}</code>` : nothing}`
         : 'No requests in this period.'
-    }</p>`;
+    }</p>${
+      totals.lastRefusedSourceIp
+        ? html`<p id="usage-refused-source">Last refused source: <code>${totals.lastRefusedSourceIp}</code></p>`
+        : nothing
+    }`;
 };
 
 /** The row under a key's row while its usage panel is open. */

@@ -7,7 +7,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import { plural } from '../shared/format';
 import { isAdmin } from '../shared/shell';
 import { dayCell, loadFailed, loadingNotice, message, timeCell } from '../shared/view';
-import { openCreate, openRevoke, openRoll, retry } from './actions';
+import { openCreate, openRevoke, openRoll, openSources, retry } from './actions';
 import {
   actorText,
   expiresSoon,
@@ -74,20 +74,21 @@ const activeRow = (state: State, key: Key, admin: boolean, now: number) => {
           : nothing
     }</td>
     <td data-label="KPIs">${scopeText(key.kpiIds, state.kpiNames)}</td>
+    <td data-label="Sources">${key.allowedSources?.join(', ') ?? 'Any'}</td>
     <td data-label="Expires">${timeCell(key.expiresAt, 'Never')}${soon ? html` <span class="soon">${soon}</span>` : nothing}</td>
     <td data-label="Last used">${timeCell(key.lastUsedAt, 'Never')}</td>
     ${usageCell(state, key)}
     ${lastRequestCell(key)}
     ${
       admin
-        ? html`<td class="row-actions">${
+        ? html`<td class="row-actions"><button type="button" aria-label="Sources of ${keyLabel(key)}" @click=${() => openSources(key)}>Sources</button>${
             key.replacedBy
               ? nothing
               : html`<button type="button" aria-label="Roll ${keyLabel(key)}" @click=${() => openRoll(key)}>Roll</button>`
           }<button type="button" class="danger" aria-label="Revoke ${keyLabel(key)}" @click=${() => openRevoke(key)}>Revoke</button></td>`
         : nothing
     }
-  </tr>${usageRow(state, key, ACTIVE_COLUMNS + (admin ? 1 : 0))}`;
+  </tr>${usageRow(state, key, ACTIVE_COLUMNS.length + (admin ? 1 : 0))}`;
 };
 
 /** Revoked and expired keys, with when they ended and who revoked them. */
@@ -107,12 +108,33 @@ const inactiveRow = (state: State, key: Key) => {
     <td data-label="Last used">${timeCell(key.lastUsedAt, 'Never')}</td>
     ${usageCell(state, key)}
     ${lastRequestCell(key)}
-  </tr>${usageRow(state, key, INACTIVE_COLUMNS)}`;
+  </tr>${usageRow(state, key, INACTIVE_COLUMNS.length)}`;
 };
 
-/** Columns of the tables, besides the actions: a usage panel spans them all. */
-const ACTIVE_COLUMNS = 8;
-const INACTIVE_COLUMNS = 8;
+/** Columns of the tables, besides the actions (a usage panel spans them all), as each row fills them. */
+const ACTIVE_COLUMNS = [
+  'Name',
+  'Prefix',
+  'Status',
+  'KPIs',
+  'Sources',
+  'Expires',
+  'Last used',
+  'Last 30 days',
+  'Last request',
+];
+const INACTIVE_COLUMNS = [
+  'Name',
+  'Prefix',
+  'Status',
+  'Ended',
+  'Created',
+  'Last used',
+  'Last 30 days',
+  'Last request',
+];
+
+const headers = (columns: string[]) => columns.map((column) => html`<th scope="col">${column}</th>`);
 
 const keyList = (state: State, keys: Key[], admin: boolean) => {
   const now = Date.now();
@@ -128,14 +150,7 @@ const keyList = (state: State, keys: Key[], admin: boolean) => {
           <caption class="visually-hidden">Active API keys of your organization</caption>
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Status</th>
-              <th scope="col">KPIs</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Last 30 days</th>
-              <th scope="col">Last request</th>
+              ${headers(ACTIVE_COLUMNS)}
               ${admin ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : nothing}
             </tr>
           </thead>
@@ -151,14 +166,7 @@ const keyList = (state: State, keys: Key[], admin: boolean) => {
             <caption class="visually-hidden">Revoked and expired API keys of your organization</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Status</th>
-                <th scope="col">Ended</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Last 30 days</th>
-                <th scope="col">Last request</th>
+                ${headers(INACTIVE_COLUMNS)}
               </tr>
             </thead>
             <tbody id="inactive-body">${repeat(inactive, byId, (key) => inactiveRow(state, key))}</tbody>

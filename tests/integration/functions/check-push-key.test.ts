@@ -42,7 +42,9 @@ describe('key check: happy path', () => {
         status: 'active',
         createdAt: created.createdAt,
         expiresAt: '2040-01-01T00:00:00.000Z',
+        allowedSources: null,
       },
+      source: { ip: '127.0.0.1', allowed: true },
       organization: { id: tenant.tenant.id, plan: 'business', pushEnabled: true },
       rateLimit: { limit: 300, remaining: 300, resetSeconds: expect.any(Number), windowSeconds: 60 },
     });
@@ -98,7 +100,7 @@ describe('key check: the library (lib/push/key-check.ts)', () => {
 
   it('remaining counts down with pushes and stops at 0', async () => {
     const key = await createRawKey(tenant.tenant.id);
-    const remaining = async () => (await checkApiKey(deps(), key)).body.rateLimit.remaining;
+    const remaining = async () => (await checkApiKey(deps(), key, '127.0.0.1')).body.rateLimit.remaining;
     expect(await remaining()).toBe(2);
     for (const [i, expected] of [1, 0, 0].entries()) {
       const body = dailyMeasurements(tenant.kpis, 1, 2001 + i);
@@ -107,7 +109,7 @@ describe('key check: the library (lib/push/key-check.ts)', () => {
       );
       expect(await remaining()).toBe(expected);
     }
-    const { headers } = await checkApiKey(deps(), key);
+    const { headers } = await checkApiKey(deps(), key, '127.0.0.1');
     expect(headers).toEqual({
       'RateLimit-Limit': '2',
       'RateLimit-Remaining': '0',
@@ -119,7 +121,7 @@ describe('key check: the library (lib/push/key-check.ts)', () => {
     const orphan = await createTestTenant({ kpiTypes: [] });
     const key = await createRawKey(orphan.tenant.id);
     await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(orphan.tenant.id) }));
-    await expect(checkApiKey(deps(), key)).rejects.toMatchObject({
+    await expect(checkApiKey(deps(), key, '127.0.0.1')).rejects.toMatchObject({
       code: 'TENANT_INACTIVE',
       message: 'The organization of this API key is inactive.',
     });

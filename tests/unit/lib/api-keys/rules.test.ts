@@ -27,6 +27,7 @@ const key = (overrides: Partial<ApiKey> = {}): ApiKey => ({
   lastUsedAt: null,
   revokedAt: null,
   kpiIds: null,
+  allowedSources: null,
   createdBy: null,
   revokedBy: null,
   rolledAt: null,

@@ -15,15 +15,15 @@ describe('a key’s last 30 days, as the key list shows them', () => {
     expect(lastUsedAt).toBeNull();
   });
 
-  it('counts a day’s refusals of every reason, and its authentication refusals among its requests', () => {
+  it('counts a day’s refusals of every reason, and those refused at the edge (authentication, source) among its requests', () => {
     const day = stored('2026-11-24', {
       requests: 10,
       accepted: 6,
-      refused: { authentication: 2, scope: 1, rateLimit: 1, validation: 1, featureOff: 1 },
+      refused: { authentication: 2, source: 3, scope: 1, rateLimit: 1, validation: 1, featureOff: 1 },
     });
     const { usage } = recentUsage([day], NOW);
-    expect(usage.days.at(-2)).toEqual({ date: '2026-11-24', requests: 12, refused: 6 });
-    expect(usage).toMatchObject({ requests: 12, accepted: 6, refused: 6 });
+    expect(usage.days.at(-2)).toEqual({ date: '2026-11-24', requests: 15, refused: 9 });
+    expect(usage).toMatchObject({ requests: 15, accepted: 6, refused: 9 });
   });
 
   it('takes the source of the newest day with a request in the 30 days, and lastUsedAt from the whole retention', () => {
