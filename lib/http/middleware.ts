@@ -60,6 +60,15 @@ export const problemSchema = z
     keyStatus: z.optional(
       z.enum(['revoked', 'expired']).check(z.describe('For `api-key-not-active`: the key’s status.')),
     ),
+    sourceIp: z.optional(
+      z
+        .nullable(z.string())
+        .check(
+          z.describe(
+            'For `source-not-allowed`: the source address of the request as the service saw it (null: none known).',
+          ),
+        ),
+    ),
   })
   .check(
     z.meta({

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { inject } from 'vitest';
 import { createApiKey } from '../../lib/api-keys/service';
 import { hashPassword } from '../../lib/auth/passwords';
@@ -22,22 +23,76 @@ export interface HttpResult {
 }
 
 /**
+ * `curl --interface <address>`: a request that leaves this machine from a local address of its own
+ * choosing, so the stack sees it come from there. On Linux every address of 127.0.0.0/8 is this
+ * machine's, so 127.0.0.2 and 127.0.0.3 are two clients. (`fetch` cannot choose its local address.)
+ */
+const sendFrom = (
+  localAddress: string,
+  url: URL,
+  { method, headers, body }: { method: string; headers: Record<string, string>; body: string | undefined },
+) =>
+  new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+    const sent = httpRequest(
+      // The stack listens on the IPv4 loopback; `localhost` may resolve to ::1, unreachable from 127.0.0.2.
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        localAddress,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const received = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            for (const each of [value ?? []].flat()) received.append(name, each);
+          }
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: received,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
+
+/**
  * A curl-equivalent request: JSON in, JSON (or problem+json) out. Every response is checked against
- * the OpenAPI document first (./contract.ts): a test whose response breaks the contract fails.
+ * the OpenAPI document first (./contract.ts): a test whose response breaks the contract fails. `from`
+ * sends it from that local address (`sendFrom`).
  */
 export const request = async (
   method: string,
   path: string,
-  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {},
+  { body, headers = {}, from }: { body?: unknown; headers?: Record<string, string>; from?: string } = {},
 ): Promise<HttpResult> => {
-  const response = await fetch(`${baseUrl()}${path}`, {
+  const init = {
     method,
     headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  assertContract({ method, path, status: response.status, headers: response.headers, text });
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+  const url = new URL(`${baseUrl()}${path}`);
+  const {
+    status,
+    headers: received,
+    text,
+  } = from
+    ? await sendFrom(from, url, init)
+    : await fetch(url, init).then(async (response) => ({
+        status: response.status,
+        headers: response.headers,
+        text: await response.text(),
+      }));
+  assertContract({ method, path, status, headers: received, text });
+  return { status, headers: received, body: text ? JSON.parse(text) : undefined };
 };
 
 export const loginAs = async (email: string, password: string) => {

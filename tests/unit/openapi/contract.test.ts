@@ -175,7 +175,9 @@ describe('contract check', () => {
         status: 'active',
         createdAt: measurement.createdAt,
         expiresAt: null,
+        allowedSources: ['203.0.113.7/32'],
       },
+      source: { ip: '203.0.113.7', allowed: true },
       organization: { id: measurement.kpiId, plan: 'business', pushEnabled: true },
       rateLimit: { limit: 300, remaining: 299, resetSeconds: 42, windowSeconds: 60 },
     };

@@ -219,6 +219,7 @@ describe('openapi.json', () => {
       'api-key-revoked',
       'feature-not-enabled',
       'kpi-outside-key-scope',
+      'source-not-allowed',
       'tenant-inactive',
     ]);
     // The service's per-key limit and API Gateway's usage plan (throttle, monthly quota).
@@ -292,7 +293,12 @@ describe('openapi.json', () => {
         'application/problem+json'
       ].schema.allOf[1].properties.type.enum.map((type: string) => type.replace(PROBLEM_TYPE_BASE, ''));
     // A plan without push is 200 with pushEnabled: false (lib/push/key-check.ts).
-    expect(types('403').sort()).toEqual(['api-key-expired', 'api-key-revoked', 'tenant-inactive']);
+    expect(types('403').sort()).toEqual([
+      'api-key-expired',
+      'api-key-revoked',
+      'source-not-allowed',
+      'tenant-inactive',
+    ]);
     expect(types('429')).toEqual(['rate-limit-exceeded', 'quota-exceeded']);
     const headers = (status: string) => deref(generated, check.responses[status]).headers;
     expect(Object.keys(headers('200'))).toEqual([

@@ -11,6 +11,7 @@ import {
   usageDays,
 } from '../../../../lib/db/api-key-usage';
 import { keys } from '../../../../lib/db/keys';
+import { USAGE_REFUSALS } from '../../../../lib/domain/api-key-usage';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
@@ -123,13 +124,29 @@ describe('a day of usage', () => {
       requests: 2,
       accepted: 1,
       measurements: 5,
-      refused: { authentication: 1, scope: 0, rateLimit: 0, validation: 1, featureOff: 0 },
+      refused: { authentication: 1, source: 0, scope: 0, rateLimit: 0, validation: 1, featureOff: 0 },
       firstRequestAt: at(1),
       lastRequestAt: at(3),
       lastUsedAt: at(1),
       // A refusal without a source keeps the last one known.
       lastSourceIp: '2001:db8::1',
       lastUserAgent: 'curl/8',
+      lastRefusedSourceIp: null,
+    });
+  });
+
+  it('keeps the address of the last request refused for its source apart from the last request’s', async () => {
+    const key = hash();
+    await countRefusal(db, key, DAY, 'source', { at: at(1), sourceIp: '198.51.100.23', userAgent: 'x' });
+    await countRefusal(db, key, DAY, 'source', { at: at(2), sourceIp: '198.51.100.24', userAgent: 'x' });
+    // An allowed request after it, and a refusal for another reason: the refused address stays.
+    await countRequest(db, key, inWindow(0), { at: at(3), sourceIp: '203.0.113.7', userAgent: 'cron/1' });
+    await countRefusal(db, key, DAY, 'validation', { at: at(4), sourceIp: '203.0.113.8' });
+    const [day] = await usageDays(db, key, DAY, DAY);
+    expect(day).toMatchObject({
+      refused: { source: 2, validation: 1, authentication: 0 },
+      lastSourceIp: '203.0.113.8',
+      lastRefusedSourceIp: '198.51.100.24',
     });
   });
 
@@ -152,12 +169,14 @@ describe('a day of usage', () => {
     const probe = instrument(db);
     const longest = { sourceIp: 'f'.repeat(45), userAgent: 'u'.repeat(200) };
     await countRequest(probe.db, key, inWindow(0), { at: at(0), ...longest });
-    for (const reason of ['authentication', 'scope', 'rateLimit', 'validation', 'featureOff'] as const) {
+    for (const reason of USAGE_REFUSALS) {
       await countRefusal(probe.db, key, DAY, reason, { at: at(1), ...longest });
     }
     await countRequest(probe.db, key, inWindow(60), { at: at(60), ...longest });
     await recordUse(probe.db, key, use(60, 50));
-    expect(probe.calls.map((call) => call.units)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    // The longest refused address is on the item too (the `source` refusal kept it).
+    expect((await usageItem(key))?.lastRefusedSourceIp).toBe(longest.sourceIp);
+    expect(probe.calls.map((call) => call.units)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1]);
   });
 });
 

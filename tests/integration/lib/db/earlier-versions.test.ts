@@ -229,11 +229,13 @@ describe('API key items of 0.1.0 and 0.2.0', () => {
     createdAt: '2026-11-23T06:00:00.000Z',
     ...extra,
   });
+  // What their absent attributes read as: a key of theirs works from any address (allowedSources null).
   const unused = {
     expiresAt: null,
     lastUsedAt: null,
     revokedAt: null,
     kpiIds: null,
+    allowedSources: null,
     createdBy: null,
     revokedBy: null,
     rolledAt: null,
