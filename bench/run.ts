@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase } from '../lib/db/client';
 import { createTable } from '../lib/db/table';
-import { freePort, startDynamoDbLocal } from '../lib/local/processes';
+import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { logger } from '../lib/logger';
 import { type BenchResults, costPerMillionUsd, runBench } from './bench';
 import { measurePull } from './pull';

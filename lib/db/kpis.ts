@@ -15,7 +15,7 @@ import { tenantExists, tenantMissing } from './tenants';
  * while it has a cadence in the alert check's (gsi2). Its type is stored as `kpiType`, since `type` is
  * every item's entity. A KPI stored before KPIs had target rules or a cadence reads with the defaults.
  */
-export const kpis = defineEntity({
+export const kpis = /* @__PURE__ */ defineEntity(() => ({
   type: 'KPI',
   schema: kpiSchema,
   key: (kpi) => ({
@@ -31,7 +31,7 @@ export const kpis = defineEntity({
     cadence: { default: KPI_CADENCE_DEFAULTS.cadence },
     graceHours: { default: KPI_CADENCE_DEFAULTS.graceHours },
   },
-});
+}));
 
 export const toKpi = (item: Record<string, unknown>): Kpi => kpis.fromItem(item);
 

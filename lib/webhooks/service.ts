@@ -14,6 +14,7 @@ import {
   type StoredEndpoint,
 } from '../db/webhooks';
 import { countInWindow } from '../db/window-counters';
+import type { WebhookEventType } from '../domain/webhook';
 import {
   MAX_WEBHOOK_ENDPOINTS,
   TEST_DELIVERIES_PER_MINUTE,
@@ -25,7 +26,6 @@ import type { Egress } from '../egress';
 import { tenantUrlProblem } from '../egress/urls';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
-import type { WebhookEventType } from './events';
 import { DELIVERY_LOG_DAYS, deliveryBody, recordDelivery } from './publisher';
 import { newWebhookSecret, secretBinding } from './secrets';
 import { isSuccess, sendAttempt } from './send';

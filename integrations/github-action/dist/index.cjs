@@ -19664,7 +19664,7 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
-// scripts/kpi-push/push.ts
+// clients/kpi-push/push.ts
 var import_node_fs = require("node:fs");
 
 // node_modules/zod/v4/core/util.js
@@ -21904,7 +21904,7 @@ var pushQuerySchema = strictObject({
   )
 });
 
-// scripts/kpi-push/client.ts
+// clients/kpi-push/client.ts
 var RETRYABLE_STATUSES = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var BACKOFF_BASE_MS = 1e3;
 var BACKOFF_CAP_MS = 3e4;
@@ -21990,7 +21990,7 @@ var sendBatch = async (options, measurements) => {
   }
 };
 
-// scripts/kpi-push/input.ts
+// clients/kpi-push/input.ts
 var CSV_COLUMNS = [
   "kpiId",
   "kpiType",
@@ -22314,7 +22314,7 @@ var parseInput = (schema, input, { root = "", what = "request body" } = {}) => {
   throw new AppError("VALIDATION_FAILED", `The ${what} has ${errors.length} invalid field(s).`, { errors });
 };
 
-// scripts/kpi-push/validate.ts
+// clients/kpi-push/validate.ts
 var validateRows = (rows) => {
   const valid = [];
   const problems = [];
@@ -22347,7 +22347,7 @@ var validateRows = (rows) => {
   return { valid, problems: problems.sort((a, b) => a.line - b.line) };
 };
 
-// scripts/kpi-push/push.ts
+// clients/kpi-push/push.ts
 var EXIT = {
   /** Every row is stored (or, with --dry-run, passed the service's checks). */
   OK: 0,

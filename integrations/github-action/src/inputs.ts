@@ -5,8 +5,8 @@
  */
 import * as core from '@actions/core';
 import { version } from '../../../package.json';
-import { NUMBER } from '../../../scripts/kpi-push/input';
-import { DEFAULTS, type PushSettings, type ReportProblem } from '../../../scripts/kpi-push/push';
+import { NUMBER } from '../../../clients/kpi-push/input';
+import { DEFAULTS, type PushSettings, type ReportProblem } from '../../../clients/kpi-push/push';
 
 /** An input or a combination of inputs is wrong; the message names the input and the fix. */
 export class InputError extends Error {}

@@ -12,7 +12,7 @@ import { handler as runHandler } from '../../../functions/run-pull-integration';
 import { handler as updateHandler } from '../../../functions/update-pull-integration';
 import { keys } from '../../../lib/db/keys';
 import { getIntegration } from '../../../lib/db/pull-integrations';
-import { freePort } from '../../../lib/local/processes';
+import { freePort } from '../../../scripts/local/processes';
 import { createIntegration } from '../../../lib/pull/definitions';
 import { pullDeps } from '../../../lib/runtime';
 import { type InvokeResult, invoke } from '../../support/events';

@@ -45,7 +45,7 @@ import { keys } from '../../../lib/db/keys';
 import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
-import { freePort } from '../../../lib/local/processes';
+import { freePort } from '../../../scripts/local/processes';
 import { createIntegration } from '../../../lib/pull/definitions';
 import { pullLocalQueue } from '../../../lib/pull/local-queue';
 import { pullDeps, webhookDeps } from '../../../lib/runtime';

@@ -7,8 +7,8 @@ import {
   InputError,
   readInputs,
 } from '../../../integrations/github-action/src/inputs';
-import { parseMeasurements } from '../../../scripts/kpi-push/input';
-import { validateRows } from '../../../scripts/kpi-push/validate';
+import { parseMeasurements } from '../../../clients/kpi-push/input';
+import { validateRows } from '../../../clients/kpi-push/validate';
 
 /**
  * The action's inputs as the runner passes them: `INPUT_` + the name in upper case, hyphens kept

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as deliverHandler } from '../../../../functions/deliver-webhooks';
 import { keys } from '../../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../../lib/db/webhooks';
-import { freePort } from '../../../../lib/local/processes';
+import { freePort } from '../../../../scripts/local/processes';
 import { egress, publish, webhookSecrets } from '../../../../lib/runtime';
 import { deliverMessage } from '../../../../lib/webhooks/deliver';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
