@@ -475,5 +475,3 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
     },
   };
 };
-
-export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

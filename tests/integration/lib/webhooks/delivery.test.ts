@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as deliverHandler } from '../../../../functions/deliver-webhooks';
 import { keys } from '../../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../../lib/db/webhooks';
-import { freePort } from '../../../../scripts/local/processes';
 import { egress, publish, webhookSecrets } from '../../../../lib/runtime';
 import { deliverMessage } from '../../../../lib/webhooks/deliver';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
@@ -23,6 +22,7 @@ import {
   listEndpoints,
   type WebhookDeps,
 } from '../../../../lib/webhooks/service';
+import { freePort } from '../../../../scripts/local/processes';
 import { createTestTenant, db } from '../../../support/fixtures';
 import { captureOutput } from '../../../support/output';
 import { type Receiver, startReceiver } from '../../../support/webhook-receiver';
