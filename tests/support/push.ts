@@ -13,12 +13,19 @@ import { bearer, type TestTenant } from './fixtures';
  */
 const gateway = createGateway();
 
-export const pushOne = (apiKey: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
+/** `sourceIp`: the caller's address as API Gateway sees it (default 127.0.0.1). */
+export const pushOne = (
+  apiKey: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+  sourceIp?: string,
+) =>
   gateway.invoke(singleHandler, {
     method: 'POST',
     path: '/api/integrations/push/measurement',
     headers: { ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }), ...headers },
     body,
+    ...(sourceIp ? { sourceIp } : {}),
   });
 
 export const pushBatch = (

@@ -509,6 +509,27 @@ describe('KPI-scoped keys', () => {
     expect(() => encodeScope(['x'])).toThrow(RangeError);
   });
 
+  it('a roll copies the source allowlist to the new key, which is refused from elsewhere as the old one was', async () => {
+    const limited = await create(tenant, { name: 'limited roll', allowedSources: ['198.51.100.0/24'] });
+    const rolled = await roll(admin(tenant), limited.body.id);
+    expect(rolled.status).toBe(201);
+    expect(rolled.body.allowedSources).toEqual(['198.51.100.0/24']);
+    expect((await listed(tenant, rolled.body.id)).allowedSources).toEqual(['198.51.100.0/24']);
+    const from = (sourceIp: string) =>
+      pushOne(rolled.body.key, measurementFor(tenant.kpis[0]!), {}, sourceIp);
+    // 201, or 200 where an earlier test stored this KPI's period.
+    expect([200, 201]).toContain((await from('198.51.100.9')).status);
+    const refused = await from('203.0.113.9');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      type: expect.stringMatching(/\/source-not-allowed$/),
+      sourceIp: '203.0.113.9',
+    });
+    // A key without a list rolls to one without a list.
+    const open = await create(tenant, { name: 'open roll' });
+    expect((await roll(admin(tenant), open.body.id)).body.allowedSources).toBeNull();
+  });
+
   it('a roll keeps the scope', async () => {
     const scoped = await create(tenant, { name: 'scoped roll', kpiIds: [tenant.kpis[1]!.id] });
     const rolled = await roll(admin(tenant), scoped.body.id);

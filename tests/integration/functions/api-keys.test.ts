@@ -9,6 +9,7 @@ import { getApiKeyByHash } from '../../../lib/db/api-keys';
 import { keys } from '../../../lib/db/keys';
 import { updateTenant } from '../../../lib/db/tenants';
 import type { Plan } from '../../../lib/domain/plan';
+import { describeAllowedSourcesInput } from '../../support/allowed-sources-cases';
 import { invoke } from '../../support/events';
 import { bearer, createTestTenant, db, type TestTenant } from '../../support/fixtures';
 import { instrument } from '../../support/instrumented-db';
@@ -43,6 +44,7 @@ describe('API keys: happy path', () => {
     const result = await create(admin(tenant), { name: 'Nightly export', expiresAt });
     expect(result.status).toBe(201);
     expect(Object.keys(result.body).sort()).toEqual([
+      'allowedSources',
       'createdAt',
       'createdBy',
       'expiresAt',
@@ -81,6 +83,7 @@ describe('API keys: happy path', () => {
       lastUsedAt: null,
       revokedAt: null,
       kpiIds: null,
+      allowedSources: null,
       createdBy: { type: 'user', userId: ADMIN.id, email: ADMIN.email },
       revokedBy: null,
       rolledAt: null,
@@ -337,6 +340,35 @@ describe('API keys: cursors', () => {
     }
   });
 });
+
+describe('API keys: source allowlists', () => {
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    tenant = await tenantOn('enterprise');
+  });
+
+  it('a key made without allowedSources works from any address: null, created and listed', async () => {
+    const created = await create(admin(tenant), { name: 'anywhere' });
+    expect(created.body.allowedSources).toBeNull();
+    const item = (await list(bearer(tenant.users.VIEWER.token))).body.items.find(
+      (key: { id: string }) => key.id === created.body.id,
+    );
+    expect(item.allowedSources).toBeNull();
+  });
+
+  it('DELETE: a revoked key keeps its list, listed as it was when it stopped', async () => {
+    const created = await create(admin(tenant), { name: 'limited', allowedSources: ['203.0.113.7'] });
+    expect((await revoke(admin(tenant), created.body.id)).status).toBe(200);
+    const item = (await list(admin(tenant))).body.items.find(
+      (key: { id: string }) => key.id === created.body.id,
+    );
+    expect(item).toMatchObject({ status: 'revoked', allowedSources: ['203.0.113.7/32'] });
+  });
+});
+
+describeAllowedSourcesInput('POST /api-keys', async (owner, allowedSources) => ({
+  result: await create(admin(owner), { name: 'allowlist case', allowedSources }),
+}));
 
 describeJwtAuth('POST /api-keys', (headers) => create(headers), { roles: ['ADMIN'] });
 describeJwtAuth('GET /api-keys', (headers) => list(headers));

@@ -18,7 +18,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 const idOf = async (key: string) => (await getApiKeyByHash(db, hashApiKey(key)))!.id;
 const day = (body: { days: { date: string }[] }, date = today()): any =>
   body.days.find((row) => row.date === date);
-const NO_REFUSALS = { authentication: 0, scope: 0, rateLimit: 0, validation: 0, featureOff: 0 };
+const NO_REFUSALS = { authentication: 0, source: 0, scope: 0, rateLimit: 0, validation: 0, featureOff: 0 };
 
 let tenant: TestTenant;
 let other: TestTenant;
@@ -176,6 +176,7 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
       lastUsedAt: null,
       lastSourceIp: null,
       lastUserAgent: null,
+      lastRefusedSourceIp: null,
     });
   });
 });
@@ -219,6 +220,39 @@ describe('GET /api-keys/{id}/usage and GET /api-keys: where a key was used from,
       expect(seen.recent, role).toEqual(hidden(admin.recent));
       expect(JSON.stringify(seen), role).not.toMatch(/billing-sync|127\.0\.0\.1/);
     }
+  });
+});
+
+describe('GET /api-keys/{id}/usage: a request refused for its source', () => {
+  it('is counted as `source`; ADMIN sees the refused address per day and in the totals, the other roles null', async () => {
+    const own = await createTestTenant();
+    const created = await createApiKey(db, {
+      tenantId: own.tenant.id,
+      name: 'cron host',
+      allowedSources: ['203.0.113.7/32'],
+    });
+    expect((await pushOne(created.key, measurementFor(own.kpis[0]!), {}, '203.0.113.7')).status).toBe(201);
+    const refused = await pushOne(created.key, measurementFor(own.kpis[0]!), {}, '198.51.100.99');
+    expect(refused.status).toBe(403);
+    const seen = async (role: 'ADMIN' | 'VIEWER') => {
+      const { body } = await usage(created.id, bearer(own.users[role].token), { from: today(), to: today() });
+      return { day: day(body), totals: body.totals };
+    };
+    const admin = await seen('ADMIN');
+    for (const part of [admin.day, admin.totals]) {
+      expect(part).toMatchObject({
+        refused: { ...NO_REFUSALS, source: 1 },
+        lastRefusedSourceIp: '198.51.100.99',
+        accepted: 1,
+      });
+    }
+    const viewer = await seen('VIEWER');
+    expect(viewer.day).toMatchObject({
+      refused: { source: 1 },
+      lastRefusedSourceIp: null,
+      lastSourceIp: null,
+    });
+    expect(viewer.totals.lastRefusedSourceIp).toBeNull();
   });
 });
 

@@ -191,6 +191,7 @@ describe('push authorizer: refusals in the key’s usage', () => {
     expect(gateway.state.authorizerRuns).toBe(1);
     expect(await refusedToday(key.key)).toEqual({
       authentication: 1,
+      source: 0,
       scope: 0,
       rateLimit: 0,
       validation: 0,
