@@ -460,8 +460,8 @@ describe('the API key page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
       expect(await old.locator('[data-label="Status"]').textContent()).toBe(
         `active replaced by ${newKey.slice(0, 8)}`,
       );
-      // A rolled key can still be revoked early, but not rolled again.
-      expect(await old.locator('.row-actions button').allTextContents()).toEqual(['Revoke']);
+      // A rolled key can still be revoked early or get its sources changed, but not be rolled again.
+      expect(await old.locator('.row-actions button').allTextContents()).toEqual(['Sources', 'Revoke']);
       const replacement = page.locator('#keys-body tr:not([data-rolled])', { hasText: 'Rotating job' });
       expect(await replacement.locator('[data-label="KPIs"]').textContent()).toBe(bsc.name);
       await shot(page, '13-rolled');
@@ -625,6 +625,7 @@ describe('the API key page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
       );
     expect(refusals).toEqual([
       ['authentication', '0'],
+      ['source', '0'],
       ['scope', '1'],
       ['rateLimit', '0'],
       ['validation', '1'],
@@ -636,12 +637,94 @@ describe('the API key page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
     // Tab leaves the button for the row's next control; Space on the button closes the panel.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-      `Roll Revenue job (${used.body.prefix})`,
+      `Sources of Revenue job (${used.body.prefix})`,
     );
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Space');
     await panel.waitFor({ state: 'detached' });
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(errors).toEqual([]);
+  });
+
+  it('sources: ADMIN limits a key to its last source in one step, a refused push shows in its usage, a bad line is named, and empty is any address', async () => {
+    const { tenant, email, password } = await createStackTenant();
+    const kpi = await createKpi(stackDatabase(), tenant.id, { type: 'BSC_KPI', name: 'Nightly revenue' });
+    const auth = { Authorization: `Bearer ${(await loginAs(email, password)).token}` };
+    const created = await request('POST', '/api-keys', { headers: auth, body: { name: 'Cron host' } });
+    const sendFrom = (from: string) =>
+      request('POST', '/integrations/push/measurement', {
+        headers: { 'x-api-key': created.body.key },
+        body: {
+          kpiId: kpi.id,
+          kpiType: 'BSC_KPI',
+          actual: 7,
+          periodStart: '2026-03-01',
+          periodEnd: '2026-03-31',
+        },
+        from,
+      });
+    expect((await sendFrom('127.0.0.2')).status).toBe(201);
+
+    // The 400 for the unreadable line is an answer the page handles.
+    const { page, errors } = await browser.openPage(pageUrl(), {
+      context: { viewport: { width: 1100, height: 760 } },
+      handles: [400, 401, 409],
+    });
+    await signIn(page, email, password);
+    const label = `Cron host (${created.body.prefix})`;
+    const sources = cell(page, 'Cron host', 'Sources');
+    expect(await sources.textContent()).toBe('Any');
+    await page.getByRole('button', { name: `Sources of ${label}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Allowed sources of “Cron host”' });
+    await dialog.waitFor();
+    const list = dialog.getByLabel('One address or CIDR block per line; empty: any address');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('sources-list');
+    expect(await list.inputValue()).toBe('');
+    await expectAccessible(page, 'sources dialog');
+    // A line the service cannot read is named in the dialog, which stays open with what was typed.
+    await list.fill('127.0.0.2\n10.0.0.1/33');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('"10.0.0.1/33"');
+    expect(await list.inputValue()).toBe('127.0.0.2\n10.0.0.1/33');
+    await shot(page, '17-key-sources');
+    await expectAccessible(page, 'sources dialog with an error');
+    // One step: only the address the key was last used from.
+    await dialog.getByRole('button', { name: 'Only 127.0.0.2, its last source' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForFunction(
+      (id) => document.querySelector(`#key-${id} [data-label="Sources"]`)?.textContent === '127.0.0.2/32',
+      created.body.id,
+    );
+    expect(await timesShown(page, 'Sources of “Cron host” saved.')).toBe(1);
+    const listed = await request('GET', '/api-keys', { headers: auth });
+    expect(
+      listed.body.items.find((key: { id: string }) => key.id === created.body.id).allowedSources,
+    ).toEqual(['127.0.0.2/32']);
+
+    // A push from elsewhere is refused, and the Usage panel names the address.
+    expect((await sendFrom('127.0.0.3')).status).toBe(403);
+    expect((await sendFrom('127.0.0.2')).status).toBe(200);
+    await page.getByRole('button', { name: `Usage of ${label}` }).click();
+    const panel = page.locator(`#usage-${created.body.id}`);
+    await panel.locator('.refusals').waitFor();
+    expect(await panel.locator('[data-reason="source"] dd').textContent()).toBe('1');
+    expect(await panel.locator('#usage-refused-source').textContent()).toBe('Last refused source: 127.0.0.3');
+    await expectAccessible(page, 'usage panel with a refused source');
+
+    // Empty: any address again.
+    await page.getByRole('button', { name: `Sources of ${label}` }).click();
+    await dialog.waitFor();
+    expect(await list.inputValue()).toBe('127.0.0.2/32');
+    await list.fill('');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForFunction(
+      (id) => document.querySelector(`#key-${id} [data-label="Sources"]`)?.textContent === 'Any',
+      created.body.id,
+    );
+    expect((await sendFrom('127.0.0.3')).status).toBe(200);
     expect(errors).toEqual([]);
   });
 
