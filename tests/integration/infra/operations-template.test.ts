@@ -37,6 +37,7 @@ import { handler as runPullHandler } from '../../../functions/run-pull-integrati
 import { handler as runPullsHandler } from '../../../functions/run-pull-integrations';
 import { handler as schedulePullsHandler } from '../../../functions/schedule-pull-integrations';
 import { handler as testWebhookHandler } from '../../../functions/test-webhook';
+import { handler as updateKeyHandler } from '../../../functions/update-api-key';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
 import { handler as updatePullHandler } from '../../../functions/update-pull-integration';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
@@ -142,6 +143,7 @@ const JWT_FUNCTIONS = [
   'getApiKeyUsage',
   'revokeApiKey',
   'rollApiKey',
+  'updateApiKey',
   'createWebhook',
   'listWebhooks',
   'deleteWebhook',
@@ -249,6 +251,13 @@ const DYNAMODB: Record<
     actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
     leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+  },
+  // The key by id (index), its change (GetItem after a refused condition); for the answer its days of
+  // usage and the users of its audit trail.
+  updateApiKey: {
+    actions: ['BatchGetItem', 'GetItem', 'Query', 'UpdateItem'],
+    index: true,
+    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
   },
   // The endpoint and the tenant's count (one transaction); the list; the tombstone and the count.
   createWebhook: {
@@ -1585,6 +1594,28 @@ describe('least privilege: what a run of each function sends', () => {
             pathParameters: { id },
             headers: bearer(users.ADMIN.token),
           }),
+        ],
+      };
+    },
+    updateApiKey: async ({ tenant, users }) => {
+      const { id } = await createApiKey(db, {
+        tenantId: tenant.id,
+        name: 'changed',
+        createdBy: { type: 'user', userId: users.ADMIN.id },
+      });
+      const change = (body: unknown) =>
+        invoke(updateKeyHandler, {
+          method: 'PATCH',
+          path: `/api/api-keys/${id}`,
+          resource: '/api/api-keys/{id}',
+          pathParameters: { id },
+          headers: bearer(users.ADMIN.token),
+          body,
+        });
+      return {
+        run: async () => [
+          await change({ name: 'renamed', allowedSources: ['203.0.113.7'] }),
+          await change({ allowedSources: null }),
         ],
       };
     },

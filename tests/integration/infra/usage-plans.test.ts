@@ -173,7 +173,9 @@ describe('usage plans and stage throttle: security', () => {
     const [authorizerId, authorizer] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer')[0]!;
     expect(authorizer.Properties).toMatchObject({
       Type: 'REQUEST',
-      IdentitySource: 'method.request.header.x-api-key',
+      // The key and the caller's address: a cached Allow is reused only for the same key from the same
+      // address (docs/architecture.md, "Source allowlists: where the address is checked").
+      IdentitySource: 'method.request.header.x-api-key, context.identity.sourceIp',
     });
     expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBeGreaterThan(0);
     expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBeLessThanOrEqual(300);
