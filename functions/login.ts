@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type LoginThrottlePolicy, login } from '../lib/auth/sessions';
+import { type LoginThrottlePolicy, login } from '../lib/auth/sign-in';
 import { DEVICE_TOKEN_TTL_SECONDS } from '../lib/auth/tokens';
 import { DEVICE_COOKIE, deviceCookie, deviceTokenOf } from '../lib/http/device-cookie';
 import { defineRoute, reply } from '../lib/http/route';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { refresh } from '../lib/auth/sessions';
+import { refresh } from '../lib/auth/sign-in';
 import { defineRoute, reply } from '../lib/http/route';
 import { refreshTokenField } from '../lib/http/schemas';
 import { db, publicEndpoint, tokens } from '../lib/runtime';

@@ -132,7 +132,7 @@ const errorsOf = (route: RouteSpec): ErrorCode[] => {
     if (route.roles) codes.push('FORBIDDEN');
   }
   if (route.auth === 'apiKey') {
-    // The push authorizer and lib/push/api-key-auth.ts `assertKeyUsable`, in their order; then API
+    // The push authorizer and lib/push/key-verification.ts `assertKeyUsable`, in their order; then API
     // Gateway's answers for the tenant's usage plan (infra/gateway-responses.json): throttle (429
     // rate-limit-exceeded) and monthly quota. A failing authorizer is 503/500, which every non-static
     // operation declares. What only a push checks (the plan's feature, the per-key limit, the scope) is
