@@ -8,6 +8,7 @@
  * (`packageFunctions`): each function's zip as it is uploaded, unpacked, loaded with the environment
  * the CloudFormation template gives it (NODE_OPTIONS included), as Lambda's runtime loads it.
  */
+
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import JSZip from 'jszip';
+import { packagingEnv } from '../scripts/local/processes';
 
 export type SdkMode = 'bundled' | 'external';
 
@@ -233,15 +235,7 @@ export const packageFunctions = async (
       ],
       {
         cwd: root,
-        env: {
-          ...env,
-          TMPDIR: tmp,
-          TMP: tmp,
-          TEMP: tmp,
-          ESBUILD_WORK_FOLDER: workFolder,
-          SLS_TELEMETRY_DISABLED: '1',
-          AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
-        },
+        env: packagingEnv(env, tmp, workFolder),
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );

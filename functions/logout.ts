@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { logout } from '../lib/auth/sessions';
+import { logout } from '../lib/auth/sign-in';
 import { defineRoute, reply } from '../lib/http/route';
 import { refreshTokenField } from '../lib/http/schemas';
 import { db, publicEndpoint, tokens } from '../lib/runtime';

@@ -1,6 +1,6 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AppError } from '../lib/errors';
-import { apiKeyHeader, authorizerResult } from '../lib/http/push-auth';
+import { apiKeyHeader, authorizerResult } from '../lib/http/authorizer';
 import { authorizePush } from '../lib/push/push-service';
 import { pushDeps } from '../lib/runtime';
 
@@ -12,7 +12,7 @@ import { pushDeps } from '../lib/runtime';
  * so the plan's rate, burst and monthly quota apply before any Lambda runs; a key that may not push
  * (revoked, expired, tenant inactive, feature missing) is denied with its problem, which the
  * ACCESS_DENIED gateway response renders as the handler's 403, without a Lambda run and without
- * charging the tenant's plan (lib/http/push-auth.ts). Errors other than a refusal (DynamoDB
+ * charging the tenant's plan (lib/http/authorizer.ts). Errors other than a refusal (DynamoDB
  * unavailable) surface as AUTHORIZER_FAILURE, rendered as 503. A refusal of a known key is counted in
  * its day of usage (lib/push/push-service.ts, `authorizePush`).
  */

@@ -82,7 +82,7 @@ const sessionGuardSettings = (): Parameters<typeof createSessionGuard>[0] => ({
   ttlSeconds: config.SESSION_CACHE_TTL_SECONDS,
 });
 
-export const sessions = /* @__PURE__ */ createSessionGuard(/* @__PURE__ */ sessionGuardSettings());
+export const sessionGuard = /* @__PURE__ */ createSessionGuard(/* @__PURE__ */ sessionGuardSettings());
 
 /** The lists' cursors, sealed with a key derived from the JWT key (lib/http/cursors.ts). */
 export const cursors = /* @__PURE__ */ createCursorSeal(jwtKeys);
@@ -212,7 +212,7 @@ const githubKeys = /* @__PURE__ */ createGithubKeys(/* @__PURE__ */ githubKeySet
  */
 const web = { corsOrigins: corsOrigins(config), tracer };
 export const publicEndpoint = /* @__PURE__ */ publicEndpointOf(web);
-export const jwtEndpoint = /* @__PURE__ */ jwtEndpointOf(web, tokens, sessions, cursors);
+export const jwtEndpoint = /* @__PURE__ */ jwtEndpointOf(web, tokens, sessionGuard, cursors);
 export const keyEndpoint = /* @__PURE__ */ keyEndpointOf(web);
 export const pageEndpoint = /* @__PURE__ */ pageEndpointOf(web);
 export const githubSignedEndpoint = /* @__PURE__ */ githubSignedEndpointOf(web, githubKeys);

@@ -14,36 +14,15 @@
  */
 import { resolve } from 'node:path';
 import { runAlertCheck } from '../lib/alerts/check';
-import { createDatabase } from '../lib/db/client';
 import { createEgress } from '../lib/egress';
 import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
-import {
-  localData,
-  localDynamoDb,
-  storedJwtSecret,
-  storedSecretsKey,
-  unreachableDynamoDb,
-} from './local-data';
+import { runBesideLocalStack } from './local-data';
 
-const root = resolve(__dirname, '..');
-const dynamoDb = localDynamoDb(root, process.env);
-
-const main = async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const env = process.env;
-  const db = createDatabase({
-    tableName: env.TABLE_NAME || 'strategy-service-local',
-    region: env.AWS_REGION || 'eu-central-1',
-    endpoint: dynamoDb.endpoint,
-  });
-  const data = localData(root, env);
-  const secret = env.JWT_SECRET || storedJwtSecret(data);
-  if (!secret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
-  const secretsKey = env.SECRETS_KEY || storedSecretsKey(data);
-  if (!secretsKey) throw new Error('No secrets key: set SECRETS_KEY, or run npm start once to make one.');
+runBesideLocalStack(resolve(__dirname, '..'), async ({ db, secretsKey, jwtSecret }) => {
+  if (!jwtSecret) throw new Error('No signing key: set JWT_SECRET, or run npm start once to make one.');
   const queue = webhookLocalQueue(db);
   const check = await runAlertCheck({ db, publish: createPublisher({ db, queue }), now: Date.now() });
   const result = await drainLocalQueue({
@@ -51,17 +30,10 @@ const main = async () => {
     // The local stage's egress rules: endpoints on this machine are reachable.
     deps: {
       db,
-      secrets: createWebhookSecretSeal({ secretsKey, jwtKey: secret }),
+      secrets: createWebhookSecretSeal({ secretsKey, jwtKey: jwtSecret }),
       egress: createEgress({ allowLoopback: true }),
     },
   });
-  db.client.destroy();
   console.log(JSON.stringify({ check, ...result }));
   if (check.failed > 0) process.exitCode = 1;
-};
-
-main().catch((error) => {
-  const refused = (error as { code?: string }).code === 'ECONNREFUSED';
-  console.error(refused ? unreachableDynamoDb(dynamoDb) : error instanceof Error ? error.message : error);
-  process.exit(1);
 });

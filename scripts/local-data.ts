@@ -19,7 +19,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { indexExistingKeyExpiries } from '../lib/alerts/check';
-import type { Database } from '../lib/db/client';
+import { createDatabase, type Database } from '../lib/db/client';
 import { addMissingIndexes, createTable } from '../lib/db/table';
 import { logger } from '../lib/logger';
 import { type SeedFile, seedDemoData } from './seed';
@@ -247,3 +247,43 @@ export const localDynamoDb = (root: string, env: NodeJS.ProcessEnv): LocalDynamo
 export const unreachableDynamoDb = ({ endpoint, from }: LocalDynamoDb): string =>
   `Nothing answers at ${endpoint} (${from}): start the local stack with npm start, or set ` +
   'DYNAMODB_PORT (or DYNAMODB_ENDPOINT) to where its DynamoDB Local runs.';
+
+/** What a runner beside `npm start` works with: the stack's table, and the keys it keeps. */
+export interface BesideStack {
+  db: Database;
+  /** SECRETS_KEY, else the data folder's. */
+  secretsKey: string;
+  /** JWT_SECRET, else the data folder's; '' when there is none. */
+  jwtSecret: string;
+}
+
+/**
+ * Runs `work` once against the local stack's table (`npm run alerts:run`, `npm run pull:run`): the
+ * table found as `localDynamoDb` finds it, the keys `npm start` keeps. When nothing answers it says
+ * where it looked; any failure exits 1.
+ */
+export const runBesideLocalStack = (root: string, work: (stack: BesideStack) => Promise<void>): void => {
+  const env = process.env;
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const dynamoDb = localDynamoDb(root, env);
+  const run = async () => {
+    const data = localData(root, env);
+    const secretsKey = env.SECRETS_KEY || storedSecretsKey(data);
+    if (!secretsKey) throw new Error('No secrets key: set SECRETS_KEY, or run npm start once to make one.');
+    const db = createDatabase({
+      tableName: env.TABLE_NAME || 'strategy-service-local',
+      region: env.AWS_REGION || 'eu-central-1',
+      endpoint: dynamoDb.endpoint,
+    });
+    try {
+      await work({ db, secretsKey, jwtSecret: env.JWT_SECRET || storedJwtSecret(data) });
+    } finally {
+      db.client.destroy();
+    }
+  };
+  run().catch((error) => {
+    const refused = (error as { code?: string }).code === 'ECONNREFUSED';
+    console.error(refused ? unreachableDynamoDb(dynamoDb) : error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+};

@@ -13,7 +13,6 @@
  * stage's rules: this machine is allowed.
  */
 import { resolve } from 'node:path';
-import { createDatabase } from '../lib/db/client';
 import { getTenant } from '../lib/db/tenants';
 import { createEgress } from '../lib/egress';
 import { createTokenCache } from '../lib/pull/fetch';
@@ -26,28 +25,9 @@ import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
-import {
-  localData,
-  localDynamoDb,
-  storedJwtSecret,
-  storedSecretsKey,
-  unreachableDynamoDb,
-} from './local-data';
+import { runBesideLocalStack } from './local-data';
 
-const root = resolve(__dirname, '..');
-const dynamoDb = localDynamoDb(root, process.env);
-
-const main = async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const env = process.env;
-  const db = createDatabase({
-    tableName: env.TABLE_NAME || 'strategy-service-local',
-    region: env.AWS_REGION || 'eu-central-1',
-    endpoint: dynamoDb.endpoint,
-  });
-  const data = localData(root, env);
-  const secretsKey = env.SECRETS_KEY || storedSecretsKey(data);
-  if (!secretsKey) throw new Error('No secrets key: set SECRETS_KEY, or run npm start once to make one.');
+runBesideLocalStack(resolve(__dirname, '..'), async ({ db, secretsKey, jwtSecret }) => {
   const webhooks = webhookLocalQueue(db);
   // The local stage's egress rules: sources on this machine are reachable.
   const egress = createEgress({ allowLoopback: true });
@@ -78,17 +58,9 @@ const main = async () => {
         : { skipped: outcome.reason },
     );
   }
-  const jwtKey = env.JWT_SECRET || storedJwtSecret(data);
   const webhookDeliveries = await drainLocalQueue({
     queue: webhooks,
-    deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: jwtKey || secretsKey }), egress },
+    deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: jwtSecret || secretsKey }), egress },
   });
-  db.client.destroy();
   console.log(JSON.stringify({ scheduler, runs, webhookDeliveries }));
-};
-
-main().catch((error) => {
-  const refused = (error as { code?: string }).code === 'ECONNREFUSED';
-  console.error(refused ? unreachableDynamoDb(dynamoDb) : error instanceof Error ? error.message : error);
-  process.exit(1);
 });

@@ -1,6 +1,6 @@
 import type { SessionState } from '../db/sessions';
 import type { User } from '../domain/user';
-import { sessionRefusal } from './sessions';
+import { sessionRefusal } from './sign-in';
 import { invalidToken, type UserPrincipal } from './tokens';
 
 /**

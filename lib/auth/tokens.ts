@@ -214,7 +214,7 @@ export const createTokenService = (settings: TokenSettings) => {
       .sign(((await keys()) as [CryptoKey])[0]);
 
   return {
-    /** How long a refresh token lives, and so its session record (lib/auth/sessions.ts). */
+    /** How long a refresh token lives, and so its session record (lib/auth/sign-in.ts). */
     refreshTtlSeconds,
 
     issueAccessToken: (principal: UserPrincipal, nowSeconds = Math.floor(Date.now() / 1000)) =>

@@ -40,8 +40,8 @@ export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>
 export type KpiSettings = KpiTargetRule & Pick<Kpi, 'cadence' | 'graceHours'>;
 
 /**
- * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction
- * (the operator CLI accepted KPIs of tenants that do not exist).
+ * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction,
+ * so no caller (the operator CLI included) can create a KPI of a tenant that does not exist.
  */
 export const createKpi = async (
   { client, tableName }: Database,

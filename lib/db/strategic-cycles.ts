@@ -21,8 +21,8 @@ export const strategicCycles = /* @__PURE__ */ defineEntity(() => ({
 }));
 
 /**
- * Creates a cycle of an existing tenant (a condition of the same transaction) whose dates are in order
- * (the operator CLI accepted both a missing tenant and a start after the end). Dates are
+ * Creates a cycle of an existing tenant (a condition of the same transaction) whose dates are in
+ * order, whoever calls it (the operator CLI included). Dates are
  * calendar dates, `YYYY-MM-DD`; a cycle may start and end on the same day.
  */
 export const createStrategicCycle = async (

@@ -17,8 +17,8 @@ export interface AddressRules {
   allowLoopback: boolean;
 }
 
-/** Ranges the library counts as unicast that the service refuses all the same. */
-const ALSO_REFUSED: [ipaddr.IPv6, number][] = [/* @__PURE__ */ ipaddr.IPv6.parseCIDR('::/96')];
+/** IPv4-compatible IPv6 (`::a.b.c.d`): the library counts it as unicast; the service refuses it. */
+const IPV4_COMPATIBLE = /* @__PURE__ */ ipaddr.IPv6.parseCIDR('::/96');
 
 /** Whether the service may connect to `address` (an IPv4 or IPv6 address without brackets). */
 export const isAllowedAddress = (address: string, { allowLoopback }: AddressRules): boolean => {
@@ -28,5 +28,5 @@ export const isAllowedAddress = (address: string, { allowLoopback }: AddressRule
   const range = parsed.range();
   if (range === 'loopback') return allowLoopback;
   if (range !== 'unicast') return false;
-  return !(parsed.kind() === 'ipv6' && ALSO_REFUSED.some((cidr) => (parsed as ipaddr.IPv6).match(cidr)));
+  return !(parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(IPV4_COMPATIBLE));
 };

@@ -133,11 +133,12 @@ const errorsOf = (route: RouteSpec): ErrorCode[] => {
     if (route.roles) codes.push('FORBIDDEN');
   }
   if (route.auth === 'apiKey') {
-    // The push authorizer and lib/push/api-key-auth.ts (`assertSourceAllowed`, `assertKeyUsable`), in
-    // their order; then API Gateway's answers for the tenant's usage plan
-    // (infra/gateway-responses.json): throttle (429 rate-limit-exceeded) and monthly quota. A failing authorizer is 503/500, which every non-static
-    // operation declares. What only a push checks (the plan's feature, the per-key limit, the scope) is
-    // in the push routes' own `errors`: the key check answers a plan without push with 200.
+    // The push authorizer and lib/push/key-verification.ts (`assertSourceAllowed`, `assertKeyUsable`),
+    // in their order; then API Gateway's answers for the tenant's usage plan
+    // (infra/gateway-responses.json): throttle (429 rate-limit-exceeded) and monthly quota. A failing
+    // authorizer is 503/500, which every non-static operation declares. What only a push checks (the
+    // plan's feature, the per-key limit, the scope) is in the push routes' own `errors`: the key check
+    // answers a plan without push with 200.
     codes.push(
       'INVALID_API_KEY',
       'SOURCE_NOT_ALLOWED',
@@ -390,18 +391,18 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
       summary: 'Strategy and KPI management: JWT login for users, API-key push of KPI measurements.',
       description: DESCRIPTION,
     },
-    // One server, relative to the host that serves the document: a fixed local address (port 3000)
-    // was wrong for any other port, and /api/docs puts its own base URL (stage path included) here.
+    // One server, relative to the host that serves the document: a fixed address would be wrong for
+    // every other port and stage, and /api/docs puts its own base URL (stage path included) here.
     servers: [{ url: '/api', description: 'The API of the host that serves this document' }],
     tags: [
       {
         name: 'Push',
         description:
-          'Send KPI measurements with an API key (spec 1, 2.5, 5.2), try them without storing (`?dryRun=true`), and check a key.',
+          'Send KPI measurements with an API key, try them without storing (`?dryRun=true`), and check a key.',
       },
-      { name: 'Authentication', description: 'Log in and refresh access tokens (spec 2.1–2.4, 5.1).' },
+      { name: 'Authentication', description: 'Log in and refresh access tokens.' },
       { name: 'KPIs', description: 'The KPIs to push to, and what was pushed, when and with which key.' },
-      { name: 'Strategy', description: 'Strategic cycles (spec 4).' },
+      { name: 'Strategy', description: 'Strategic cycles.' },
       {
         name: 'Pull',
         description:
@@ -409,7 +410,7 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
       },
       {
         name: 'API keys',
-        description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8).',
+        description: 'Create, list, roll and revoke push keys.',
       },
       {
         name: 'Webhooks',
@@ -429,7 +430,7 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
           in: 'header',
           required: false,
           description:
-            'Optional (spec 5.1); when sent it must equal the token’s `tenant_id`, else 403 `tenant-mismatch`.',
+            'Optional; when sent it must equal the token’s `tenant_id`, else 403 `tenant-mismatch`.',
           schema: { type: 'string' },
         },
       },

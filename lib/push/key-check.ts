@@ -3,7 +3,7 @@ import { getApiKeyByHash } from '../db/api-keys';
 import { Feature } from '../domain/plan';
 import { AppError } from '../errors';
 import { settleAll } from '../promises';
-import { apiKeyHashOf, assertKeyUsable, assertSourceAllowed } from './api-key-auth';
+import { apiKeyHashOf, assertKeyUsable, assertSourceAllowed } from './key-verification';
 import type { PushDeps } from './push-service';
 import { decide, windowStart } from './rate-limit';
 

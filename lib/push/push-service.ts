@@ -21,7 +21,7 @@ import {
   assertTenantMayPush,
   type KeyVerification,
   verifyApiKey,
-} from './api-key-auth';
+} from './key-verification';
 import type { MeasurementInput } from './measurement-schema';
 import {
   type RateLimitDecision,

@@ -169,3 +169,18 @@ export const privateTempDir = (prefix: string): PrivateTempDir => {
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 };
+
+/**
+ * The environment of a `serverless package` run of its own: its own temporary and esbuild work
+ * folders (so runs side by side never share a build), no telemetry, and no AWS credentials, which
+ * packaging never needs.
+ */
+export const packagingEnv = (env: NodeJS.ProcessEnv, tmp: string, workFolder: string): NodeJS.ProcessEnv => ({
+  ...env,
+  TMPDIR: tmp,
+  TMP: tmp,
+  TEMP: tmp,
+  ESBUILD_WORK_FOLDER: workFolder,
+  SLS_TELEMETRY_DISABLED: '1',
+  AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+});

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createApiKey } from '../../lib/api-keys/service';
-import { startSession } from '../../lib/auth/sessions';
+import { startSession } from '../../lib/auth/sign-in';
 import type { Database } from '../../lib/db/client';
 import { createKpi } from '../../lib/db/kpis';
 import { measurements } from '../../lib/db/measurements';

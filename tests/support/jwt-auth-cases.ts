@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeAllSessions, updateAccount } from '../../lib/auth/accounts';
-import { logout, startSession } from '../../lib/auth/sessions';
+import { logout, startSession } from '../../lib/auth/sign-in';
 import { createUser } from '../../lib/db/users';
 import { ROLES, type Role } from '../../lib/domain/user';
 import type { InvokeResult } from './events';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { privateTempDir } from '../../scripts/local/processes';
+import { packagingEnv, privateTempDir } from '../../scripts/local/processes';
 
 export interface CloudFormationResource {
   Type: string;
@@ -68,15 +68,7 @@ export const packageTemplate = async (
         ],
         {
           cwd: root,
-          env: {
-            ...env,
-            TMPDIR: tmp,
-            TMP: tmp,
-            TEMP: tmp,
-            ESBUILD_WORK_FOLDER: workFolder,
-            SLS_TELEMETRY_DISABLED: '1',
-            AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
-          },
+          env: packagingEnv(env, tmp, workFolder),
         },
         (error, _stdout, stderr) => (error ? fail(new Error(`${error.message}\n${stderr}`)) : done()),
       );

@@ -21816,7 +21816,7 @@ var monthOf = (date3) => {
 var measurementInputSchema = pipe(
   strictObject({
     kpiId: uuid2({ message: "must be the UUID of a KPI" }).check(describe2("UUID of a KPI of the key\u2019s tenant (`GET /kpis`).")),
-    kpiType: kpiTypeSchema.check(describe2("The KPI\u2019s type (spec 2.6); must match the KPI.")),
+    kpiType: kpiTypeSchema.check(describe2("The KPI\u2019s type; must match the KPI.")),
     actual: storableNumber("must be a finite number").check(
       describe2(`Actual (realized) value. ${MEASUREMENT_NUMBER}`)
     ),
@@ -21854,7 +21854,7 @@ var measurementInputSchema = pipe(
   }),
   meta2({
     id: "MeasurementInput",
-    description: "Spec 2.5. Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values."
+    description: "Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values."
   })
 );
 var identity = (m) => `${m.kpiId}|${m.periodStart}|${m.periodEnd}`;
@@ -21888,7 +21888,7 @@ var batchSchema = strictObject({
   }),
   meta2({
     id: "BatchRequest",
-    description: "Spec 4, 8. All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written."
+    description: "All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written."
   })
 );
 var pushQuerySchema = strictObject({
@@ -22253,7 +22253,7 @@ var errorCatalog = {
     title: "Content-Type must be application/json"
   },
   RATE_LIMIT_EXCEEDED: { status: 429, slug: "rate-limit-exceeded", title: "Request quota exceeded" },
-  /** Answered by API Gateway when a tenant's usage plan quota is used up (infra/gateway-responses.yml). */
+  /** Answered by API Gateway when a tenant's usage plan quota is used up (infra/gateway-responses.json). */
   QUOTA_EXCEEDED: {
     status: 429,
     slug: "quota-exceeded",

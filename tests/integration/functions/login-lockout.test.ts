@@ -4,7 +4,7 @@ import { handler } from '../../../functions/login';
 import { revokeAllSessions } from '../../../lib/auth/accounts';
 import type { LoginThrottlePolicy } from '../../../lib/auth/login-throttle';
 import { verifyPassword } from '../../../lib/auth/passwords';
-import { login } from '../../../lib/auth/sessions';
+import { login } from '../../../lib/auth/sign-in';
 import { keys } from '../../../lib/db/keys';
 import { readAttemptCounters } from '../../../lib/db/login-attempts';
 import { normalizeEmail } from '../../../lib/db/users';

@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/login';
 import { verifyPassword } from '../../../lib/auth/passwords';
-import { login } from '../../../lib/auth/sessions';
+import { login } from '../../../lib/auth/sign-in';
 import { updateTenant } from '../../../lib/db/tenants';
 import { updateUser } from '../../../lib/db/users';
 import { invoke } from '../../support/events';

@@ -6,7 +6,7 @@ import { handler as loginHandler } from '../../../functions/login';
 import { handler as pushHandler } from '../../../functions/push-measurement';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
-import { login } from '../../../lib/auth/sessions';
+import { login } from '../../../lib/auth/sign-in';
 import { measurementInputSchema } from '../../../lib/push/measurement-schema';
 import { pushMeasurements } from '../../../lib/push/push-service';
 import { pushDeps } from '../../../lib/runtime';

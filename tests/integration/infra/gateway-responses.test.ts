@@ -5,8 +5,8 @@ import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey } from '../../../lib/api-keys/service';
 import type { ApiKey } from '../../../lib/domain/api-key';
 import { AppError, errorCatalog, PROBLEM_TYPE_BASE } from '../../../lib/errors';
+import { authorizerResult } from '../../../lib/http/authorizer';
 import { problemResponse } from '../../../lib/http/middleware';
-import { authorizerResult } from '../../../lib/http/push-auth';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { createGateway, renderGatewayResponse } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
@@ -22,7 +22,7 @@ const bySlug = new Map<string, { status: number; title: string }>(
   Object.values(errorCatalog).map((entry) => [entry.slug, entry]),
 );
 
-/** The context of the push authorizer's answer for a refused key (lib/http/push-auth.ts). */
+/** The context of the push authorizer's answer for a refused key (lib/http/authorizer.ts). */
 const deniedContext = () =>
   authorizerResult(
     {

@@ -22,6 +22,18 @@ beforeAll(async () => {
       response.writeHead(302, { location: `${base}/inside` }).end();
       return;
     }
+    if (path === '/declared-big') {
+      // Declares more than the limit, sends a little and stalls: refused on the declaration.
+      response.writeHead(200, { 'content-length': String(2 * MAX_RESPONSE_BYTES) });
+      response.write('{"partial":');
+      return;
+    }
+    if (path === '/repeated') {
+      response.setHeader('set-cookie', ['a=1', 'b=2']);
+      response.setHeader('X-Mixed-Case', 'yes');
+      response.end();
+      return;
+    }
     if (path.startsWith('/bytes/')) {
       response.end(Buffer.alloc(Number(path.slice('/bytes/'.length)), 0x61));
       return;
@@ -106,10 +118,20 @@ describe('the egress guard', () => {
     expect((await failure(inward6.send(get('https://nat64.example/')))).kind).toBe('refused');
   });
 
+  it('refuses a name that resolves to no address at all', async () => {
+    const nothing = createEgress({ allowLoopback: true, lookup: resolvingTo() });
+    const error = await failure(nothing.send(get(`http://empty.example:${port}/value`)));
+    expect(error.kind).toBe('refused');
+    expect(error.name).toBe('EgressError');
+  });
+
   it('refuses URLs with credentials or another scheme before connecting', async () => {
     const local = createEgress({ allowLoopback: true });
     const before = hits.length;
-    expect((await failure(local.send(get(`http://user:pw@127.0.0.1:${port}/`)))).kind).toBe('refused');
+    for (const credentials of ['user:pw@', 'user@', ':pw@']) {
+      const url = `http://${credentials}127.0.0.1:${port}/`;
+      expect((await failure(local.send(get(url)))).kind, url).toBe('refused');
+    }
     expect((await failure(local.send(get('file:///etc/passwd')))).kind).toBe('refused');
     expect(hits.length).toBe(before);
   });
@@ -132,6 +154,19 @@ describe('the egress guard', () => {
     expect((await failure(local.send(get(`${base}/chunked-big`)))).kind).toBe('too_large');
     const smaller = await failure(local.send({ ...get(`${base}/bytes/101`), maxBytes: 100 }));
     expect(smaller.kind).toBe('too_large');
+  });
+
+  it('refuses an answer on its declared size, without waiting for the bytes', async () => {
+    const local = createEgress({ allowLoopback: true });
+    // The server never sends the rest: reading on would end in the time-out instead.
+    expect((await failure(local.send(get(`${base}/declared-big`, 5000)))).kind).toBe('too_large');
+  });
+
+  it('gives header names in lower case and a repeated header’s values joined', async () => {
+    const local = createEgress({ allowLoopback: true });
+    const answer = await local.send(get(`${base}/repeated`));
+    expect(answer.headers['set-cookie']).toBe('a=1, b=2');
+    expect(answer.headers['x-mixed-case']).toBe('yes');
   });
 
   it('reads no body at all with maxBytes 0, whatever its size', async () => {

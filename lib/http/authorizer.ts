@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
 import { type AppError, errorCatalog, problemType } from '../errors';
-import { invalidApiKey, type KeyVerification } from '../push/api-key-auth';
+import { invalidApiKey, type KeyVerification } from '../push/key-verification';
 import type { AuthorizerVerdict } from '../push/push-service';
 import { header } from './responses';
 

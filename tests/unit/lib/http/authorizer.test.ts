@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../../../lib/db/tenants';
 import type { ApiKey } from '../../../../lib/domain/api-key';
 import { AppError, errorCatalog, problemType } from '../../../../lib/errors';
-import { apiKeyHeader, authorizerResult, authorizerVerdict } from '../../../../lib/http/push-auth';
+import { apiKeyHeader, authorizerResult, authorizerVerdict } from '../../../../lib/http/authorizer';
 import { refusalOf } from '../../../support/refusal';
 
 const withAuthorizer = (authorizer: unknown) => ({ requestContext: { authorizer } as never });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { login, logout, refresh, type SessionDeps, startSession } from '../../../../lib/auth/sessions';
+import { login, logout, refresh, type SessionDeps, startSession } from '../../../../lib/auth/sign-in';
 import { keys } from '../../../../lib/db/keys';
 import { updateTenant } from '../../../../lib/db/tenants';
 import { updateUser } from '../../../../lib/db/users';
@@ -12,7 +12,7 @@ import { createTestTenant, db, tokens } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput, metricsOf } from '../../../support/output';
 
-/** lib/auth/sessions.ts: what login writes, logs and answers besides the tokens. */
+/** lib/auth/sign-in.ts: what login writes, logs and answers besides the tokens. */
 const lockout = {
   windowSeconds: 900,
   maxFailures: 3,
