@@ -199,6 +199,41 @@ describe('api_key.expiring: 7 days and 1 day before, once each', () => {
     expect(ids.every((id) => id === roll.created.id)).toBe(true);
   });
 
+  it('a key expiring exactly 7 days from the run gets the 7-day notice', async () => {
+    const tenant = await createTestTenant({ kpiTypes: [] });
+    const base = Date.now();
+    const key = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'edge',
+      expiresAt: iso(base + 7 * DAY_MS),
+    });
+    await run(base);
+    expect(eventsOf(tenant).map((event) => [event.data.keyId, event.data.daysLeft])).toEqual([[key.id, 7]]);
+  });
+
+  it('a second run at the same moment writes nothing: what is notified, revoked or rolled costs no write', async () => {
+    const tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+    await updateKpi(db, tenant.tenant.id, tenant.kpis[0]!.id, { cadence: 'daily', graceHours: 0 });
+    const base = Date.now();
+    const expiresAt = iso(base + 3 * DAY_MS);
+    await createApiKey(db, { tenantId: tenant.tenant.id, name: 'notified', expiresAt });
+    const revoked = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'revoked', expiresAt });
+    await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publishToWebhooks);
+    const rolled = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'rolled', expiresAt });
+    await rollApiKey(
+      db,
+      { tenantId: tenant.tenant.id, keyId: rolled.id, gracePeriodHours: 24 },
+      publishToWebhooks,
+    );
+    const at = base + 2 * DAY_MS + 12 * HOUR_MS;
+    await run(at);
+    expect(eventsOf(tenant).length).toBeGreaterThanOrEqual(2);
+    const probe = instrument(db);
+    const again = await run(at, { db: probe.db });
+    expect(again).toMatchObject({ quietKpis: 0, expiringKeys: 0, failed: 0 });
+    expect(probe.calls.filter((call) => call.command === 'UpdateItemCommand')).toEqual([]);
+  });
+
   it('two checks at the same time send one notice between them', async () => {
     const tenant = await createTestTenant({ kpiTypes: [] });
     const base = Date.now();
@@ -275,8 +310,13 @@ describe('keys made before the expiry index', () => {
       expiresAt: iso(base + 5 * DAY_MS),
     });
     await revokeApiKey(db, tenant.tenant.id, revoked.id, undefined, publishToWebhooks);
+    const past = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'old expired',
+      expiresAt: iso(base + DAY_MS),
+    });
     // As a key stored before the index existed: without its index attributes.
-    for (const created of [old, revoked]) {
+    for (const created of [old, revoked, past]) {
       await db.client.send(
         new UpdateCommand({
           TableName: db.tableName,
@@ -287,8 +327,17 @@ describe('keys made before the expiry index', () => {
     }
     await run(base);
     expect(eventsOf(tenant)).toEqual([]);
-    expect(await indexExistingKeyExpiries(db, base)).toBeGreaterThanOrEqual(1);
-    expect(await indexExistingKeyExpiries(db, base)).toBe(0);
+    const probe = instrument(db);
+    // Indexed two days on: `old expired` has expired by then.
+    expect(await indexExistingKeyExpiries(probe.db, base + 2 * DAY_MS)).toBeGreaterThanOrEqual(1);
+    expect(await indexExistingKeyExpiries(db, base + 2 * DAY_MS)).toBe(0);
+    // A revoked key and one past its expiry are passed over without a write.
+    const updated = probe.calls
+      .filter((call) => call.command === 'UpdateItemCommand')
+      .map((call) => (call.input.Key as { pk: string }).pk);
+    expect(updated).toContain(keys.apiKey(hashApiKey(old.key)).pk);
+    expect(updated).not.toContain(keys.apiKey(hashApiKey(revoked.key)).pk);
+    expect(updated).not.toContain(keys.apiKey(hashApiKey(past.key)).pk);
     await run(base);
     expect(eventsOf(tenant).map((event) => event.data.keyId)).toEqual([old.id]);
   });
