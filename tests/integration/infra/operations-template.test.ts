@@ -42,9 +42,9 @@ import { handler as updatePullHandler } from '../../../functions/update-pull-int
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
-import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
+import { updateKpi } from '../../../lib/kpis/settings';
 import { freePort } from '../../../lib/local/processes';
 import { createIntegration } from '../../../lib/pull/definitions';
 import { pullLocalQueue } from '../../../lib/pull/local-queue';

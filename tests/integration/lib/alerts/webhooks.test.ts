@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAlertCheck } from '../../../../lib/alerts/check';
 import { revokeLeakedKeys } from '../../../../lib/api-keys/leaks';
 import { createApiKey } from '../../../../lib/api-keys/service';
-import { updateKpi } from '../../../../lib/db/kpis';
+import { updateKpi } from '../../../../lib/kpis/settings';
 import { egress, webhookSecrets } from '../../../../lib/runtime';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
 import type { WebhookEventType } from '../../../../lib/webhooks/events';
