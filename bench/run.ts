@@ -17,8 +17,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase } from '../lib/db/client';
 import { createTable } from '../lib/db/table';
-import { freePort, startDynamoDbLocal } from '../lib/local/processes';
 import { logger } from '../lib/logger';
+import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { type BenchResults, costPerMillionUsd, runBench } from './bench';
 import { measurePull } from './pull';
 

@@ -2,11 +2,11 @@
 /**
  * `npx kpi-push …` from a checkout after `npm ci` (package.json `bin`). The CLI is TypeScript, run
  * through tsx (a dev dependency) so that it shares the service's validation code with no build step.
- * `kpi-push --help` is its manual; scripts/kpi-push/main.ts its code.
+ * `kpi-push --help` is its manual; clients/kpi-push/main.ts its code.
  */
 require('tsx/cjs');
 const { readFileSync } = require('node:fs');
-const { run } = require('../scripts/kpi-push/main.ts');
+const { run } = require('../clients/kpi-push/main.ts');
 
 run({
   argv: process.argv.slice(2),

@@ -26,7 +26,12 @@ const createApiKeyRequestSchema = z
         ),
       ),
   })
-  .check(z.meta({ id: 'CreateApiKeyRequest', description: 'Spec 2.7.' }));
+  .check(
+    z.meta({
+      id: 'CreateApiKeyRequest',
+      description: 'A new API key: its name, and optionally when it expires and which KPIs it may push to.',
+    }),
+  );
 
 /** POST /api-keys (ADMIN): the raw key is in this response only (spec 2.7). */
 export const route = defineRoute({
@@ -36,7 +41,7 @@ export const route = defineRoute({
   tag: 'API keys',
   summary: 'Create an API key',
   description:
-    'Spec 2.7, 3, 8 (ADMIN). The raw key is in this response only. The plan maximum counts active keys: Free 3, Business 5, Enterprise unlimited; past it, 409 `api-key-limit-reached`. `kpiIds` limits the key to some KPIs of the tenant: a push of it to another KPI is 403 `kpi-outside-key-scope`; an id that is not a KPI of the tenant is 400 naming it.',
+    'ADMIN only. The raw key is in this response only. The plan maximum counts active keys: Free 3, Business 5, Enterprise unlimited; past it, 409 `api-key-limit-reached`. `kpiIds` limits the key to some KPIs of the tenant: a push of it to another KPI is 403 `kpi-outside-key-scope`; an id that is not a KPI of the tenant is 400 naming it.',
   auth: 'jwt',
   roles: ['ADMIN'],
   body: {

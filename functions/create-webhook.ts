@@ -1,10 +1,9 @@
 import * as z from 'zod/mini';
-import { MAX_WEBHOOK_ENDPOINTS } from '../lib/domain/webhook';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../lib/domain/webhook';
 import { MAX_TENANT_URL_LENGTH } from '../lib/egress/urls';
 import { defineRoute, reply } from '../lib/http/route';
 import { webhookExample } from '../lib/openapi/examples';
 import { jwtEndpoint, webhookDeps } from '../lib/runtime';
-import { WEBHOOK_EVENT_TYPES } from '../lib/webhooks/events';
 import { createEndpoint } from '../lib/webhooks/service';
 import { createdWebhookView, createdWebhookViewSchema } from '../lib/webhooks/views';
 

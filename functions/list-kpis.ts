@@ -25,7 +25,7 @@ const kpiListQuerySchema = z
     type: z.optional(
       z
         .enum(kpiTypeSchema.options, { message: `type must be one of ${kpiTypeSchema.options.join(', ')}` })
-        .check(z.describe('Only KPIs of this type (spec 2.6).')),
+        .check(z.describe('Only KPIs of this type.')),
     ),
     include: z.optional(
       z

@@ -11,7 +11,7 @@ export const route = defineRoute({
   path: '/strategic-cycles',
   tag: 'Strategy',
   summary: 'List strategic cycles',
-  description: `Spec 4. The caller’s tenant’s cycles, oldest first. ${PAGE_NOTE}`,
+  description: `The caller’s tenant’s cycles, oldest first. ${PAGE_NOTE}`,
   auth: 'jwt',
   query: pageQuerySchema,
   responses: {

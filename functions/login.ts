@@ -28,7 +28,7 @@ const loginRequestSchema = z
   .check(
     z.meta({
       id: 'LoginRequest',
-      description: 'Spec 2.2. E-mails match case-insensitively; the password is compared as typed.',
+      description: 'E-mails match case-insensitively; the password is compared as typed.',
     }),
   );
 
@@ -52,7 +52,12 @@ const loginResponseSchema = z
         ),
       ),
   })
-  .check(z.meta({ id: 'LoginResponse', description: 'Spec 2.3, and the device token of this client.' }));
+  .check(
+    z.meta({
+      id: 'LoginResponse',
+      description: 'The access and refresh tokens, and the device token of this client.',
+    }),
+  );
 
 /**
  * Brute-force protection (lib/auth/login-throttle.ts) from LOGIN_MAX_FAILURES,
@@ -75,7 +80,7 @@ export const route = defineRoute({
   path: '/auth/login',
   tag: 'Authentication',
   summary: 'Log in',
-  description: `Spec 2.2, 2.3. A wrong password and an unknown e-mail get the same 401. Failed logins are counted per e-mail and source address: after 3 failures the source waits before each next attempt (1 s, then twice as long each time), after 10 within 15 minutes it gets 429 until the window ends. A source with 100 failures over all e-mails gets 429 too. A correct password from a source that has not failed is not refused because of failures from other sources. Past 1000 failed logins of one e-mail within 15 minutes, a client that presents a device token of the account (the \`deviceToken\` of an earlier login, or the browser's \`${DEVICE_COOKIE}\` cookie, which the answer sets with \`HttpOnly; Secure; SameSite=Strict\` and the login's path) is let in as before; every other client waits for one of the account's 10 attempts a minute (429 with \`Retry-After\`).`,
+  description: `A wrong password and an unknown e-mail get the same 401. Failed logins are counted per e-mail and source address: after 3 failures the source waits before each next attempt (1 s, then twice as long each time), after 10 within 15 minutes it gets 429 until the window ends. A source with 100 failures over all e-mails gets 429 too. A correct password from a source that has not failed is not refused because of failures from other sources. Past 1000 failed logins of one e-mail within 15 minutes, a client that presents a device token of the account (the \`deviceToken\` of an earlier login, or the browser's \`${DEVICE_COOKIE}\` cookie, which the answer sets with \`HttpOnly; Secure; SameSite=Strict\` and the login's path) is let in as before; every other client waits for one of the account's 10 attempts a minute (429 with \`Retry-After\`).`,
   auth: 'none',
   cors: true,
   body: {

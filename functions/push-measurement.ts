@@ -33,7 +33,7 @@ export const route = defineKeyRoute({
   path: '/integrations/push/measurement',
   tag: 'Push',
   summary: 'Push one measurement',
-  description: `Spec 2.5, 4, 5.2. 201 when the (KPI, period) was new, 200 when it replaced a stored measurement.\n\n${PUSH_ORDER}`,
+  description: `201 when the (KPI, period) was new, 200 when it replaced a stored measurement.\n\n${PUSH_ORDER}`,
   auth: 'apiKey',
   rateLimited: true,
   query: pushQuerySchema,

@@ -43,7 +43,7 @@ export const route = defineKeyRoute({
   path: '/integrations/push/measurements/batch',
   tag: 'Push',
   summary: 'Push up to 50 measurements',
-  description: `Spec 4, 8. All or nothing; a batch counts as one request against the rate limit.\n\n${PUSH_ORDER}`,
+  description: `All or nothing; a batch counts as one request against the rate limit.\n\n${PUSH_ORDER}`,
   auth: 'apiKey',
   rateLimited: true,
   query: pushQuerySchema,

@@ -9,7 +9,7 @@ const refreshRequestSchema = z
   .strictObject({
     refreshToken: refreshTokenField('The `refreshToken` of a login.'),
   })
-  .check(z.meta({ id: 'RefreshRequest', description: 'Spec 2.4.' }));
+  .check(z.meta({ id: 'RefreshRequest', description: 'The refresh token of a login.' }));
 
 /** Spec 2.4: a new access token, no new refresh token. */
 const refreshResponseSchema = z
@@ -17,9 +17,7 @@ const refreshResponseSchema = z
     token: z.string().check(z.describe('Access token (JWT).')),
     expiresIn: z.int().check(z.describe('Lifetime of the access token in seconds: 86400.')),
   })
-  .check(
-    z.meta({ id: 'RefreshResponse', description: 'Spec 2.4: a new access token, no new refresh token.' }),
-  );
+  .check(z.meta({ id: 'RefreshResponse', description: 'A new access token, and no new refresh token.' }));
 
 export const route = defineRoute({
   operationId: 'refreshToken',
@@ -28,7 +26,7 @@ export const route = defineRoute({
   tag: 'Authentication',
   summary: 'Get a new access token',
   description:
-    'Spec 2.4. Re-reads the user and tenant, so a role change, a disabled user or an inactive tenant takes effect here.',
+    'Re-reads the user and tenant, so a role change, a disabled user or an inactive tenant takes effect here.',
   auth: 'none',
   cors: true,
   body: {

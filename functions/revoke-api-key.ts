@@ -33,7 +33,7 @@ export const route = defineRoute({
   tag: 'API keys',
   summary: 'Revoke an API key',
   description:
-    'Spec 3 (ADMIN). Effective for the very next request; a revoked key is never reactivated. Revoking again is 200 too and changes nothing. Revoking a key made by a roll also ends the grace period of the key it replaced, if that one still works: the old key stops at once too, and `graceEnded` names it.',
+    'ADMIN only. Effective for the very next request; a revoked key is never reactivated. Revoking again is 200 too and changes nothing. Revoking a key made by a roll also ends the grace period of the key it replaced, if that one still works: the old key stops at once too, and `graceEnded` names it.',
   auth: 'jwt',
   roles: ['ADMIN'],
   pathParams: apiKeyIdParams,

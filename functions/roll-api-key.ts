@@ -41,7 +41,7 @@ export const route = defineRoute({
   tag: 'API keys',
   summary: 'Roll an API key',
   description: [
-    'Spec 5.2.6 (ADMIN): replaces a key without downtime. Creates a new key with the same name and KPI scope (its raw key in this response only) and sets the old key to expire at the end of the grace period: both work until then. The body is optional: `gracePeriodHours` 0 to 168, default 24 (0: the old key stops now); `expiresAt` for the new key, which otherwise keeps the old key’s lifetime.',
+    'ADMIN only. Replaces a key without downtime. Creates a new key with the same name and KPI scope (its raw key in this response only) and sets the old key to expire at the end of the grace period: both work until then. The body is optional: `gracePeriodHours` 0 to 168, default 24 (0: the old key stops now); `expiresAt` for the new key, which otherwise keeps the old key’s lifetime.',
     '',
     'Works at the plan maximum: the old key’s slot passes to the new one. A key is rolled once (409 `api-key-already-rolled`, with `replacedBy`: roll that key instead); a revoked or expired key cannot be rolled (409 `api-key-not-active`, with `keyStatus`).',
   ].join('\n'),

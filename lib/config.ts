@@ -37,7 +37,8 @@ const positiveInt = (fallback: number) => wholeNumber(fallback, 1);
 
 /** RFC 6454 origins (scheme, host, optional port; no path, no trailing slash), comma-separated. */
 const ORIGIN = 'https?://[A-Za-z0-9.-]+(?::\\d{1,5})?';
-const ORIGIN_LIST = new RegExp(`^(?:\\s*${ORIGIN}\\s*(?:,\\s*${ORIGIN}\\s*)*)?$`);
+/** A setting of allowed origins; the deployment's CORS template (scripts/cors.cjs) checks it too. */
+export const ORIGIN_LIST = new RegExp(`^(?:\\s*${ORIGIN}\\s*(?:,\\s*${ORIGIN}\\s*)*)?$`);
 
 /** GitHub's published secret-scanning public keys (its secret scanning partner program). */
 export const GITHUB_SECRET_SCANNING_KEYS_URL = 'https://api.github.com/meta/public_keys/secret_scanning';

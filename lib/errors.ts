@@ -60,7 +60,7 @@ export const errorCatalog = {
     title: 'Content-Type must be application/json',
   },
   RATE_LIMIT_EXCEEDED: { status: 429, slug: 'rate-limit-exceeded', title: 'Request quota exceeded' },
-  /** Answered by API Gateway when a tenant's usage plan quota is used up (infra/gateway-responses.yml). */
+  /** Answered by API Gateway when a tenant's usage plan quota is used up (infra/gateway-responses.json). */
   QUOTA_EXCEEDED: {
     status: 429,
     slug: 'quota-exceeded',

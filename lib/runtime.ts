@@ -1,8 +1,9 @@
 import { createGithubKeys } from './auth/github-keys';
-import { type SecretSource, ssmSecret } from './auth/jwt-secret';
+import { ssmSecret } from './auth/jwt-secret';
 import { createSessionGuard } from './auth/session-guard';
 import { createTokenService, type TokenSettings } from './auth/tokens';
 import { corsOrigins, parseConfig } from './config';
+import type { SecretSource } from './crypto/seal';
 import { createDatabase } from './db/client';
 import { probeTable } from './db/health';
 import { getSessionState } from './db/sessions';

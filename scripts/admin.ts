@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
 import { indexExistingKeyExpiries } from '../lib/alerts/check';
-import { kpiScopeSchema } from '../lib/api-keys/inputs';
+import { keyNameSchema, kpiScopeSchema } from '../lib/api-keys/inputs';
 import { ROLL_GRACE_HOURS } from '../lib/api-keys/rules';
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../lib/api-keys/service';
 import { apiKeyView, createdApiKeyView } from '../lib/api-keys/views';
@@ -437,7 +437,7 @@ const commands = {
     },
     schema: z.strictObject({
       tenant: nonEmpty,
-      name: z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(100)),
+      name: keyNameSchema,
       'expires-at': z.optional(futureMoment),
       'kpi-ids': z.optional(z.pipe(commaList, kpiScopeSchema)),
     }),

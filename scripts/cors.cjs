@@ -9,22 +9,18 @@
  * pages under the API's own origin, and other origins send the token as a field). The Lambdas echo an
  * allowed Origin on the actual response (lib/http/observability.ts `cors`, CORS_ALLOWED_ORIGINS).
  */
-const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$/;
-
-/** @param {string} value */
-const parseOrigins = (value) =>
-  value
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
+// The rule and the list are the Lambdas' own (lib/config.ts, CORS_ALLOWED_ORIGINS), loaded through
+// tsx as the other scripts are, so the template and the functions never disagree on an origin.
+const { require: requireTs } = require('tsx/cjs/api');
+/** @type {{ ORIGIN_LIST: RegExp, corsOrigins: (config: { CORS_ALLOWED_ORIGINS: string }) => string[] }} */
+const { ORIGIN_LIST, corsOrigins } = requireTs('../lib/config.ts', __filename);
 
 /** @param {string} value */
 const jwtCorsFor = (value) => {
-  const origins = parseOrigins(value);
-  const invalid = origins.filter((origin) => !ORIGIN.test(origin));
-  if (invalid.length > 0) {
-    throw new Error(`corsOrigins: not an origin (https://host[:port]): ${invalid.join(', ')}`);
+  if (!ORIGIN_LIST.test(value)) {
+    throw new Error(`corsOrigins: not comma-separated origins (https://host[:port]): ${value}`);
   }
+  const origins = corsOrigins({ CORS_ALLOWED_ORIGINS: value });
   if (origins.length === 0) return false;
   return {
     origins,

@@ -1,7 +1,7 @@
 /**
  * `npm run mutate [-- module…]`: Stryker over the service's core modules, one module at a
- * time (stryker.config.mjs), then the score of each from its JSON report. Modules: push, auth, http,
- * api-keys, kpis, db; all of them when none is named. `npm run mutate -- --scores` prints the table of the
+ * time (stryker.config.mjs), then the score of each from its JSON report. Modules: push, pull, auth,
+ * http, api-keys, kpis, webhooks, alerts, egress, db; all of them when none is named. `npm run mutate -- --scores` prints the table of the
  * saved reports without running anything. Other `--` options go to Stryker: `--force` tests every
  * mutant again, which incremental mode needs after a change it cannot see (a helper in tests/support/
  * that test files import: Stryker compares only the test files themselves). Not part of `npm test`: it
@@ -10,7 +10,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-export const MODULES = ['push', 'auth', 'http', 'api-keys', 'kpis', 'db'] as const;
+export const MODULES = [
+  'push',
+  'pull',
+  'auth',
+  'http',
+  'api-keys',
+  'kpis',
+  'webhooks',
+  'alerts',
+  'egress',
+  'db',
+] as const;
 
 interface Report {
   files: Record<string, { mutants: { status: string }[] }>;

@@ -10,7 +10,7 @@
 import { relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { createDatabase } from '../lib/db/client';
-import { freePort, type RunningDynamoDb, startDynamoDbLocal, stopGroup } from '../lib/local/processes';
+import { freePort, type RunningDynamoDb, startDynamoDbLocal, stopGroup } from './local/processes';
 import { claim, holderOf, localData, prepareLocalData, wipe } from './local-data';
 import { DEMO_PASSWORD } from './seed';
 

@@ -11,8 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
-import { launchBrowser } from '../lib/local/browser';
 import { setup as startStack } from '../tests/support/local-stack-global-setup';
+import { launchBrowser } from './local/browser';
 import { SCREENSHOT_RECORD, screenshotSources, screenshotSourcesHash } from './screenshot-sources';
 import type { SeedFile } from './seed';
 

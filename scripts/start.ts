@@ -28,7 +28,7 @@ import {
   startDynamoDbLocal,
   stopGroup,
   stopGroupAndWait,
-} from '../lib/local/processes';
+} from './local/processes';
 import { claim, holderOf, localData, prepareLocalData } from './local-data';
 import { DEMO_PASSWORD } from './seed';
 

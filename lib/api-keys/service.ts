@@ -9,6 +9,7 @@ import {
   putKeyRevocation,
   putRolledApiKey,
   readKeyContext,
+  readKeyContextWithScope,
   type SlotList,
   type StoredApiKey,
 } from '../db/api-keys';
@@ -239,7 +240,7 @@ export const createApiKey = async (
   if (kpiIds) encodeScope(kpiIds); // a scope that cannot be stored fails before any read
   for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
     const now = Date.now();
-    const { tenant, slots, kpis } = await readKeyContext(db, input.tenantId, kpiIds ?? []);
+    const { tenant, slots, kpis } = await readKeyContextWithScope(db, input.tenantId, kpiIds ?? []);
     if (!tenant) throw tenantNotFound(input.tenantId);
     if (kpiIds) assertScopeOfTenant(kpiIds, tenant.id, kpis);
     const { raw, stored } = newKey(

@@ -32,7 +32,7 @@ const actorField = (description: string) => z.nullable(auditActorSchema).check(z
 const viewFields = {
   status: apiKeyStatusSchema.check(
     z.describe(
-      'Computed at every read: `revoked` once revoked, `expired` from `expiresAt` on, else `active` (spec 3).',
+      'Computed at every read: `revoked` once revoked, `expired` from `expiresAt` on, else `active`.',
     ),
   ),
   createdBy: actorField(
@@ -157,7 +157,7 @@ export const keyPlanSchema = z
         ),
       ),
   })
-  .check(z.meta({ id: 'KeyPlan', description: 'The tenant’s plan (spec 8).' }));
+  .check(z.meta({ id: 'KeyPlan', description: 'The tenant’s plan.' }));
 
 const actorView = (actor: Actor | null): ApiKeyView['createdBy'] => {
   if (actor === null) return null;

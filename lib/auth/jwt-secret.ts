@@ -1,9 +1,6 @@
 import type { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { logger } from '../logger';
 
-/** Where the token service gets its key text: the text itself, or a function that reads it. */
-export type SecretSource = string | (() => Promise<string>);
-
 export interface SsmSecretOptions {
   /** Name of the SSM SecureString parameter, e.g. `/strategy-service/prod/jwt-secret`. */
   name: string;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { errors, type JWTPayload, type JWTVerifyOptions, jwtVerify, SignJWT } from 'jose';
 import * as z from 'zod/mini';
+import type { SecretSource } from '../crypto/seal';
 import { ROLES, type Role } from '../domain/user';
 import { AppError } from '../errors';
-import type { SecretSource } from './jwt-secret';
 
 /** Spec 2.1 and 8: access tokens live 24 hours. */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400;

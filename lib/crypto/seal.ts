@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { SecretSource } from '../auth/jwt-secret';
 
 /**
  * Authenticated encryption of small texts the service hands out or keeps (list cursors, webhook
@@ -10,6 +9,9 @@ import type { SecretSource } from '../auth/jwt-secret';
  * lines with HKDF under the caller's own label, so it never equals a signing key nor another use's key:
  * the first line seals, every line opens, and a rotation of the JWT key rotates these keys with it.
  */
+/** Where a key's text comes from: the text itself, or a function that reads it (from SSM on AWS). */
+export type SecretSource = string | (() => Promise<string>);
+
 export interface Seal {
   seal(text: string, binding: string): Promise<string>;
   /** The text, or undefined when `sealed` was not made by this seal for this binding (or was altered). */

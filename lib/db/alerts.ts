@@ -46,19 +46,19 @@ const queryAll = async (
  * of, and the most urgent expiry notice sent for a key. Written only by the conditional updates below;
  * null before the first.
  */
-export const quietMarks = defineEntity({
+export const quietMarks = /* @__PURE__ */ defineEntity(() => ({
   type: 'KPI',
   schema: z.object({ kpiId: id, quietNotifiedFor: z.nullable(z.string()) }),
   key: (mark) => keys.kpi(mark.kpiId),
   stored: { kpiId: { attribute: 'id' } },
-});
+}));
 
-export const expiryMarks = defineEntity({
+export const expiryMarks = /* @__PURE__ */ defineEntity(() => ({
   type: 'APIKEY',
   schema: z.object({ keyHash: z.string(), expiryNoticeDays: z.nullable(z.int()) }),
   key: (mark) => keys.apiKey(mark.keyHash),
-  stored: { keyHash: inKey('pk', keys.apiKey('').pk) },
-});
+  stored: { keyHash: inKey('pk', keys.apiKey) },
+}));
 
 /** Every KPI with a cadence, of every tenant: one partition of gsi2, a page (1 MB) at a time. */
 export const kpisWithCadence = async (db: Database): Promise<CadencedKpi[]> =>

@@ -29,7 +29,7 @@ const DAY_MS = 86_400_000;
 const windowAttribute = (windowStart: number) => `w${windowStart}`;
 const WINDOW_ATTRIBUTE = /^w\d+$/;
 
-const counter = z.int().check(z.nonnegative());
+const counter = /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.nonnegative());
 
 /** A window's counter on a day's item, parsed: the requests counted in it so far (absent: none). */
 const windowCount = (item: Record<string, unknown>, attribute: string): number => {
@@ -63,13 +63,13 @@ const refusedAttribute = (reason: UsageRefusal) => `refused_${reason}`;
  * day's first and last request are `firstAt` and `lastAt`. A counter no request has added yet is 0.
  * The rate-limit windows (`w<epochSeconds>`) are not fields: `countRequest` reads its own.
  */
-export const apiKeyUsageDays = defineEntity({
+export const apiKeyUsageDays = /* @__PURE__ */ defineEntity(() => ({
   type: 'USAGE',
   schema: z.extend(usageDaySchema, { keyHash: z.string() }),
   key: (day) => keys.apiKeyUsageDay(day.keyHash, day.date),
   hidden: ['keyHash'],
   stored: {
-    keyHash: inKey('pk', keys.apiKey('').pk),
+    keyHash: inKey('pk', keys.apiKey),
     date: {
       read: (item) => keyPart(item.sk, keys.apiKeyUsageDay('', '').sk),
       write: (date) => ({ ttl: expiryOf(date) }),
@@ -84,10 +84,10 @@ export const apiKeyUsageDays = defineEntity({
     firstRequestAt: { attribute: 'firstAt' },
     lastRequestAt: { attribute: 'lastAt' },
   },
-});
+}));
 
 /** What a day's item reads as before anything was counted on it: every counter 0, every time null. */
-const NOTHING_COUNTED = apiKeyUsageDays.fromItem(keys.apiKeyUsageDay('', '1970-01-01'));
+const NOTHING_COUNTED = /* @__PURE__ */ apiKeyUsageDays.fromItem(keys.apiKeyUsageDay('', '1970-01-01'));
 
 /** A day without requests, as its item would read: a new field's default comes with it. */
 export const emptyUsageDay = (date: string): UsageDay => ({

@@ -32,20 +32,30 @@ export interface StoredApiKey {
  * Who changed a key, as stored: without the e-mail, which can change and is looked up when listing.
  * Keys stored before the audit trail had actor types name their creator by user id alone.
  */
-const storedActor = z.codec(z.union([z.string(), actorSchema]), actorSchema, {
-  decode: (stored) => (typeof stored === 'string' ? { type: 'user' as const, userId: stored } : stored),
-  encode: (actor) => (actor.type === 'user' ? { type: actor.type, userId: actor.userId } : actor),
-});
+const storedActor = /* @__PURE__ */ z.codec(
+  /* @__PURE__ */ z.union([/* @__PURE__ */ z.string(), actorSchema]),
+  actorSchema,
+  {
+    decode: (stored) => (typeof stored === 'string' ? { type: 'user' as const, userId: stored } : stored),
+    encode: (actor) => (actor.type === 'user' ? { type: actor.type, userId: actor.userId } : actor),
+  },
+);
 
-/** The KPI scope in its stored form (./key-scope.ts): 16 bytes per KPI, base64url. */
-const storedScope = z.codec(z.string(), z.array(id), { decode: decodeScope, encode: encodeScope });
+/**
+ * The KPI scope in its stored form (./key-scope.ts): 16 bytes per KPI, base64url. Module-level schemas
+ * are marked pure, as the declarations are, so that bundles without keys leave them out.
+ */
+const storedScope = /* @__PURE__ */ z.codec(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.array(id), {
+  decode: decodeScope,
+  encode: encodeScope,
+});
 
 /**
  * A key item, at the hash of its raw key; in its tenant's index partition, and while it expires in the
  * alert check's bucket of its expiry day (gsi2). Its `lastUsedAt` lives on its usage items
  * (./api-key-usage.ts): read from here it is null.
  */
-export const apiKeys = defineEntity({
+export const apiKeys = /* @__PURE__ */ defineEntity(() => ({
   type: 'APIKEY',
   schema: z.extend(apiKeySchema, { keyHash: z.string() }),
   key: (key) => ({
@@ -54,14 +64,14 @@ export const apiKeys = defineEntity({
     ...(key.expiresAt ? keys.apiKeyExpiryIndex(new Date(key.expiresAt).toISOString(), key.id) : {}),
   }),
   stored: {
-    keyHash: inKey('pk', keys.apiKey('').pk),
+    keyHash: inKey('pk', keys.apiKey),
     kpiIds: { attribute: 'kpiScope', codec: storedScope },
     lastUsedAt: { read: () => null, write: () => ({}) },
     createdBy: { codec: storedActor },
     revokedBy: { codec: storedActor },
     rolledBy: { codec: storedActor },
   },
-});
+}));
 
 /** A key item read back with its hash. */
 export const toStored = (item: Record<string, unknown>): StoredApiKey => {
@@ -91,21 +101,18 @@ export interface SlotList {
 }
 
 /** The stored form of a slot list; an item stored before keys were rolled reads as it was written. */
-export const apiKeySlots = defineEntity({
+export const apiKeySlots = /* @__PURE__ */ defineEntity(() => ({
   type: 'APIKEYSLOTS',
   schema: z.object({ tenantId: id, holders: z.record(z.string(), z.string()), version: z.int() }),
   key: (slots) => keys.apiKeySlots(slots.tenantId),
-  stored: { tenantId: inKey('pk', keys.tenant('').pk) },
-});
+  stored: { tenantId: inKey('pk', keys.tenant) },
+}));
 
-/**
- * The first round trip of a key change: the tenant, its slot list and the KPIs of a scope, in one
- * batch read, each parsed (undefined where there is none).
- */
-export const readKeyContext = async (db: Database, tenantId: string, kpiIds: string[] = []) => {
+/** The tenant, its slot list and other items, in one batch read; the others are found with `at`. */
+const readContext = async (db: Database, tenantId: string, others: ItemKey[]) => {
   const tenantKey = keys.tenant(tenantId);
   const slotsKey = keys.apiKeySlots(tenantId);
-  const items = await batchGet(db, [tenantKey, slotsKey, ...kpiIds.map((kpiId) => keys.kpi(kpiId))]);
+  const items = await batchGet(db, [tenantKey, slotsKey, ...others]);
   const at = ({ pk, sk }: ItemKey) => items.find((item) => item.pk === pk && item.sk === sk);
   const tenantItem = at(tenantKey);
   const slotsItem = at(slotsKey);
@@ -115,12 +122,31 @@ export const readKeyContext = async (db: Database, tenantId: string, kpiIds: str
     version: stored?.version ?? 0,
     holders: stored?.holders ?? {},
   };
-  const kpiItems = kpiIds.map((kpiId) => at(keys.kpi(kpiId)));
-  return {
-    tenant: tenantItem ? toTenant(tenantItem) : undefined,
-    slots,
-    kpis: kpiItems.map((item) => (item ? toKpi(item) : undefined)),
-  };
+  return { tenant: tenantItem ? toTenant(tenantItem) : undefined, slots, at };
+};
+
+/** The first round trip of a roll: the tenant and its slot list, parsed (the tenant undefined if missing). */
+export const readKeyContext = async (db: Database, tenantId: string) => {
+  const { tenant, slots } = await readContext(db, tenantId, []);
+  return { tenant, slots };
+};
+
+/**
+ * The first round trip of a new key: the tenant, its slot list and the KPIs of its scope, in one batch
+ * read, each parsed (undefined where there is none). A function of its own, so that the roll's bundle,
+ * which reads no KPI, carries no KPI read (and its role no right to one).
+ */
+export const readKeyContextWithScope = async (db: Database, tenantId: string, kpiIds: string[]) => {
+  const { tenant, slots, at } = await readContext(
+    db,
+    tenantId,
+    kpiIds.map((kpiId) => keys.kpi(kpiId)),
+  );
+  const kpis = kpiIds.map((kpiId) => {
+    const item = at(keys.kpi(kpiId));
+    return item ? toKpi(item) : undefined;
+  });
+  return { tenant, slots, kpis };
 };
 
 /** Every key of a tenant, from the index, page by page: for a tenant whose slot list is missing. */

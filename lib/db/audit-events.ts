@@ -26,17 +26,17 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
  * An event item: the event, its tenant (the partition's, left out of reads) and when it expires
  * (`ttl`, epoch seconds). Its type is stored as `eventType`, since `type` is every item's entity.
  */
-export const auditEvents = defineEntity({
+export const auditEvents = /* @__PURE__ */ defineEntity(() => ({
   type: 'AUDITEVENT',
   schema: z.extend(auditEventSchema, { tenantId: id, expiresAt: z.int() }),
   key: (event) => keys.auditEvent(event.tenantId, event.at, event.id),
   stored: {
-    tenantId: inKey('pk', keys.auditEvent('', '', '').pk),
+    tenantId: inKey('pk', keys.auditEvent),
     type: { attribute: 'eventType' },
     expiresAt: { attribute: 'ttl' },
   },
   hidden: ['tenantId', 'expiresAt'],
-});
+}));
 
 const expiryOf = (db: Database, at: string) =>
   Math.floor(Date.parse(at) / 1000) + (db.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400;

@@ -50,12 +50,16 @@ export interface FieldStorage<V> {
 
 /**
  * A field that only the item's key holds: read back from that key attribute, after the constant part
- * of its template (e.g. `keys.apiKey('').pk`), and written by the entity's `key` alone.
+ * of its key template (`inKey('pk', keys.apiKey)`: the hash after `APIKEY#`), and written by the
+ * entity's `key` alone.
  */
-export const inKey = (attribute: keyof ItemKeys, prefix: string): FieldStorage<string> => ({
-  read: (item) => keyPart(item[attribute], prefix),
-  write: () => ({}),
-});
+export const inKey = (
+  attribute: keyof ItemKey,
+  template: (...blanks: string[]) => ItemKey,
+): FieldStorage<string> => {
+  const prefix = template('', '', '')[attribute];
+  return { read: (item) => keyPart(item[attribute], prefix), write: () => ({}) };
+};
 
 type Shape = z.core.$ZodShape;
 
@@ -107,9 +111,16 @@ const decodeField = (field: string, codec: z.core.$ZodType, raw: unknown) => {
   throw new $ZodError(decoded.error.issues.map((issue) => ({ ...issue, path: [field, ...issue.path] })));
 };
 
+/**
+ * Declares an entity. The declaration is written as a function returning it, and each call marked
+ * `/* @__PURE__ *\/`: esbuild then drops the declarations a function's code does not use (their zod
+ * schemas and key templates with them), as lib/runtime.ts's exports are dropped, where a declaration
+ * given as an object would stay in every bundle that imports its module.
+ */
 export const defineEntity = <S extends Shape, H extends keyof S & string = never>(
-  spec: EntitySpec<S, H>,
+  declare: () => EntitySpec<S, H>,
 ): Entity<z.output<z.ZodMiniObject<S>>, Omit<z.output<z.ZodMiniObject<S>>, H>> => {
+  const spec = declare();
   const stored: Partial<Record<string, FieldStorage<unknown>>> = spec.stored ?? {};
   const shape: Shape = spec.schema.shape;
   const fields = Object.keys(shape);

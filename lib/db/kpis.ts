@@ -17,7 +17,7 @@ import { tenantExists, tenantMissing } from './tenants';
  * while it has a cadence in the alert check's (gsi2). Its type is stored as `kpiType`, since `type` is
  * every item's entity. A KPI stored before KPIs had target rules or a cadence reads with the defaults.
  */
-export const kpis = defineEntity({
+export const kpis = /* @__PURE__ */ defineEntity(() => ({
   type: 'KPI',
   schema: kpiSchema,
   key: (kpi) => ({
@@ -33,7 +33,7 @@ export const kpis = defineEntity({
     cadence: { default: KPI_CADENCE_DEFAULTS.cadence },
     graceHours: { default: KPI_CADENCE_DEFAULTS.graceHours },
   },
-});
+}));
 
 export const toKpi = (item: Record<string, unknown>): Kpi => kpis.fromItem(item);
 
@@ -42,8 +42,8 @@ export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>
 export type KpiSettings = KpiTargetRule & Pick<Kpi, 'cadence' | 'graceHours'>;
 
 /**
- * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction
- * (the operator CLI accepted KPIs of tenants that do not exist).
+ * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction,
+ * so no caller (the operator CLI included) can create a KPI of a tenant that does not exist.
  */
 export const createKpi = async (
   { client, tableName }: Database,

@@ -42,7 +42,7 @@ export interface AttemptWindow {
  * A counter item as stored, of any of the three kinds (its key is the caller's). The per-e-mail counter
  * of 0.1 and 0.2 counted failures only, as `LOGIN_FAILURES`, with the same attributes and no delay.
  */
-export const attemptCounters = defineEntity({
+export const attemptCounters = /* @__PURE__ */ defineEntity(() => ({
   type: 'LOGIN_ATTEMPTS',
   formerTypes: ['LOGIN_FAILURES'],
   schema: z.object({
@@ -61,7 +61,7 @@ export const attemptCounters = defineEntity({
     count: { default: 0 },
     retryAt: { default: 0 },
   },
-});
+}));
 
 const toCounter = (item: Record<string, unknown>, windowSeconds: number): AttemptCounter => {
   const { count, windowStart, retryAt } = attemptCounters.fromItem(item);

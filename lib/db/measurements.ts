@@ -13,14 +13,12 @@ import { type Page, type PageRequest, queryPrefix } from './pagination';
  * an item says whose it is; reads leave it out). Items of 0.1 and later read as they are: a record
  * written before push kept its provenance reads it as null.
  */
-// Pure, so that a function that never touches a measurement (the push authorizer) bundles neither the
-// declaration nor its key.
-export const measurements = /* @__PURE__ */ defineEntity({
+export const measurements = /* @__PURE__ */ defineEntity(() => ({
   type: 'MEASUREMENT',
-  schema: /* @__PURE__ */ z.extend(measurementSchema, { tenantId: id }),
+  schema: z.extend(measurementSchema, { tenantId: id }),
   key: (m) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
   hidden: ['tenantId'],
-});
+}));
 
 /** A measurement item read back, parsed; a value or provenance the record does not have is null. */
 export const toMeasurement = (item: Record<string, unknown>): Measurement => measurements.fromItem(item);

@@ -17,7 +17,7 @@ import {
 } from '../domain/pull-integration';
 import { auditEventPut } from './audit-events';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, inKey } from './entity';
 import { cancellationReasons, writtenUnlessConditionFails } from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
@@ -64,7 +64,7 @@ const dueEntry = (integration: Pick<PullIntegration, 'status' | 'nextRunAt' | 't
  * scheduler claimed that its run has not recorded yet (lib/pull/run.ts). In the tenant's partition, and
  * in the due index while it is not disabled.
  */
-export const pullIntegrations = /* @__PURE__ */ defineEntity({
+export const pullIntegrations = /* @__PURE__ */ defineEntity(() => ({
   type: 'PULL',
   schema: z.extend(pullIntegrationSchema, {
     sealedSecrets: z.nullable(z.string()),
@@ -74,7 +74,7 @@ export const pullIntegrations = /* @__PURE__ */ defineEntity({
     ...keys.pullIntegration(integration.tenantId, integration.id),
     ...dueEntry(integration),
   }),
-});
+}));
 export type StoredIntegration = Parameters<typeof pullIntegrations.toItem>[0];
 
 const toStored = (item: Record<string, unknown>): StoredIntegration => pullIntegrations.fromItem(item);
@@ -314,11 +314,11 @@ export const putRunState = async (
  * The declarations are marked pure, so a function that never touches runs or usage (creating an
  * integration) bundles neither, nor their keys.
  */
-export const pullRuns = /* @__PURE__ */ defineEntity({
+export const pullRuns = /* @__PURE__ */ defineEntity(() => ({
   type: 'PULLRUN',
   schema: pullRunSchema,
   key: (run) => keys.pullRun(run.integrationId, run.id),
-});
+}));
 
 /** A run's record; `expiresAt` (epoch seconds) is when it leaves the log. */
 export const putRun = async ({ client, tableName }: Database, run: PullRun, expiresAt: number) => {
@@ -404,14 +404,14 @@ export type PullUsageDay = z.output<typeof usageDaySchema>;
  * `countRun` (atomic `ADD`s); the day is the sort key's and the integration the partition's; a counter
  * not added yet reads as 0, and the failures by class are one attribute each (`failed_<class>`).
  */
-export const pullUsageDays = /* @__PURE__ */ defineEntity({
+export const pullUsageDays = /* @__PURE__ */ defineEntity(() => ({
   type: 'PULLUSAGE',
-  schema: /* @__PURE__ */ z.extend(usageDaySchema, { integrationId: /* @__PURE__ */ z.string() }),
+  schema: z.extend(usageDaySchema, { integrationId: z.string() }),
   key: (day) => keys.pullUsageDay(day.integrationId, day.date),
   hidden: ['integrationId'],
   stored: {
-    integrationId: { read: (item) => String(item.pk).slice('PULL#'.length), write: () => ({}) },
-    date: { read: (item) => String(item.sk).slice('USAGE#'.length), write: () => ({}) },
+    integrationId: inKey('pk', keys.pullUsageDay),
+    date: inKey('sk', keys.pullUsageDay),
     runs: { default: 0 },
     measurements: { default: 0 },
     failed: { default: 0 },
@@ -420,7 +420,7 @@ export const pullUsageDays = /* @__PURE__ */ defineEntity({
       write: (failures) => Object.fromEntries(RUN_ERROR_CLASSES.map((c) => [`failed_${c}`, failures[c]])),
     },
   },
-});
+}));
 
 /** The integration's days from `from` to `to` (inclusive, `YYYY-MM-DD`), oldest first: one Query. */
 export const usageDaysOf = async (

@@ -15,7 +15,7 @@ import { keys } from './keys';
  * The items of the local queue (lib/webhooks/local-queue.ts): one per message, in its queue's
  * partition, with the time it becomes visible and how often it was received, as SQS keeps them.
  */
-export const queueMessages = defineEntity({
+export const queueMessages = /* @__PURE__ */ defineEntity(() => ({
   type: 'QUEUEMESSAGE',
   schema: z.object({
     queue: z.string(),
@@ -26,9 +26,9 @@ export const queueMessages = defineEntity({
     receiveCount: z.int(),
   }),
   key: (message) => keys.queueMessage(message.queue, message.id),
-  stored: { queue: inKey('pk', keys.queueMessages('').pk) },
+  stored: { queue: inKey('pk', keys.queueMessage) },
   hidden: ['queue'],
-});
+}));
 
 export type StoredMessage = ReturnType<typeof queueMessages.fromItem>;
 

@@ -19,7 +19,7 @@ import { toUser } from './users';
  * tenant, `createdAt` and `ttl` (epoch seconds, the refresh token's expiry). DynamoDB deletes expired
  * items only eventually (DynamoDB Local never), so every reader checks `ttl` itself.
  */
-export const sessions = defineEntity({
+export const sessions = /* @__PURE__ */ defineEntity(() => ({
   type: 'SESSION',
   schema: z.object({
     id,
@@ -31,10 +31,10 @@ export const sessions = defineEntity({
   }),
   key: (session) => keys.session(session.id),
   stored: {
-    id: inKey('pk', keys.session('').pk),
+    id: inKey('pk', keys.session),
     expiresAt: { attribute: 'ttl' },
   },
-});
+}));
 
 export type Session = ReturnType<typeof sessions.fromItem>;
 

@@ -13,16 +13,16 @@ import { tenantExists, tenantMissing } from './tenants';
 export type { StrategicCycle };
 
 /** A cycle item, in its tenant's partition; it names its tenant, which reads leave out. */
-export const strategicCycles = defineEntity({
+export const strategicCycles = /* @__PURE__ */ defineEntity(() => ({
   type: 'CYCLE',
   schema: z.extend(strategicCycleSchema, { tenantId: id }),
   key: (cycle) => keys.strategicCycle(cycle.tenantId, cycle.id),
   hidden: ['tenantId'],
-});
+}));
 
 /**
- * Creates a cycle of an existing tenant (a condition of the same transaction) whose dates are in order
- * (the operator CLI accepted both a missing tenant and a start after the end). Dates are
+ * Creates a cycle of an existing tenant (a condition of the same transaction) whose dates are in
+ * order, whoever calls it (the operator CLI included). Dates are
  * calendar dates, `YYYY-MM-DD`; a cycle may start and end on the same day.
  */
 export const createStrategicCycle = async (

@@ -13,11 +13,11 @@ import { type Page, type PageRequest, queryPrefix } from './pagination';
 export type { Tenant };
 
 /** A tenant item: also in the index partition of every tenant, for the operator's `list-tenants`. */
-export const tenants = defineEntity({
+export const tenants = /* @__PURE__ */ defineEntity(() => ({
   type: 'TENANT',
   schema: tenantSchema,
   key: (tenant) => ({ ...keys.tenant(tenant.id), ...keys.tenantIndex(tenant.id) }),
-});
+}));
 
 export const toTenant = (item: Record<string, unknown>): Tenant => tenants.fromItem(item);
 

@@ -23,23 +23,23 @@ export type { User };
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /** A user item; one stored before token versions existed is at version 0. */
-export const users = defineEntity({
+export const users = /* @__PURE__ */ defineEntity(() => ({
   type: 'USER',
   schema: userSchema,
   key: (user) => keys.user(user.tenantId, user.id),
   stored: { tokenVersion: { default: 0 } },
-});
+}));
 
 /**
  * The claim of an e-mail address by one user (`EMAIL#<email>`), what login reads first: an e-mail
  * identifies one user across all tenants. The key holds the address.
  */
-export const emailOwners = defineEntity({
+export const emailOwners = /* @__PURE__ */ defineEntity(() => ({
   type: 'EMAIL',
   schema: z.object({ email: z.string(), tenantId: id, userId: id }),
   key: (owner) => keys.email(owner.email),
-  stored: { email: inKey('pk', keys.email('').pk) },
-});
+  stored: { email: inKey('pk', keys.email) },
+}));
 
 export const toUser = (item: Record<string, unknown>): User => users.fromItem(item);
 

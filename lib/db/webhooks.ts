@@ -40,11 +40,11 @@ export interface StoredEndpoint {
  * An endpoint item, in its tenant's partition: the endpoint, its sealed secret, and once deleted, when
  * (the tombstone also gets a `ttl`, which reads do not need).
  */
-export const webhookEndpoints = defineEntity({
+export const webhookEndpoints = /* @__PURE__ */ defineEntity(() => ({
   type: 'WEBHOOK',
   schema: z.extend(webhookEndpointSchema, { sealedSecret: z.string(), deletedAt: z.nullable(timestamp) }),
   key: (endpoint) => keys.webhookEndpoint(endpoint.tenantId, endpoint.id),
-});
+}));
 
 const toStoredEndpoint = (item: Record<string, unknown>): StoredEndpoint => {
   const { sealedSecret, deletedAt, ...endpoint } = webhookEndpoints.fromItem(item);
@@ -52,12 +52,12 @@ const toStoredEndpoint = (item: Record<string, unknown>): StoredEndpoint => {
 };
 
 /** The count item of a tenant's live endpoints, which holds the tenant to the maximum under concurrency. */
-export const webhookCounts = defineEntity({
+export const webhookCounts = /* @__PURE__ */ defineEntity(() => ({
   type: 'WEBHOOKCOUNT',
   schema: z.object({ tenantId: id, count: z.int() }),
   key: (counted) => keys.webhookCount(counted.tenantId),
-  stored: { tenantId: inKey('pk', keys.tenant('').pk) },
-});
+  stored: { tenantId: inKey('pk', keys.tenant) },
+}));
 
 /** Why a new endpoint was not written: the tenant already has `max`. */
 export class EndpointLimitReached extends Error {
@@ -275,13 +275,13 @@ export const putEndpointDisabled = async (
  * entry expires (`ttl`, epoch seconds), which reads leave out. One stored before its first attempt has
  * none.
  */
-export const webhookDeliveries = defineEntity({
+export const webhookDeliveries = /* @__PURE__ */ defineEntity(() => ({
   type: 'WEBHOOKDELIVERY',
   schema: z.extend(webhookDeliverySchema, { expiresAt: z.int() }),
   key: (delivery) => keys.webhookDelivery(delivery.endpointId, delivery.id),
   stored: { attempts: { default: [] }, expiresAt: { attribute: 'ttl' } },
   hidden: ['expiresAt'],
-});
+}));
 
 const toDelivery = (item: Record<string, unknown>): WebhookDelivery => webhookDeliveries.fromItem(item);
 

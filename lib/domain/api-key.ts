@@ -43,7 +43,7 @@ export const apiKeySchema = z.object({
   tenantId: id,
   name: z.string(),
   /** The identification prefix: the first 8 characters of the raw key. */
-  prefix: z.string().check(z.describe('The first 8 characters of the key, to recognise it (spec 2.7).')),
+  prefix: z.string().check(z.describe('The first 8 characters of the key, to recognise it.')),
   createdAt: timestamp.check(z.describe(TIMESTAMP)),
   expiresAt: z
     .nullable(timestamp)

@@ -76,4 +76,3 @@ export const periodValuesSchema = z.pick(measurementCoreSchema, {
   target: true,
   forecast: true,
 });
-export type PeriodValues = z.output<typeof periodValuesSchema>;

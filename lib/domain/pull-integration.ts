@@ -22,10 +22,8 @@ export type PullEvery = (typeof PULL_EVERY)[number];
 export const TIMED_EVERY: readonly PullEvery[] = ['day', 'week', 'month'];
 
 export const PULL_PERIOD_UNITS = ['day', 'week', 'month', 'quarter'] as const;
-export type PullPeriodUnit = (typeof PULL_PERIOD_UNITS)[number];
 
 export const PULL_STATUSES = ['active', 'failing', 'disabled'] as const;
-export type PullStatus = (typeof PULL_STATUSES)[number];
 
 export const RUN_OUTCOMES = ['stored', 'partial', 'failed'] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
@@ -137,7 +135,6 @@ export const pullAuthViewSchema = z
   ])
   .check(z.meta({ id: 'PullAuth', description: 'The endpoint authentication; secrets are write-only.' }));
 export type PullAuthView = z.output<typeof pullAuthViewSchema>;
-export type PullAuthType = PullAuthView['type'];
 
 /** The secret fields of each authentication type, as sealed together (lib/pull/secrets.ts). */
 export interface PullSecrets {
@@ -157,7 +154,6 @@ export const runSummarySchema = z
     errorClass: z.nullable(z.enum(RUN_ERROR_CLASSES)),
   })
   .check(z.meta({ id: 'PullRunSummary', description: 'The last run, in short (`GET …/runs` has it all).' }));
-export type RunSummary = z.output<typeof runSummarySchema>;
 
 export const pullCreatorSchema = z.object({ type: z.literal('user'), userId: z.string() });
 

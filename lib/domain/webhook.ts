@@ -1,6 +1,4 @@
 import * as z from 'zod/mini';
-// The event types are the contract module's (a module without imports, shared with the alert check).
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/events';
 import { id, timestamp } from './values';
 
 /**
@@ -18,6 +16,19 @@ export const MAX_WEBHOOK_ENDPOINTS = 10;
  * (docs/operations.md, "Capacity of the functions that call tenant URLs").
  */
 export const TEST_DELIVERIES_PER_MINUTE = 10;
+
+/**
+ * The events a tenant's webhooks can subscribe to. Names follow the audit events (`api_key.revoked`):
+ * `<entity>.<what happened>`, as Stripe's and GitHub's do.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'kpi.quiet',
+  'api_key.expiring',
+  'api_key.revoked',
+  'api_key.rolled',
+  'integration.disabled',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** What a delivery may be about: a subscribable event, or a test sent on request. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test' as const;

@@ -1,4 +1,4 @@
-import type { SecretSource } from '../auth/jwt-secret';
+import type { SecretSource } from '../crypto/seal';
 import { createSeal } from '../crypto/seal';
 import { invalidCursor } from '../db/pagination';
 

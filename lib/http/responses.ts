@@ -25,8 +25,8 @@ export const JSON_SECURITY_HEADERS = {
 } as const;
 
 /**
- * A JSON response. Handlers name the body's type from lib/http/response-schemas.ts (`json<T>(…)`), the
- * schemas the OpenAPI document publishes, so the compiler checks what they send against the document.
+ * A JSON response. Route modules reply through lib/http/route.ts, whose declared response schemas the
+ * OpenAPI document publishes, so the compiler checks what they send against the document.
  */
 export const json = <T = unknown>(
   statusCode: number,

@@ -1,8 +1,5 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { UserPrincipal } from '../auth/tokens';
-
-/** API Gateway REST (v1) proxy event whose body the JSON middleware has already parsed. */
-export type JsonEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown };
 
 export type HttpResult = APIGatewayProxyResult;
 

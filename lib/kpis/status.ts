@@ -14,7 +14,6 @@ import { type Measurement, measurementCoreSchema } from '../domain/measurement';
  * track.
  */
 export const KPI_STATUSES = ['on_track', 'at_risk', 'off_track', 'no_target', 'no_data'] as const;
-export type KpiStatusValue = (typeof KPI_STATUSES)[number];
 
 /** How many of a KPI's newest periods are searched for one with a target: its cost stays bounded. */
 export const STATUS_PERIODS = 100;

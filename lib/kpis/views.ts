@@ -6,7 +6,7 @@ const TIMESTAMP = 'ISO 8601 date-time, UTC.';
 /** What clients see of a KPI: everything but the tenant, which is the caller's own. */
 export const kpiViewSchema = z.extend(z.omit(kpiSchema, { tenantId: true }), {
   id: kpiSchema.shape.id.check(z.describe('The `kpiId` to push.')),
-  type: kpiSchema.shape.type.check(z.describe('KPI type (spec 2.6): the `kpiType` to push.')),
+  type: kpiSchema.shape.type.check(z.describe('KPI type: the `kpiType` to push.')),
   unit: z.optional(z.string().check(z.describe('Unit of the values, when set.'))),
   createdAt: kpiSchema.shape.createdAt.check(z.describe(TIMESTAMP)),
 });

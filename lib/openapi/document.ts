@@ -388,18 +388,18 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
       summary: 'Strategy and KPI management: JWT login for users, API-key push of KPI measurements.',
       description: DESCRIPTION,
     },
-    // One server, relative to the host that serves the document: a fixed local address (port 3000)
-    // was wrong for any other port, and /api/docs puts its own base URL (stage path included) here.
+    // One server, relative to the host that serves the document: a fixed address would be wrong for
+    // every other port and stage, and /api/docs puts its own base URL (stage path included) here.
     servers: [{ url: '/api', description: 'The API of the host that serves this document' }],
     tags: [
       {
         name: 'Push',
         description:
-          'Send KPI measurements with an API key (spec 1, 2.5, 5.2), try them without storing (`?dryRun=true`), and check a key.',
+          'Send KPI measurements with an API key, try them without storing (`?dryRun=true`), and check a key.',
       },
-      { name: 'Authentication', description: 'Log in and refresh access tokens (spec 2.1–2.4, 5.1).' },
+      { name: 'Authentication', description: 'Log in and refresh access tokens.' },
       { name: 'KPIs', description: 'The KPIs to push to, and what was pushed, when and with which key.' },
-      { name: 'Strategy', description: 'Strategic cycles (spec 4).' },
+      { name: 'Strategy', description: 'Strategic cycles.' },
       {
         name: 'Pull',
         description:
@@ -407,7 +407,7 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
       },
       {
         name: 'API keys',
-        description: 'Create, list, roll and revoke push keys (spec 2.7, 3, 8).',
+        description: 'Create, list, roll and revoke push keys.',
       },
       {
         name: 'Webhooks',
@@ -427,7 +427,7 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
           in: 'header',
           required: false,
           description:
-            'Optional (spec 5.1); when sent it must equal the token’s `tenant_id`, else 403 `tenant-mismatch`.',
+            'Optional; when sent it must equal the token’s `tenant_id`, else 403 `tenant-mismatch`.',
           schema: { type: 'string' },
         },
       },
@@ -473,5 +473,3 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
     },
   };
 };
-
-export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

@@ -1,4 +1,4 @@
-import type { SecretSource } from '../auth/jwt-secret';
+import type { SecretSource } from '../crypto/seal';
 import { createSeal, type Seal } from '../crypto/seal';
 import type { PullSecrets } from '../domain/pull-integration';
 

@@ -53,7 +53,7 @@ export const measurementInputSchema = z
       kpiId: z
         .uuid({ message: 'must be the UUID of a KPI' })
         .check(z.describe('UUID of a KPI of the key’s tenant (`GET /kpis`).')),
-      kpiType: kpiTypeSchema.check(z.describe('The KPI’s type (spec 2.6); must match the KPI.')),
+      kpiType: kpiTypeSchema.check(z.describe('The KPI’s type; must match the KPI.')),
       actual: storableNumber('must be a finite number').check(
         z.describe(`Actual (realized) value. ${MEASUREMENT_NUMBER}`),
       ),
@@ -94,7 +94,7 @@ export const measurementInputSchema = z
     z.meta({
       id: 'MeasurementInput',
       description:
-        'Spec 2.5. Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values.',
+        'Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values.',
     }),
   );
 
@@ -138,7 +138,7 @@ export const batchSchema = z
     z.meta({
       id: 'BatchRequest',
       description:
-        'Spec 4, 8. All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written.',
+        'All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written.',
     }),
   );
 

@@ -1,19 +1,9 @@
 /**
- * The events a tenant's webhooks can subscribe to, and what publishing one takes. The webhook
- * machinery (storage, signing, delivery) and the code that notices events (key changes, the scheduled
- * alert check) meet here, so neither imports the other's internals.
- *
- * Names follow the audit events (`api_key.revoked`): `<entity>.<what happened>`, as Stripe's and
- * GitHub's do.
+ * What publishing an event takes. The webhook machinery (storage, signing, delivery) and the code that
+ * notices events (key changes, the scheduled alert check) meet here, so neither imports the other's
+ * internals; the event types themselves are the webhook entity's (lib/domain/webhook.ts).
  */
-export const WEBHOOK_EVENT_TYPES = [
-  'kpi.quiet',
-  'api_key.expiring',
-  'api_key.revoked',
-  'api_key.rolled',
-  'integration.disabled',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import type { WebhookEventType } from '../domain/webhook';
 
 /** One thing that happened to a tenant, before it is fanned out to that tenant's endpoints. */
 export interface WebhookEvent {

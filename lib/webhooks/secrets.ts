@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretSource } from '../auth/jwt-secret';
+import type { SecretSource } from '../crypto/seal';
 import { createSeal, type Seal } from '../crypto/seal';
 
 /**

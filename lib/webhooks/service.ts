@@ -15,6 +15,7 @@ import {
 } from '../db/webhooks';
 import { countInWindow } from '../db/window-counters';
 import { type AuditContext, auditEvent, systemContext } from '../domain/audit-event';
+import type { WebhookEventType } from '../domain/webhook';
 import {
   MAX_WEBHOOK_ENDPOINTS,
   TEST_DELIVERIES_PER_MINUTE,
@@ -27,7 +28,6 @@ import { tenantUrlProblem, urlForLog } from '../egress/urls';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { logAuditEvent } from '../logger';
-import type { WebhookEventType } from './events';
 import { DELIVERY_LOG_DAYS, deliveryBody, recordDelivery } from './publisher';
 import { newWebhookSecret, secretBinding } from './secrets';
 import { isSuccess, sendAttempt } from './send';

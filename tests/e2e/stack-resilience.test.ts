@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, stopGroupAndWait } from '../../lib/local/processes';
+import { freePort, stopGroupAndWait } from '../../scripts/local/processes';
 import type { SeedFile } from '../../scripts/seed';
 
 /**

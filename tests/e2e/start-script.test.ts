@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, stopGroupAndWait } from '../../lib/local/processes';
+import { freePort, stopGroupAndWait } from '../../scripts/local/processes';
 import type { SeedFile } from '../../scripts/seed';
 import { BROWSER_TIMEOUT_MS, launchBrowser, signIn } from '../support/browser';
 

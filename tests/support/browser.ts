@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { launchBrowser as launch } from '../../lib/local/browser';
+import { launchBrowser as launch } from '../../scripts/local/browser';
 import { baseUrl } from './http';
 
 /**

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { freePort, startDynamoDbLocal, stopGroup } from '../../lib/local/processes';
+import { freePort, startDynamoDbLocal, stopGroup } from '../../scripts/local/processes';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { apiEvent, type EventInput, lambdaContext } from '../../lib/local/events';
+import { apiEvent, type EventInput, lambdaContext } from '../../scripts/local/events';
 
 export { apiEvent, type EventInput, lambdaContext };
 

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freePort, stopGroupAndWait } from '../../lib/local/processes';
+import { freePort, stopGroupAndWait } from '../../scripts/local/processes';
 import { newSigningKey, startKeysServer } from './github-keys';
 
 declare module 'vitest' {

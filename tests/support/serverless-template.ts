@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { privateTempDir } from '../../lib/local/processes';
+import { privateTempDir } from '../../scripts/local/processes';
 
 export interface CloudFormationResource {
   Type: string;

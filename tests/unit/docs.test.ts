@@ -18,6 +18,14 @@ const docs = readdirSync(join(root, 'docs'))
   .map((name) => `docs/${name}`);
 const pages = ['README.md', ...docs];
 
+/** The source files of a folder, `.ts` and `.cjs`, as the repository holds them. */
+const filesUnder = (folder: string): string[] =>
+  readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(path);
+    return /\.(ts|cjs)$/.test(entry.name) ? [path] : [];
+  });
+
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 const slug = (heading: string) =>
   heading
@@ -144,6 +152,35 @@ describe('the docs', () => {
       ];
       for (const text of nearMisses) expect(text.match(pattern), text).toBeNull();
     }
+  });
+
+  it('define every section of the interface that the code and tests cite as `spec N`', () => {
+    const interfacePage = read('docs/interface.md');
+    const sections = new Set(
+      [...interfacePage.matchAll(/^#{2,3} (\d+(?:\.\d+)?)\.? /gm)].map((match) => match[1]),
+    );
+    // `spec 5.2.4` is the fourth numbered item of section 5.2.
+    const itemsOf = (section: string) => {
+      const body =
+        interfacePage.split(new RegExp(`^#{2,3} ${section.replace('.', '\\.')}\\.? .*$`, 'm'))[1] ?? '';
+      return new Set([...body.split(/^#{2,3} /m)[0]!.matchAll(/^(\d+)\. /gm)].map((match) => match[1]));
+    };
+    const files = ['lib', 'functions', 'web', 'clients', 'scripts', 'tests', 'bench'].flatMap((folder) =>
+      filesUnder(folder),
+    );
+    const cited = files.flatMap((file) =>
+      [...read(file).matchAll(/\bspec (\d+(?:\.\d+)*(?:(?:, | and |\/|–|-)\d+(?:\.\d+)*)*)/gi)].flatMap(
+        (match) => match[1]!.split(/, | and |\/|–|-/).map((section) => ({ file, section })),
+      ),
+    );
+    expect(cited.length).toBeGreaterThan(50);
+    const undefinedSections = cited.filter(({ section }) => {
+      const [major, minor, item] = section.split('.');
+      const heading = minor === undefined ? major! : `${major}.${minor}`;
+      if (!sections.has(heading)) return true;
+      return item !== undefined && !itemsOf(heading).has(item);
+    });
+    expect(undefinedSections).toEqual([]);
   });
 
   it('state the OpenAPI document’s size as it is', () => {

@@ -9,8 +9,6 @@ import { describe, expect, it } from 'vitest';
  * module of functions/ and lib/, as TypeScript's own scanner finds them.
  */
 const LAYERS: { name: string; paths: string[] }[] = [
-  // Development tooling: scripts, the bench and the tests use it; nothing deployed does.
-  { name: 'local tooling', paths: ['lib/local/'] },
   { name: 'route modules', paths: ['functions/'] },
   { name: 'runtime', paths: ['lib/runtime.ts'] },
   // Push and pull are the two ways measurements come in, peers on one write path (lib/push/store.ts).
@@ -45,20 +43,6 @@ const LAYERS: { name: string; paths: string[] }[] = [
   },
 ];
 
-/** Imports that run up a layer today, each with why it is there. Remove an entry with its import. */
-const KNOWN_EXCEPTIONS: { from: string; to: string; why: string }[] = [
-  {
-    from: 'lib/domain/webhook.ts',
-    to: 'lib/webhooks/events.ts',
-    why: 'the webhook event types live in the event contract module; they are to move into lib/domain/webhook.ts',
-  },
-  {
-    from: 'lib/crypto/seal.ts',
-    to: 'lib/auth/jwt-secret.ts',
-    why: 'a type-only import of SecretSource, the JWT key source both seals derive their keys from',
-  },
-];
-
 const root = resolve(__dirname, '../..');
 
 const modulesUnder = (folder: string): string[] =>
@@ -88,8 +72,6 @@ const modules = [...modulesUnder('functions'), ...modulesUnder('lib')];
 const edges = modules.flatMap((from) => importsOf(from).map((to) => ({ from, to })));
 const runsUp = ({ from, to }: { from: string; to: string }) => layerOf(to) < layerOf(from);
 const upward = edges.filter(runsUp);
-const isKnown = ({ from, to }: { from: string; to: string }) =>
-  KNOWN_EXCEPTIONS.some((known) => known.from === from && known.to === to);
 
 describe('layers: dependencies point down', () => {
   it('places every module of functions/ and lib/ in a layer', () => {
@@ -102,22 +84,12 @@ describe('layers: dependencies point down', () => {
     expect(importsOf('lib/runtime.ts')).toContain('lib/db/client.ts');
   });
 
-  it('finds no import from a higher layer beyond the known exceptions', () => {
-    const named = upward
-      .filter((edge) => !isKnown(edge))
-      .map(
-        ({ from, to }) =>
-          `${from} (${LAYERS[layerOf(from)]?.name}) imports ${to} (${LAYERS[layerOf(to)]?.name})`,
-      );
+  it('finds no import from a higher layer', () => {
+    const named = upward.map(
+      ({ from, to }) =>
+        `${from} (${LAYERS[layerOf(from)]?.name}) imports ${to} (${LAYERS[layerOf(to)]?.name})`,
+    );
     expect(named).toEqual([]);
-  });
-
-  it('keeps each known exception only while its import exists', () => {
-    expect(
-      KNOWN_EXCEPTIONS.filter(
-        (known) => !upward.some((edge) => edge.from === known.from && edge.to === known.to),
-      ),
-    ).toEqual([]);
   });
 
   it('judges an import into a higher layer as running up, and one within a layer or below as not', () => {
@@ -125,6 +97,6 @@ describe('layers: dependencies point down', () => {
     expect(runsUp({ from: 'lib/domain/kpi.ts', to: 'lib/db/keys.ts' })).toBe(true);
     expect(runsUp({ from: 'lib/kpis/quiet.ts', to: 'lib/db/kpis.ts' })).toBe(false);
     expect(runsUp({ from: 'lib/http/route.ts', to: 'lib/push/push-service.ts' })).toBe(false);
-    expect(runsUp({ from: 'functions/login.ts', to: 'lib/local/events.ts' })).toBe(true);
+    expect(runsUp({ from: 'lib/db/keys.ts', to: 'functions/login.ts' })).toBe(true);
   });
 });

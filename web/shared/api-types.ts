@@ -6,7 +6,6 @@
 import type * as z from 'zod/mini';
 import type { route as getApiKeyUsage } from '../../functions/get-api-key-usage';
 import type { route as getKpi } from '../../functions/get-kpi';
-import type { route as getPullIntegration } from '../../functions/get-pull-integration';
 import type { route as listApiKeys } from '../../functions/list-api-keys';
 import type { route as listKpis } from '../../functions/list-kpis';
 import type { route as listPullIntegrationRuns } from '../../functions/list-pull-integration-runs';
@@ -38,7 +37,6 @@ export type RefreshResponse = ResponseBody<typeof refreshToken, 200>;
 export type ProblemResponse = z.output<typeof problemSchema>;
 export type PullIntegrationPage = ResponseBody<typeof listPullIntegrations, 200>;
 export type PullIntegrationResponse = PullIntegrationPage['items'][number];
-export type PullIntegrationDetailResponse = ResponseBody<typeof getPullIntegration, 200>;
 export type PullRunPage = ResponseBody<typeof listPullIntegrationRuns, 200>;
 export type PullRunResponse = ResponseBody<typeof runPullIntegration, 200>;
 export type PullPreviewResponse = ResponseBody<typeof previewPullIntegration, 200>;

@@ -19664,7 +19664,7 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
-// scripts/kpi-push/push.ts
+// clients/kpi-push/push.ts
 var import_node_fs = require("node:fs");
 
 // node_modules/zod/v4/core/util.js
@@ -21816,7 +21816,7 @@ var monthOf = (date3) => {
 var measurementInputSchema = pipe(
   strictObject({
     kpiId: uuid2({ message: "must be the UUID of a KPI" }).check(describe2("UUID of a KPI of the key\u2019s tenant (`GET /kpis`).")),
-    kpiType: kpiTypeSchema.check(describe2("The KPI\u2019s type (spec 2.6); must match the KPI.")),
+    kpiType: kpiTypeSchema.check(describe2("The KPI\u2019s type; must match the KPI.")),
     actual: storableNumber("must be a finite number").check(
       describe2(`Actual (realized) value. ${MEASUREMENT_NUMBER}`)
     ),
@@ -21854,7 +21854,7 @@ var measurementInputSchema = pipe(
   }),
   meta2({
     id: "MeasurementInput",
-    description: "Spec 2.5. Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values."
+    description: "Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values."
   })
 );
 var identity = (m) => `${m.kpiId}|${m.periodStart}|${m.periodEnd}`;
@@ -21888,7 +21888,7 @@ var batchSchema = strictObject({
   }),
   meta2({
     id: "BatchRequest",
-    description: "Spec 4, 8. All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written."
+    description: "All or nothing: one invalid element, foreign KPI or repeated (KPI, period) rejects the whole batch and nothing is written."
   })
 );
 var pushQuerySchema = strictObject({
@@ -21904,7 +21904,7 @@ var pushQuerySchema = strictObject({
   )
 });
 
-// scripts/kpi-push/client.ts
+// clients/kpi-push/client.ts
 var RETRYABLE_STATUSES = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var BACKOFF_BASE_MS = 1e3;
 var BACKOFF_CAP_MS = 3e4;
@@ -21990,7 +21990,7 @@ var sendBatch = async (options, measurements) => {
   }
 };
 
-// scripts/kpi-push/input.ts
+// clients/kpi-push/input.ts
 var CSV_COLUMNS = [
   "kpiId",
   "kpiType",
@@ -22314,7 +22314,7 @@ var parseInput = (schema, input, { root = "", what = "request body" } = {}) => {
   throw new AppError("VALIDATION_FAILED", `The ${what} has ${errors.length} invalid field(s).`, { errors });
 };
 
-// scripts/kpi-push/validate.ts
+// clients/kpi-push/validate.ts
 var validateRows = (rows) => {
   const valid = [];
   const problems = [];
@@ -22347,7 +22347,7 @@ var validateRows = (rows) => {
   return { valid, problems: problems.sort((a, b) => a.line - b.line) };
 };
 
-// scripts/kpi-push/push.ts
+// clients/kpi-push/push.ts
 var EXIT = {
   /** Every row is stored (or, with --dry-run, passed the service's checks). */
   OK: 0,

@@ -4,9 +4,9 @@
  * measurement itself goes through kpi-push's validation, the service's own rules.
  */
 import * as core from '@actions/core';
+import { NUMBER } from '../../../clients/kpi-push/input';
+import { DEFAULTS, type PushSettings, type ReportProblem } from '../../../clients/kpi-push/push';
 import { version } from '../../../package.json';
-import { NUMBER } from '../../../scripts/kpi-push/input';
-import { DEFAULTS, type PushSettings, type ReportProblem } from '../../../scripts/kpi-push/push';
 
 /** An input or a combination of inputs is wrong; the message names the input and the fix. */
 export class InputError extends Error {}

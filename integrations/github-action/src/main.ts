@@ -1,10 +1,10 @@
 /**
  * The GitHub Action's entry point (action.yml `main`: dist/index.cjs, built by `npm run build:action`).
- * The inputs become one kpi-push run (scripts/kpi-push/push.ts); its report becomes the step's
+ * The inputs become one kpi-push run (clients/kpi-push/push.ts); its report becomes the step's
  * outputs, log lines and error annotations.
  */
 import * as core from '@actions/core';
-import { type BatchReport, EXIT, NotSent, push, type Report, summary } from '../../../scripts/kpi-push/push';
+import { type BatchReport, EXIT, NotSent, push, type Report, summary } from '../../../clients/kpi-push/push';
 import { type ActionRun, describeProblem, InputError, readInputs } from './inputs';
 
 const fail = (message: string, exitCode: number) => {

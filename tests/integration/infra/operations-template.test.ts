@@ -45,7 +45,6 @@ import { keys } from '../../../lib/db/keys';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
 import { updateKpi } from '../../../lib/kpis/settings';
-import { freePort } from '../../../lib/local/processes';
 import { createIntegration } from '../../../lib/pull/definitions';
 import { pullLocalQueue } from '../../../lib/pull/local-queue';
 import { pullDeps, webhookDeps } from '../../../lib/runtime';
@@ -53,6 +52,7 @@ import { webhookLocalQueue } from '../../../lib/webhooks/local-queue';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../lib/webhooks/schedule';
 import { ATTEMPT_TIMEOUT_MS } from '../../../lib/webhooks/send';
 import { createEndpoint } from '../../../lib/webhooks/service';
+import { freePort } from '../../../scripts/local/processes';
 import { iamLike } from '../../support/api-gateway';
 import { invoke } from '../../support/events';
 import {

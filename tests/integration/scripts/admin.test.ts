@@ -286,6 +286,9 @@ describe('operator CLI for newcomers', CLI_TIMEOUT, () => {
       ],
     );
     expect(backwards.details).toEqual([{ path: 'end', message: 'must be on or after --start' }]);
+    // A key's name follows the API's rule (lib/api-keys/inputs.ts), message included.
+    const blank = await failure('create-api-key', '--tenant', tenant.id, '--name', '   ');
+    expect(blank.details).toEqual([{ path: 'name', message: 'name is required' }]);
     const sameDay = await admin(
       ...[
         'create-cycle',

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../lib/local/processes';
-import { EXIT, run } from '../../../scripts/kpi-push/main';
+import { EXIT, run } from '../../../clients/kpi-push/main';
+import { freePort } from '../../../scripts/local/processes';
 import { json, startScriptedServer } from '../../support/scripted-server';
 
 /**

@@ -23,7 +23,7 @@ import { createTable } from '../../../lib/db/table';
 import { createTenant, getTenant, listTenants } from '../../../lib/db/tenants';
 import { listUsers } from '../../../lib/db/users';
 import { FEATURES } from '../../../lib/domain/plan';
-import { freePort, startDynamoDbLocal } from '../../../lib/local/processes';
+import { freePort, startDynamoDbLocal } from '../../../scripts/local/processes';
 import {
   claim,
   holderOf,

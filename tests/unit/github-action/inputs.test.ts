@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseMeasurements } from '../../../clients/kpi-push/input';
+import { validateRows } from '../../../clients/kpi-push/validate';
 import {
   describeProblem,
   FIELD_INPUTS,
   InputError,
   readInputs,
 } from '../../../integrations/github-action/src/inputs';
-import { parseMeasurements } from '../../../scripts/kpi-push/input';
-import { validateRows } from '../../../scripts/kpi-push/validate';
 
 /**
  * The action's inputs as the runner passes them: `INPUT_` + the name in upper case, hyphens kept

@@ -4,9 +4,9 @@ import {
   BACKOFF_CAP_MS,
   backoffDelay,
   retryAfterMs,
-} from '../../../scripts/kpi-push/client';
-import { detectFormat, parseMeasurements } from '../../../scripts/kpi-push/input';
-import { validateRows } from '../../../scripts/kpi-push/validate';
+} from '../../../clients/kpi-push/client';
+import { detectFormat, parseMeasurements } from '../../../clients/kpi-push/input';
+import { validateRows } from '../../../clients/kpi-push/validate';
 
 const KPI = '01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f';
 

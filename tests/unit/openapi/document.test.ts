@@ -44,6 +44,10 @@ describe('openapi.json', () => {
     expect(JSON.stringify(generated)).not.toMatch(/localhost|127\.0\.0\.1/);
   });
 
+  it('speaks for itself: it cites no section of a document its readers do not have (`spec 2.5`)', () => {
+    expect(JSON.stringify(generated).match(/\bspec \d[\d.,– ]*/gi) ?? []).toEqual([]);
+  });
+
   it('is current: the committed file is what `npm run openapi` generates from the code', () => {
     const committed = readFileSync(resolve(__dirname, '..', '..', '..', OPENAPI_FILE), 'utf8');
     // On failure: run `npm run openapi` and commit openapi.json.
@@ -259,7 +263,7 @@ describe('openapi.json', () => {
           schema: { type: 'string', enum: ['true', 'false'] },
         }),
       ]);
-      // A bad dryRun value is a 400 validation-failed (lib/http/push.ts).
+      // A bad dryRun value is a 400 validation-failed (lib/push/measurement-schema.ts).
       expect(deref(generated, push.responses['400']).description).toContain('`validation-failed`');
     }
     const body = (operation: any, status: string) =>

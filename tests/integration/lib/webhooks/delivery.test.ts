@@ -8,7 +8,6 @@ import { handler as deliverHandler } from '../../../../functions/deliver-webhook
 import { keys } from '../../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../../lib/db/webhooks';
 import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
-import { freePort } from '../../../../lib/local/processes';
 import { egress, publish, webhookSecrets } from '../../../../lib/runtime';
 import { deliverMessage } from '../../../../lib/webhooks/deliver';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
@@ -24,6 +23,7 @@ import {
   listEndpoints,
   type WebhookDeps,
 } from '../../../../lib/webhooks/service';
+import { freePort } from '../../../../scripts/local/processes';
 import { createTestTenant, db } from '../../../support/fixtures';
 import { captureOutput } from '../../../support/output';
 import { type Receiver, startReceiver } from '../../../support/webhook-receiver';

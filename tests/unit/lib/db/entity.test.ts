@@ -4,7 +4,7 @@ import { defineEntity } from '../../../../lib/db/entity';
 import { MalformedItem } from '../../../../lib/db/errors';
 
 /** A made-up entity that uses every part of a declaration. */
-const gadgets = defineEntity({
+const gadgets = /* @__PURE__ */ defineEntity(() => ({
   type: 'GADGET',
   schema: z.object({
     id: z.string(),
@@ -34,7 +34,7 @@ const gadgets = defineEntity({
     day: { read: (item) => String(item.sk).slice('DAY#'.length), write: () => ({}) },
   },
   hidden: ['owner'],
-});
+}));
 
 const gadget = {
   id: 'g1',

@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { describe, expect, inject, it } from 'vitest';
 
 /**
- * DynamoDB Local as `startDynamoDbLocal` runs it (lib/local/processes.ts: `npm start`, `npm run reset`,
+ * DynamoDB Local as `startDynamoDbLocal` runs it (scripts/local/processes.ts: `npm start`, `npm run reset`,
  * the tests and the benchmark) listens on this machine only: nobody on the same network can read or
  * rewrite the local data. The instance checked is the one of this test run (its global setup).
  */
@@ -48,7 +48,7 @@ const connects = (host: string) =>
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
 
-describe('DynamoDB Local (lib/local/processes.ts)', () => {
+describe('DynamoDB Local (scripts/local/processes.ts)', () => {
   it('listens on the loopback address only, never on every interface', () => {
     const addresses = listeningAddresses();
     expect(addresses.length).toBeGreaterThan(0);

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createDatabase, type Database } from '../db/client';
-import { waitForDynamoDb } from '../db/table';
+import { createDatabase, type Database } from '../../lib/db/client';
+import { waitForDynamoDb } from '../../lib/db/table';
 
 /**
  * The local stack's processes, for `npm start`, the tests and the benchmark; no function imports this.
