@@ -61,7 +61,7 @@ export const auditActorSchema = z
         .check(z.describe('A user’s e-mail when the event happened; `null` when it was not known.')),
     ),
   })
-  .check(z.meta({ id: 'AuditActor', description: 'Who acted.' }));
+  .check(z.meta({ id: 'AuditEventActor', description: 'Who acted.' }));
 export type AuditActor = z.output<typeof auditActorSchema>;
 
 export const auditTargetSchema = z
@@ -69,7 +69,7 @@ export const auditTargetSchema = z
     type: z.enum(AUDIT_TARGET_TYPES),
     id: z.string().check(z.describe('The id of the key, KPI, webhook endpoint, integration or user.')),
   })
-  .check(z.meta({ id: 'AuditTarget', description: 'What the event is about.' }));
+  .check(z.meta({ id: 'AuditEventTarget', description: 'What the event is about.' }));
 export type AuditTarget = z.output<typeof auditTargetSchema>;
 
 export const auditSourceSchema = z
@@ -77,7 +77,7 @@ export const auditSourceSchema = z
     ip: z.string().check(z.describe('The client’s address, as API Gateway saw it.')),
     userAgent: z.nullable(z.string()).check(z.describe('The client’s User-Agent; `null` when it sent none.')),
   })
-  .check(z.meta({ id: 'AuditSource', description: 'Where the request came from.' }));
+  .check(z.meta({ id: 'AuditEventSource', description: 'Where the request came from.' }));
 export type AuditSource = z.output<typeof auditSourceSchema>;
 
 /** A value of an event's details: never a secret, a raw key, a password or a full tenant URL. */

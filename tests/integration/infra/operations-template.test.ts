@@ -17,6 +17,7 @@ import { handler as getPullHandler } from '../../../functions/get-pull-integrati
 import { handler as githubSecretScanningHandler } from '../../../functions/github-secret-scanning';
 import { handler as healthHandler } from '../../../functions/health';
 import { handler as listKeysHandler } from '../../../functions/list-api-keys';
+import { handler as listAuditEventsHandler } from '../../../functions/list-audit-events';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as listMeasurementsHandler } from '../../../functions/list-measurements';
 import { handler as listPullRunsHandler } from '../../../functions/list-pull-integration-runs';
@@ -129,6 +130,7 @@ beforeAll(async () => {
 afterAll(removePackages);
 
 const JWT_FUNCTIONS = [
+  'listAuditEvents',
   'login',
   'refreshToken',
   'logout',
@@ -184,13 +186,13 @@ const DYNAMODB: Record<
   login: {
     actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['EMAIL#*', 'LOGIN#*', 'LOGINSOURCE#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'EMAIL#*', 'LOGIN#*', 'LOGINSOURCE#*', 'SESSION#*', 'TENANT#*'],
   },
   refreshToken: { actions: ['BatchGetItem'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
   logout: {
-    actions: ['BatchGetItem', 'DeleteItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'DeleteItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // Every JWT function below also reads the caller's session, user and tenant.
   listStrategicCycles: {
@@ -216,14 +218,14 @@ const DYNAMODB: Record<
   },
   // The KPI's target rule, conditioned on its tenant.
   updateKpi: {
-    actions: ['BatchGetItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   createApiKey: {
     actions: ['BatchGetItem', 'PutItem', 'Query'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   listApiKeys: {
     actions: ['BatchGetItem', 'Query'],
@@ -241,26 +243,32 @@ const DYNAMODB: Record<
   revokeApiKey: {
     actions: ['BatchGetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction;
   // api_key.rolled as the revocation publishes its event.
   rollApiKey: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The endpoint and the tenant's count (one transaction); the list; the tombstone and the count.
   createWebhook: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The tenant's audit partition (Query).
+  listAuditEvents: {
+    actions: ['BatchGetItem', 'Query'],
+    index: false,
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   listWebhooks: { actions: ['BatchGetItem', 'Query'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
   deleteWebhook: {
-    actions: ['BatchGetItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // The endpoint (in the session check's BatchGet), its deliveries.
   listWebhookDeliveries: {
@@ -287,7 +295,7 @@ const DYNAMODB: Record<
   createPullIntegration: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   listPullIntegrations: {
     actions: ['BatchGetItem', 'GetItem', 'Query'],
@@ -303,12 +311,12 @@ const DYNAMODB: Record<
   updatePullIntegration: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   deletePullIntegration: {
-    actions: ['BatchGetItem', 'DeleteItem', 'GetItem'],
+    actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // Reads only: the integration, the KPIs and the existing records.
   previewPullIntegration: {
@@ -320,7 +328,7 @@ const DYNAMODB: Record<
   runPullIntegration: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'PULL#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'PULL#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   listPullIntegrationRuns: {
     actions: ['BatchGetItem', 'GetItem', 'Query'],
@@ -338,14 +346,14 @@ const DYNAMODB: Record<
   runPullIntegrations: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'PULL#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'PULL#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   integrationsPage: { actions: [], index: false, leadingKeys: [] },
   // The endpoint and the delivery, the attempt, disabling; on the local stage the local queue.
   deliverWebhooks: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['AUDIT#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The push functions write only the key's usage item and the measurements; they read the tenant.
   pushMeasurement: {
@@ -373,7 +381,7 @@ const DYNAMODB: Record<
   githubSecretScanning: {
     actions: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
 };
 
@@ -1693,6 +1701,18 @@ describe('least privilege: what a run of each function sends', () => {
         ),
       ],
     }),
+    listAuditEvents: async ({ tenant, users }) => {
+      await createApiKey(db, { tenantId: tenant.id, name: 'audited' });
+      return {
+        run: async () => [
+          await invoke(listAuditEventsHandler, get('/audit-events', bearer(users.ADMIN.token))),
+          await invoke(listAuditEventsHandler, {
+            ...get('/audit-events', bearer(users.ADMIN.token)),
+            query: { format: 'ndjson', type: 'api_key.created' },
+          }),
+        ],
+      };
+    },
     listWebhooks: async ({ tenant, users }) => {
       await subscribe(tenant.id, ['kpi.quiet']);
       return {
