@@ -42,7 +42,9 @@ export const apiEvent = ({
     headers: allHeaders,
     multiValueHeaders: Object.fromEntries(Object.entries(allHeaders).map(([k, v]) => [k, [v]])),
     queryStringParameters: query
-      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? (v.at(-1) ?? '') : v]))
+      ? Object.fromEntries(
+          Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? (v.at(-1) ?? '') : v]),
+        )
       : null,
     multiValueQueryStringParameters: query
       ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
