@@ -160,7 +160,7 @@ const JWT_FUNCTIONS = [
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
-const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage', 'integrationsPage'];
+const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage', 'integrationsPage', 'auditPage'];
 /**
  * Without a caller of the service's own, and without the JWT key: health, the document, the reference
  * page, and GitHub's secret-scanning reports (signed by GitHub).
@@ -190,7 +190,7 @@ const DYNAMODB: Record<
   },
   refreshToken: { actions: ['BatchGetItem'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
   logout: {
-    actions: ['BatchGetItem', 'DeleteItem', 'PutItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     index: false,
     leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
@@ -349,6 +349,7 @@ const DYNAMODB: Record<
     leadingKeys: ['AUDIT#*', 'KPI#*', 'PULL#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   integrationsPage: { actions: [], index: false, leadingKeys: [] },
+  auditPage: { actions: [], index: false, leadingKeys: [] },
   // The endpoint and the delivery, the attempt, disabling; on the local stage the local queue.
   deliverWebhooks: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
@@ -873,6 +874,7 @@ describe('CORS', () => {
     expect(paths).toEqual(
       [
         'api-keys',
+        'audit-events',
         'kpis',
         'login',
         'logout',
