@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
 import { handler as createPullHandler } from '../../../functions/create-pull-integration';
@@ -320,6 +320,28 @@ describe('GET /audit-events: each audited change, with its actor and source', ()
       actor: { type: 'user', id: tenant.users.ADMIN.id },
       source: { ip: IP },
     });
+  });
+});
+
+describe('audit events that name no tenant', () => {
+  it('a failed login for an unknown e-mail is only logged: no item of any tenant holds it', async () => {
+    const email = `nobody-${Date.now()}@example.test`;
+    const result = await call(loginHandler, {
+      method: 'POST',
+      path: '/api/auth/login',
+      body: { email, password: 'not-a-password-1' },
+    });
+    expect(result.status).toBe(401);
+    // A test may Scan: every audit item of the table, searched for the address.
+    const { Items = [] } = await db.client.send(
+      new ScanCommand({
+        TableName: db.tableName,
+        FilterExpression: 'begins_with(pk, :audit)',
+        ExpressionAttributeValues: { ':audit': 'AUDIT#' },
+      }),
+    );
+    expect(Items.length).toBeGreaterThan(0);
+    expect(JSON.stringify(Items)).not.toContain(email);
   });
 });
 
