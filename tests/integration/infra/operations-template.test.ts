@@ -216,9 +216,9 @@ const DYNAMODB: Record<
     index: false,
     leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
   },
-  // The KPI's target rule, conditioned on its tenant.
+  // The KPI as it is, then its settings with their audit event, conditioned on the settings read.
   updateKpi: {
-    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'],
     index: false,
     leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
@@ -241,7 +241,7 @@ const DYNAMODB: Record<
   // The key by id, its revocation; api_key.revoked: the tenant's endpoints, a delivery per endpoint,
   // and on the local stage the local queue's message (QUEUE#).
   revokeApiKey: {
-    actions: ['BatchGetItem', 'PutItem', 'Query', 'UpdateItem'],
+    actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
     leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
