@@ -9,7 +9,6 @@ import {
 import { createApiKey } from '../lib/api-keys/service';
 import { createdApiKeyView, createdApiKeyViewSchema } from '../lib/api-keys/views';
 import { defineRoute, reply } from '../lib/http/route';
-import { audit } from '../lib/logger';
 import { apiKeyExample, KPI_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
@@ -77,18 +76,12 @@ export const route = defineRoute({
     },
   },
   errors: ['API_KEY_LIMIT_REACHED'],
-  core: async ({ body, user }) => {
+  core: async ({ body, user, origin }) => {
     const created = await createApiKey(db, {
       ...body,
       tenantId: user.tenantId,
       createdBy: { type: 'user', userId: user.userId, email: user.email },
-    });
-    audit('api_key.created', {
-      keyId: created.id,
-      keyPrefix: created.prefix,
-      expiresAt: created.expiresAt,
-      scopedKpis: created.kpiIds?.length ?? null,
-      allowedSources: created.allowedSources?.join(' ') ?? null,
+      origin,
     });
     return reply(201, createdApiKeyView(created));
   },

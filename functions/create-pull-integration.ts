@@ -1,5 +1,4 @@
 import { defineRoute, reply } from '../lib/http/route';
-import { audit } from '../lib/logger';
 import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
 import { createIntegration } from '../lib/pull/definitions';
 import { createPullIntegrationSchema } from '../lib/pull/inputs';
@@ -43,14 +42,12 @@ export const route = defineRoute({
     },
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
-  core: async ({ body, user }) => {
-    const created = await createIntegration(pullDeps, {
-      ...body,
-      tenantId: user.tenantId,
-      createdBy: { type: 'user', userId: user.userId },
-    });
-    // Never a secret: the integration's id, where it points and how it authenticates.
-    audit('integration.created', { integrationId: created.id, url: created.url, auth: created.auth.type });
+  core: async ({ body, user, audit }) => {
+    const created = await createIntegration(
+      pullDeps,
+      { ...body, tenantId: user.tenantId, createdBy: { type: 'user', userId: user.userId } },
+      audit,
+    );
     return reply(201, integrationView(created));
   },
 });

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../lib/domain/webhook';
-import { MAX_TENANT_URL_LENGTH, urlForLog } from '../lib/egress/urls';
+import { MAX_TENANT_URL_LENGTH } from '../lib/egress/urls';
 import { defineRoute, reply } from '../lib/http/route';
-import { audit } from '../lib/logger';
 import { webhookExample } from '../lib/openapi/examples';
 import { jwtEndpoint, webhookDeps } from '../lib/runtime';
 import { createEndpoint } from '../lib/webhooks/service';
@@ -64,18 +63,12 @@ export const route = defineRoute({
     },
   },
   errors: ['WEBHOOK_LIMIT_REACHED'],
-  core: async ({ body, user }) => {
-    const created = await createEndpoint(webhookDeps, {
-      ...body,
-      tenantId: user.tenantId,
-      createdBy: { type: 'user', userId: user.userId },
-    });
-    // Never the secret, nor the URL's path and query, which may hold one: its origin and a hash of the rest.
-    audit('webhook.created', {
-      webhookId: created.id,
-      ...urlForLog(created.url),
-      eventTypes: created.eventTypes.join(','),
-    });
+  core: async ({ body, user, audit }) => {
+    const created = await createEndpoint(
+      webhookDeps,
+      { ...body, tenantId: user.tenantId, createdBy: { type: 'user', userId: user.userId } },
+      audit,
+    );
     return reply(201, createdWebhookView(created));
   },
 });

@@ -1,6 +1,5 @@
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { removeIntegration } from '../lib/pull/service';
 import { jwtEndpoint, pullDeps } from '../lib/runtime';
 
@@ -18,9 +17,8 @@ export const route = defineRoute({
   pathParams: pullIntegrationIdParams,
   responses: { 204: { description: 'Deleted.' } },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
-  core: async ({ params: { id }, user }) => {
-    await removeIntegration(pullDeps, user.tenantId, id);
-    audit('integration.deleted', { integrationId: id });
+  core: async ({ params: { id }, user, audit }) => {
+    await removeIntegration(pullDeps, user.tenantId, id, audit);
     return reply(204, undefined);
   },
 });

@@ -1,6 +1,5 @@
 import { defineRoute, reply } from '../lib/http/route';
 import { webhookIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { db, jwtEndpoint } from '../lib/runtime';
 import { deleteEndpoint } from '../lib/webhooks/service';
 
@@ -18,8 +17,8 @@ export const route = defineRoute({
   pathParams: webhookIdParams,
   responses: { 204: { description: 'Deleted.' } },
   errors: ['NOT_FOUND'],
-  core: async ({ params: { id }, user }) => {
-    if (await deleteEndpoint(db, user.tenantId, id)) audit('webhook.deleted', { webhookId: id });
+  core: async ({ params: { id }, user, audit }) => {
+    await deleteEndpoint(db, user.tenantId, id, audit);
     return reply(204, undefined);
   },
 });

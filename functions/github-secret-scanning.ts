@@ -108,7 +108,7 @@ export const route = defineRoute({
     },
   },
   errors: ['UNAUTHENTICATED'],
-  core: async ({ body }) => reply(200, await revokeLeakedKeys(db, publish, body)),
+  core: async ({ body, origin }) => reply(200, await revokeLeakedKeys(db, publish, body, { origin })),
 });
 
 export const handler = githubSignedEndpoint(route);

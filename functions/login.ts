@@ -102,12 +102,13 @@ export const route = defineRoute({
     },
   },
   errors: ['INVALID_CREDENTIALS', 'TENANT_INACTIVE', 'USER_DISABLED', 'TOO_MANY_LOGIN_ATTEMPTS'],
-  core: async ({ body, event }) => {
+  core: async ({ body, event, origin }) => {
     const result = await login(
       { db, tokens, lockout },
       {
         ...body,
         sourceIp: event.requestContext?.identity?.sourceIp,
+        origin,
         // An API client sends its token in the body; a browser sends the cookie, which no script can read.
         deviceToken: body.deviceToken ?? deviceTokenOf(event),
       },

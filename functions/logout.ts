@@ -51,8 +51,8 @@ export const route = defineRoute({
   },
   responses: { 204: { description: 'The session has ended (or was not live).' } },
   errors: ['UNAUTHENTICATED'],
-  core: async ({ body }) => {
-    await logout({ db, tokens }, body.refreshToken, { everywhere: body.everywhere });
+  core: async ({ body, origin }) => {
+    await logout({ db, tokens }, body.refreshToken, { everywhere: body.everywhere, origin });
     return reply(204, undefined);
   },
 });

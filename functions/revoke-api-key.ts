@@ -3,7 +3,6 @@ import { revokeApiKey } from '../lib/api-keys/service';
 import { keyRefSchema } from '../lib/domain/api-key';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { KEY_ID, NEW_KEY_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint, publish } from '../lib/runtime';
 
@@ -46,16 +45,16 @@ export const route = defineRoute({
     },
   },
   errors: ['NOT_FOUND'],
-  core: async ({ params: { id }, user }) => {
+  core: async ({ params: { id }, user, origin }) => {
+    // Revoking is idempotent; its audit event records the request that changed the key.
     const { graceEnded } = await revokeApiKey(
       db,
       user.tenantId,
       id,
-      { type: 'user', userId: user.userId },
+      { type: 'user', userId: user.userId, email: user.email },
       publish,
+      { origin },
     );
-    // Revoking is idempotent, and so is its audit line: one per successful request.
-    audit('api_key.revoked', { keyId: id, graceEndedOf: graceEnded?.id ?? null });
     return reply(200, { id, status: 'revoked' as const, graceEnded: graceEnded ?? null });
   },
 });

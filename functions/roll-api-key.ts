@@ -4,7 +4,6 @@ import { rollApiKey } from '../lib/api-keys/service';
 import { apiKeyView, createdApiKeyView, rolledApiKeyViewSchema } from '../lib/api-keys/views';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { adminActor, apiKeyExample, KEY_ID, NEW_KEY_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint, publish } from '../lib/runtime';
 
@@ -82,7 +81,7 @@ export const route = defineRoute({
     },
   },
   errors: ['NOT_FOUND', 'API_KEY_LIMIT_REACHED', 'API_KEY_NOT_ACTIVE', 'API_KEY_ALREADY_ROLLED'],
-  core: async ({ params: { id }, body, user }) => {
+  core: async ({ params: { id }, body, user, origin }) => {
     const { created, previous } = await rollApiKey(
       db,
       {
@@ -90,16 +89,10 @@ export const route = defineRoute({
         tenantId: user.tenantId,
         keyId: id,
         by: { type: 'user', userId: user.userId, email: user.email },
+        origin,
       },
       publish,
     );
-    audit('api_key.rolled', {
-      keyId: previous.id,
-      keyPrefix: previous.prefix,
-      newKeyId: created.id,
-      newKeyPrefix: created.prefix,
-      oldKeyExpiresAt: previous.expiresAt,
-    });
     const now = Date.now();
     return reply(201, { ...createdApiKeyView(created, now), previous: apiKeyView(previous, now) });
   },

@@ -1,6 +1,5 @@
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { pullRunExample } from '../lib/openapi/examples';
 import { FETCH_TIMEOUT_MS, TOKEN_TIMEOUT_MS } from '../lib/pull/fetch';
 import { runNow } from '../lib/pull/run';
@@ -26,9 +25,8 @@ export const route = defineRoute({
     },
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
-  core: async ({ params: { id }, user }) => {
-    const run = await runNow(pullRunDeps, user.tenantId, id);
-    audit('integration.run', { integrationId: id, runId: run.id, outcome: run.outcome });
+  core: async ({ params: { id }, user, audit }) => {
+    const run = await runNow(pullRunDeps, user.tenantId, id, audit);
     return reply(200, runView(run));
   },
 });

@@ -4,7 +4,6 @@ import { updateApiKey } from '../lib/api-keys/service';
 import { apiKeyView, apiKeyViewSchema } from '../lib/api-keys/views';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { apiKeyExample } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
@@ -75,15 +74,13 @@ export const route = defineRoute({
     },
   },
   errors: ['NOT_FOUND', 'API_KEY_NOT_ACTIVE'],
-  core: async ({ params: { id }, body, user }) => {
-    const changed = await updateApiKey(db, { tenantId: user.tenantId, keyId: id, changes: body });
-    audit('api_key.updated', {
-      keyId: changed.id,
-      keyPrefix: changed.prefix,
-      renamed: body.name !== undefined,
-      // Absent: the list was not changed; `any`: the key works from any address again.
-      allowedSources:
-        body.allowedSources === undefined ? undefined : (body.allowedSources?.join(' ') ?? 'any'),
+  core: async ({ params: { id }, body, user, origin }) => {
+    const changed = await updateApiKey(db, {
+      tenantId: user.tenantId,
+      keyId: id,
+      changes: body,
+      by: { type: 'user', userId: user.userId, email: user.email },
+      origin,
     });
     return reply(200, apiKeyView(changed));
   },

@@ -1,11 +1,10 @@
 import * as z from 'zod/mini';
-import { updateKpi } from '../lib/db/kpis';
 import { kpiSchema } from '../lib/domain/kpi';
 import { AppError } from '../lib/errors';
 import { defineRoute, reply } from '../lib/http/route';
 import { kpiIdParams } from '../lib/http/schemas';
+import { updateKpi } from '../lib/kpis/settings';
 import { kpiView, kpiViewSchema } from '../lib/kpis/views';
-import { audit } from '../lib/logger';
 import { KPI_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
@@ -81,17 +80,9 @@ export const route = defineRoute({
     },
   },
   errors: ['NOT_FOUND'],
-  core: async ({ params: { kpiId }, body, user }) => {
-    const kpi = await updateKpi(db, user.tenantId, kpiId, body);
+  core: async ({ params: { kpiId }, body, user, audit }) => {
+    const kpi = await updateKpi(db, user.tenantId, kpiId, body, audit);
     if (!kpi) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
-    audit('kpi.updated', {
-      kpiId,
-      direction: kpi.direction,
-      tolerance: kpi.tolerance,
-      qualitative: kpi.qualitative,
-      cadence: kpi.cadence,
-      graceHours: kpi.graceHours,
-    });
     return reply(200, kpiView(kpi));
   },
 });

@@ -1,6 +1,5 @@
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
-import { audit } from '../lib/logger';
 import { pullIntegrationExample } from '../lib/openapi/examples';
 import { updateIntegration } from '../lib/pull/definitions';
 import { updatePullIntegrationSchema } from '../lib/pull/inputs';
@@ -30,9 +29,8 @@ export const route = defineRoute({
     200: { description: 'Changed.', schema: pullIntegrationViewSchema, example: pullIntegrationExample },
   },
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
-  core: async ({ params: { id }, body, user }) => {
-    const updated = await updateIntegration(pullDeps, user.tenantId, id, body);
-    audit('integration.updated', { integrationId: id, fields: Object.keys(body).sort().join(',') });
+  core: async ({ params: { id }, body, user, audit }) => {
+    const updated = await updateIntegration(pullDeps, user.tenantId, id, body, audit);
     return reply(200, integrationView(updated));
   },
 });

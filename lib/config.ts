@@ -98,6 +98,8 @@ const environment = z
     RATE_LIMIT_FREE: positiveInt(60),
     RATE_LIMIT_BUSINESS: positiveInt(300),
     RATE_LIMIT_ENTERPRISE: positiveInt(3000),
+    /** How long a tenant's audit events are kept (their `ttl`), in days: the stage's `auditRetentionDays`. */
+    AUDIT_RETENTION_DAYS: positiveInt(400),
     /**
      * Login brute-force protection (lib/auth/login-throttle.ts), each within the window: failures per
      * e-mail from one source address before that source gets 429; failures from one source address

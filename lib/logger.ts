@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import type { AuditEvent, AuditEventType, AuditTargetType } from './domain/audit-event';
 
 /**
  * Structured JSON logs through Powertools Logger (the ecosystem's standard): level, message,
@@ -19,36 +20,40 @@ export const logger = new Logger({
   logLevel: (process.env.LOG_LEVEL ?? 'info').toUpperCase() as LogLevel,
 });
 
-/** Security-relevant events (docs/operations.md, Logs): who did what to which tenant, never a secret. */
-export type AuditEvent =
-  | 'login.succeeded'
-  | 'login.failed'
-  | 'login.locked'
-  | 'login.source-locked'
-  | 'login.ceiling-reached'
-  | 'logout'
-  | 'sessions.revoked'
-  | 'api_key.created'
-  | 'api_key.rolled'
-  | 'api_key.updated'
-  | 'api_key.revoked'
-  | 'api_key.leaked'
-  | 'kpi.updated'
-  | 'webhook.created'
-  | 'webhook.deleted'
-  | 'webhook.disabled'
-  | 'integration.created'
-  | 'integration.updated'
-  | 'integration.deleted'
-  | 'integration.run'
-  | 'integration.disabled';
-
 /**
- * One audit line: `{"message":"audit","audit":"<event>", ...fields}`, at info level, with the request's
- * correlation id and tenant like every other line, so CloudWatch Logs Insights can list them with
+ * Audit lines (docs/operations.md, Logs): who did what to which tenant, never a secret. One line per
+ * event, `{"message":"audit","audit":"<type>", ...fields}`, at info level, with the request's
+ * correlation id and tenant like every other line, so CloudWatch Logs Insights lists them with
  * `filter ispresent(audit)`.
  */
 export const audit = (
-  event: AuditEvent,
+  event: AuditEventType,
   fields: Record<string, string | number | boolean | null | undefined>,
 ) => logger.info('audit', { audit: event, ...fields });
+
+/** The field of an audit line that names an event's target, by the target's type. */
+const TARGET_FIELDS: Record<AuditTargetType, string> = {
+  user: 'userId',
+  api_key: 'keyId',
+  kpi: 'kpiId',
+  webhook: 'webhookId',
+  integration: 'integrationId',
+};
+
+/**
+ * The audit line of an event the service stores (lib/db/audit-events.ts), written once the event is:
+ * its id (the stored event's), tenant, actor, target, source address and details.
+ */
+export const logAuditEvent = ({ type, id, tenantId, actor, target, source, details }: AuditEvent) =>
+  audit(type, {
+    eventId: id,
+    ...(tenantId ? { tenantId } : {}),
+    actorType: actor.type,
+    actorId: actor.id,
+    ...(actor.email ? { email: actor.email } : {}),
+    [TARGET_FIELDS[target.type]]: target.id,
+    ...(source ? { sourceIp: source.ip } : {}),
+    ...Object.fromEntries(
+      Object.entries(details).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
+    ),
+  });

@@ -43,6 +43,7 @@ export const db = createDatabase({
   tableName: config.TABLE_NAME,
   region: config.AWS_REGION,
   endpoint: config.DYNAMODB_ENDPOINT,
+  auditRetentionDays: config.AUDIT_RETENTION_DAYS,
 });
 tracer.captureAWSv3Client(db.client);
 

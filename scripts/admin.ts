@@ -24,12 +24,13 @@ import { apiKeyView, createdApiKeyView } from '../lib/api-keys/views';
 import { revokeAllSessions, updateAccount } from '../lib/auth/accounts';
 import { hashPassword } from '../lib/auth/passwords';
 import { createDatabase, type Database } from '../lib/db/client';
-import { createKpi, listKpis, updateKpi } from '../lib/db/kpis';
+import { createKpi, listKpis } from '../lib/db/kpis';
 import type { Page, PageRequest } from '../lib/db/pagination';
 import { createStrategicCycle, listStrategicCycles } from '../lib/db/strategic-cycles';
 import { createTenant, getTenant, listTenants, type Tenant, updateTenant } from '../lib/db/tenants';
 import { createUser, listUsers, normalizeEmail, type User } from '../lib/db/users';
 import type { Actor } from '../lib/domain/api-key';
+import { type AuditContext, operatorContext } from '../lib/domain/audit-event';
 import {
   GRACE_HOURS,
   graceHoursSchema,
@@ -43,6 +44,7 @@ import { FEATURES, PLANS } from '../lib/domain/plan';
 import { ROLES } from '../lib/domain/user';
 import { AppError } from '../lib/errors';
 import { parseInput } from '../lib/http/validation';
+import { updateKpi } from '../lib/kpis/settings';
 import type { Publish } from '../lib/webhooks/events';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
@@ -113,6 +115,8 @@ interface CommandContext {
   usagePlans: UsagePlans | undefined;
   /** Who runs the CLI, recorded on the API keys they create, roll or revoke. */
   operator: Actor;
+  /** The same operator as the actor of the audit events of the changes they make. */
+  audit: AuditContext;
   /** Key events go to the tenant's webhooks, as from the API. */
   publish: Publish;
 }
@@ -294,7 +298,8 @@ const commands = {
       disabled: z.optional(bool),
     }),
     example: 'update-user --tenant "$TENANT" --user "$USER_ID" --role VIEWER --disabled true',
-    run: async (db, { tenant, user, ...patch }) => userView(await updateAccount(db, tenant, user, patch)),
+    run: async (db, { tenant, user, ...patch }, { audit }) =>
+      userView(await updateAccount(db, tenant, user, patch, audit)),
   }),
   'revoke-sessions': command({
     summary:
@@ -302,8 +307,8 @@ const commands = {
     options: { tenant: TENANT, user: ['<id>', 'the user (required; see list-users)'] },
     schema: z.strictObject({ tenant: nonEmpty, user: nonEmpty }),
     example: 'revoke-sessions --tenant "$TENANT" --user "$USER_ID"',
-    run: async (db, { tenant, user }) => {
-      const { id, tokenVersion } = await revokeAllSessions(db, tenant, user);
+    run: async (db, { tenant, user }, { audit }) => {
+      const { id, tokenVersion } = await revokeAllSessions(db, tenant, user, audit);
       return { id, tokenVersion, sessions: 'revoked' };
     },
   }),
@@ -388,8 +393,8 @@ const commands = {
       ),
     example:
       'update-kpi --tenant "$TENANT" --id "$KPI" --direction lower_is_better --cadence daily --grace-hours 3',
-    run: async (db, { tenant, id, 'grace-hours': graceHours, ...rule }) => {
-      const kpi = await updateKpi(db, tenant, id, { ...rule, graceHours });
+    run: async (db, { tenant, id, 'grace-hours': graceHours, ...rule }, { audit }) => {
+      const kpi = await updateKpi(db, tenant, id, { ...rule, graceHours }, audit);
       if (!kpi) throw new AppError('NOT_FOUND', `KPI ${id} not found in tenant ${tenant}.`);
       return kpi;
     },
@@ -664,6 +669,8 @@ const main = async () => {
   const db = createDatabase({
     tableName: process.env.TABLE_NAME || 'strategy-service-local',
     region: process.env.AWS_REGION || 'eu-central-1',
+    // The stage's retention of audit events, when it sets one (docs/operations.md, "Stage parameters").
+    auditRetentionDays: Number(process.env.AUDIT_RETENTION_DAYS) || undefined,
     ...(endpoint === undefined
       ? // An operator has profiles, SSO or a role, not Lambda's environment variables: the SDK's standard
         // chain (env, ~/.aws config and SSO, process, IMDS). Loaded only here, so it never reaches a Lambda.
@@ -689,6 +696,7 @@ const main = async () => {
   const result = await definition.run(db, input, {
     usagePlans: usagePlansFromEnv(process.env),
     operator,
+    audit: operatorContext(operator.name),
     publish: createPublisher({ db, queue }),
   });
   db.client.destroy();

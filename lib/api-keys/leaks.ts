@@ -1,12 +1,14 @@
 import { getApiKeyByHash } from '../db/api-keys';
+import { putAuditEvent } from '../db/audit-events';
 import type { Database } from '../db/client';
 import type { Actor } from '../domain/api-key';
+import { auditEvent, NO_REQUEST, type RequestOrigin } from '../domain/audit-event';
 import { AppError } from '../errors';
-import { audit } from '../logger';
+import { logAuditEvent } from '../logger';
 import type { Publish } from '../webhooks/events';
 import { hashApiKey, isWellFormedApiKey } from './key-format';
 import { apiKeyStatus } from './rules';
-import { revokeApiKey } from './service';
+import { auditContextOf, revokeApiKey } from './service';
 
 /**
  * Keys found in public: GitHub's secret scanning reports every match of the key format it finds in
@@ -20,8 +22,9 @@ import { revokeApiKey } from './service';
  *   is revoked through `revokeApiKey`, the one revocation of the service, and a revoked or expired one
  *   is left as it is. A report sent again therefore changes nothing more and gets the same labels.
  *
- * Every true positive is an `api_key.leaked` audit line naming the key, its tenant and the public URL,
- * never the token.
+ * Every true positive is an `api_key.leaked` audit event of the key's tenant naming the key and the
+ * public URL, never the token: the revocation's own record when this report revoked the key (written
+ * with it, in one transaction), an event of its own when the key was revoked or expired already.
  */
 
 /** One match of a report, as GitHub sends it. */
@@ -43,23 +46,32 @@ export interface LeakVerdict {
 }
 
 /**
- * The URL as stored with the key's revocation, cut to this length: the key item stays one read unit
- * of a push (4 KB). The audit line has it whole.
+ * The URL as stored with the key's revocation and in its audit event (and line), cut to this length:
+ * the key item stays one read unit of a push (4 KB).
  */
 const MAX_STORED_URL = 512;
 
 /** Reads at a time: a large report stays within the function's time without a burst of reads. */
 const CONCURRENCY = 10;
 
-const judge = async (db: Database, publish: Publish, match: LeakMatch, now: number): Promise<LeakLabel> => {
+const judge = async (
+  db: Database,
+  publish: Publish,
+  match: LeakMatch,
+  now: number,
+  origin: RequestOrigin,
+): Promise<LeakLabel> => {
   if (!isWellFormedApiKey(match.token)) return 'false_positive';
   const key = await getApiKeyByHash(db, hashApiKey(match.token));
   if (!key) return 'false_positive';
-  const active = apiKeyStatus(key, now) === 'active';
-  if (active) {
-    const by: Actor = { type: 'secret-scanning', source: 'github', url: match.url.slice(0, MAX_STORED_URL) };
+  const url = match.url.slice(0, MAX_STORED_URL);
+  const by: Actor = { type: 'secret-scanning', source: 'github', url };
+  const record = { type: 'api_key.leaked' as const, details: { url, githubSource: match.source ?? null } };
+  let recorded = false;
+  if (apiKeyStatus(key, now) === 'active') {
     try {
-      await revokeApiKey(db, key.tenantId, key.id, by, publish);
+      const revocation = await revokeApiKey(db, key.tenantId, key.id, by, publish, { origin, record });
+      recorded = revocation.event !== undefined;
     } catch (error) {
       // The key exists (read by hash just now) but the tenant index does not show it yet: a key made
       // moments ago. GitHub delivers the report again; by then the index has it.
@@ -73,14 +85,24 @@ const judge = async (db: Database, publish: Publish, match: LeakMatch, now: numb
       throw error;
     }
   }
-  audit('api_key.leaked', {
-    keyId: key.id,
-    prefix: key.prefix,
-    tenantId: key.tenantId,
-    url: match.url,
-    source: match.source ?? null,
-    revoked: active,
-  });
+  if (!recorded) {
+    // Revoked or expired already (or by a concurrent request): the report changes nothing, and is
+    // recorded on its own.
+    const event = auditEvent(auditContextOf(by, origin), {
+      type: record.type,
+      tenantId: key.tenantId,
+      target: { type: 'api_key', id: key.id },
+      details: {
+        keyPrefix: key.prefix,
+        name: key.name,
+        ...record.details,
+        revoked: false,
+        graceEndedOf: null,
+      },
+    });
+    await putAuditEvent(db, event);
+    logAuditEvent(event);
+  }
   return 'true_positive';
 };
 
@@ -93,14 +115,21 @@ export const revokeLeakedKeys = async (
   /** Where each revocation's `api_key.revoked` goes, as for any other revocation. */
   publish: Publish,
   matches: readonly LeakMatch[],
-  now = Date.now(),
+  {
+    now = Date.now(),
+    origin = NO_REQUEST,
+  }: {
+    now?: number;
+    /** The report's request (GitHub's), recorded with each event. */
+    origin?: RequestOrigin;
+  } = {},
 ): Promise<LeakVerdict[]> => {
   const labels = new Map<string, LeakLabel>();
   const unique = [...new Map(matches.map((match) => [match.token, match])).values()];
   // Stryker disable next-line EqualityOperator: one more turn would judge an empty batch
   for (let start = 0; start < unique.length; start += CONCURRENCY) {
     const batch = unique.slice(start, start + CONCURRENCY);
-    const judged = await Promise.all(batch.map((match) => judge(db, publish, match, now)));
+    const judged = await Promise.all(batch.map((match) => judge(db, publish, match, now, origin)));
     for (const [index, match] of batch.entries()) labels.set(match.token, judged[index] as LeakLabel);
   }
   return matches.map((match) => ({

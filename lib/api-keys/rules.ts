@@ -33,6 +33,17 @@ export const apiKeyStatus = (
 export const holdsSlot = (key: ApiKey | undefined, now: number): boolean =>
   key !== undefined && key.replacedBy === null && apiKeyStatus(key, now) === 'active';
 
+/**
+ * A rolled key still works for its grace period, while the key that replaced it is `replacementId`:
+ * revoking the replacement ends it (./service.ts `revokeApiKey`).
+ */
+export const inGracePeriodOf = (key: ApiKey | undefined, replacementId: string, now: number): boolean =>
+  key !== undefined &&
+  key.replacedBy?.id === replacementId &&
+  key.revokedAt === null &&
+  key.expiresAt !== null &&
+  Date.parse(key.expiresAt) > now;
+
 /** Spec 8: the tenant's plan is full when its slot holders reach the plan's maximum. */
 export const assertSlotFree = (plan: Plan, holders: number) => {
   const limit = API_KEY_LIMITS[plan];

@@ -7,9 +7,8 @@ import {
   getApiKeyByHash,
   type KeyChanges,
   putApiKey,
-  putGraceEnd,
   putKeyChanges,
-  putRevocation,
+  putKeyRevocation,
   putRolledApiKey,
   readKeyContext,
   readKeyContextWithScope,
@@ -22,12 +21,21 @@ import { encodeScope } from '../db/key-scope';
 import type { PageRequest } from '../db/pagination';
 import { getTenantAndUsers } from '../db/users';
 import type { Actor, ApiKey, KeyRef } from '../domain/api-key';
+import {
+  type AuditContext,
+  type AuditDetails,
+  type AuditEventType,
+  auditEvent,
+  NO_REQUEST,
+  type RequestOrigin,
+  type TenantAuditEvent,
+} from '../domain/audit-event';
 import type { Kpi } from '../domain/kpi';
 import type { Feature, Plan } from '../domain/plan';
 import type { Tenant } from '../domain/tenant';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
-import { logger } from '../logger';
+import { logAuditEvent, logger } from '../logger';
 import type { Publish, WebhookEvent } from '../webhooks/events';
 import { generateApiKey, hashApiKey, identificationPrefix } from './key-format';
 import {
@@ -37,6 +45,7 @@ import {
   assertRollable,
   assertSlotFree,
   holdsSlot,
+  inGracePeriodOf,
   instant,
   ROLL_GRACE_HOURS,
   rollExpiries,
@@ -46,7 +55,9 @@ import { type RecentUsage, recentUsage } from './usage';
 /**
  * The use cases of API keys: create, roll, revoke and list. Each reads what it needs (lib/db), decides
  * by the rules (./rules.ts), and writes with conditions on what it read; a write that lost a race to a
- * concurrent change (a WriteConflict) is decided again from a fresh read.
+ * concurrent change (a WriteConflict) is decided again from a fresh read. Every change is written with
+ * its audit event in one transaction, in the name of whoever made it (`by`), from where the request
+ * came (`origin`); the audit line follows once both are stored.
  *
  * Plan maximums: a tenant on a plan with a maximum has a slot list (lib/db/api-keys.ts) of the keys
  * that hold a slot. Creating and rolling write it in one transaction with the key items, so concurrent
@@ -88,6 +99,42 @@ const announce = async (publish: Publish, event: WebhookEvent) => {
     });
   }
 };
+
+/**
+ * Who changed a key, as the audit log names them: a user with their e-mail, an operator as the
+ * system acting in their name, secret scanning as GitHub's. Without one (the library called directly,
+ * as the tests do), the service itself.
+ */
+export const auditContextOf = (by: Actor | undefined, origin: RequestOrigin = NO_REQUEST): AuditContext => {
+  if (by === undefined) return { actor: { type: 'system', id: 'service' }, ...origin };
+  switch (by.type) {
+    case 'user':
+      return { actor: { type: 'user', id: by.userId, email: by.email ?? null }, ...origin };
+    case 'operator':
+      return { actor: { type: 'system', id: `operator:${by.name}` }, ...origin };
+    case 'secret-scanning':
+      return { actor: { type: 'github_secret_scanning', id: by.source }, ...origin };
+  }
+};
+
+/** A key's audit event: the key as its target, with its prefix and name among the details. */
+const keyEvent = (
+  context: AuditContext,
+  type: AuditEventType,
+  key: Pick<ApiKey, 'id' | 'tenantId' | 'prefix' | 'name'>,
+  details: AuditDetails,
+  now: number,
+): TenantAuditEvent =>
+  auditEvent(
+    context,
+    {
+      type,
+      tenantId: key.tenantId,
+      target: { type: 'api_key', id: key.id },
+      details: { keyPrefix: key.prefix, name: key.name, ...details },
+    },
+    now,
+  );
 
 /** How an actor appears in an event's data: by id or operator name, never an e-mail. */
 const eventActor = (actor: Actor | undefined) =>
@@ -190,6 +237,8 @@ export const createApiKey = async (
     /** 1 to 20 CIDR blocks in their normal form (./inputs.ts); null or absent for any address. */
     allowedSources?: string[] | null | undefined;
     createdBy?: Actor | undefined;
+    /** Where the request came from, for the audit event. */
+    origin?: RequestOrigin | undefined;
   },
 ): Promise<CreatedApiKey> => {
   const kpiIds = input.kpiIds ?? null;
@@ -211,15 +260,27 @@ export const createApiKey = async (
       },
       now,
     );
+    const event = keyEvent(
+      auditContextOf(input.createdBy, input.origin),
+      'api_key.created',
+      stored.key,
+      {
+        expiresAt: stored.key.expiresAt,
+        scopedKpis: kpiIds?.length ?? null,
+        allowedSources: stored.key.allowedSources?.join(' ') ?? null,
+      },
+      now,
+    );
     try {
-      if (API_KEY_LIMITS[tenant.plan] === null) await putApiKey(db, stored);
+      if (API_KEY_LIMITS[tenant.plan] === null) await putApiKey(db, stored, event);
       else {
         const holders = await holdersWithRoom(db, tenant, slots, now, undefined);
-        await putApiKey(db, stored, {
+        await putApiKey(db, stored, event, {
           list: slots,
           holders: { ...holders, [stored.key.id]: stored.keyHash },
         });
       }
+      logAuditEvent(event);
       return { ...stored.key, key: raw };
     } catch (error) {
       if (!(error instanceof WriteConflict)) throw error;
@@ -250,6 +311,8 @@ export const rollApiKey = async (
     gracePeriodHours?: number | undefined;
     expiresAt?: string | null | undefined;
     by?: Actor | undefined;
+    /** Where the request came from, for the audit event. */
+    origin?: RequestOrigin | undefined;
   },
   /** Where `api_key.rolled` goes: every roll publishes it, whoever rolls. */
   publish: Publish,
@@ -281,22 +344,40 @@ export const rollApiKey = async (
     );
     const rolledAt = new Date(now).toISOString();
     const replacedBy: KeyRef = { id: stored.key.id, prefix: stored.key.prefix };
+    const event = keyEvent(
+      auditContextOf(input.by, input.origin),
+      'api_key.rolled',
+      old.key,
+      {
+        newKeyId: stored.key.id,
+        newKeyPrefix: stored.key.prefix,
+        oldKeyExpiresAt: oldExpiresAt,
+        newKeyExpiresAt: newExpiresAt,
+        gracePeriodHours: graceHours,
+      },
+      now,
+    );
     try {
       const holders =
         API_KEY_LIMITS[tenant.plan] === null
           ? undefined
           : await holdersWithRoom(db, tenant, slots, now, old.key.id);
-      await putRolledApiKey(db, {
-        old,
-        expiresAt: oldExpiresAt,
-        replacedBy,
-        rolledAt,
-        rolledBy: input.by,
-        created: stored,
-        ...(holders
-          ? { slots: { list: slots, holders: { ...holders, [stored.key.id]: stored.keyHash } } }
-          : {}),
-      });
+      await putRolledApiKey(
+        db,
+        {
+          old,
+          expiresAt: oldExpiresAt,
+          replacedBy,
+          rolledAt,
+          rolledBy: input.by,
+          created: stored,
+          ...(holders
+            ? { slots: { list: slots, holders: { ...holders, [stored.key.id]: stored.keyHash } } }
+            : {}),
+        },
+        event,
+      );
+      logAuditEvent(event);
       const previous = {
         ...old.key,
         expiresAt: oldExpiresAt,
@@ -335,18 +416,25 @@ export const rollApiKey = async (
   throw tooManyConcurrentChanges();
 };
 
+/** How a revocation is recorded when it is not a plain `api_key.revoked` (a key found in public). */
+export interface RevocationRecord {
+  type: AuditEventType;
+  details: AuditDetails;
+}
+
 /**
  * Revokes a key of the tenant (spec 3: revoked keys are never reactivated); its slot is freed by the
  * next create that needs it. Another tenant's key id is NOT_FOUND. Revoking a revoked key changes
- * nothing: the first revocation's time and actor stay.
+ * nothing: the first revocation's time and actor stay, and nothing is recorded.
  *
  * Revoking a key made by a roll also ends the grace period of the key it replaced, if that one still
  * works: whoever revokes the replacement (leaked, or rolled by mistake) would otherwise leave the old
- * key working without a replacement, "active, replaced by" a revoked key. Repeating the revocation
- * repeats this step, so a revocation interrupted between the two writes is finished by the next one.
- * Returns the key whose grace period ended, if one did. The revocation that changes the key publishes
- * `api_key.revoked`, whoever revokes (the API, the operator CLI, any later caller): this function is
- * the one place every revocation passes through.
+ * key working without a replacement, "active, replaced by" a revoked key. Both changes and their one
+ * audit event are one transaction; a revocation that an earlier version left half done (the key
+ * revoked, its predecessor still in grace) is finished by the next one, and recorded then.
+ * Returns the key whose grace period ended, if one did, and the event recorded, if any. The revocation
+ * that changes the key publishes `api_key.revoked`, whoever revokes (the API, the operator CLI, any
+ * later caller): this function is the one place every revocation passes through.
  */
 export const revokeApiKey = async (
   db: Database,
@@ -355,26 +443,67 @@ export const revokeApiKey = async (
   by: Actor | undefined,
   /** Where `api_key.revoked` goes: published once, by the revocation that changed the key. */
   publish: Publish,
-): Promise<{ graceEnded: KeyRef | undefined }> => {
-  const found = await findApiKey(db, tenantId, keyId);
+  {
+    origin,
+    record = { type: 'api_key.revoked', details: {} },
+  }: { origin?: RequestOrigin | undefined; record?: RevocationRecord } = {},
+): Promise<{ graceEnded: KeyRef | undefined; event: TenantAuditEvent | undefined }> => {
+  let found = await findApiKey(db, tenantId, keyId);
   if (!found) throw keyNotFound(keyId);
-  const at = new Date().toISOString();
-  if (!found.key.revokedAt && (await putRevocation(db, found, at, by))) {
-    await announce(publish, {
-      type: 'api_key.revoked',
-      tenantId,
-      occurredAt: at,
-      data: {
-        keyId: found.key.id,
-        keyPrefix: found.key.prefix,
-        name: found.key.name,
-        revokedBy: eventActor(by),
-      },
-    });
+  let replaced = found.key.replaces ? await findApiKey(db, tenantId, found.key.replaces.id) : undefined;
+  for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    const revoking = found.key.revokedAt === null;
+    const ending = replaced !== undefined && inGracePeriodOf(replaced.key, found.key.id, now);
+    if (!revoking && !ending) return { graceEnded: undefined, event: undefined };
+    const event = keyEvent(
+      auditContextOf(by, origin),
+      record.type,
+      found.key,
+      { ...record.details, revoked: revoking, graceEndedOf: ending ? (replaced?.key.id ?? null) : null },
+      now,
+    );
+    try {
+      await putKeyRevocation(
+        db,
+        {
+          at,
+          ...(revoking ? { revoke: { stored: found, by } } : {}),
+          ...(ending && replaced ? { endGrace: { stored: replaced, replacementId: found.key.id } } : {}),
+        },
+        event,
+      );
+    } catch (error) {
+      if (!(error instanceof WriteConflict)) throw error;
+      // The index read may lag behind a concurrent change: the key items say what holds now.
+      const [fresh, freshReplaced]: (ApiKey | undefined)[] = await Promise.all([
+        getApiKeyByHash(db, found.keyHash),
+        replaced ? getApiKeyByHash(db, replaced.keyHash) : undefined,
+      ]);
+      if (!fresh) throw keyNotFound(keyId);
+      found = { key: fresh, keyHash: found.keyHash };
+      replaced = replaced && freshReplaced ? { key: freshReplaced, keyHash: replaced.keyHash } : undefined;
+      await backoff(attempt);
+      continue;
+    }
+    logAuditEvent(event);
+    if (revoking) {
+      await announce(publish, {
+        type: 'api_key.revoked',
+        tenantId,
+        occurredAt: at,
+        data: {
+          keyId: found.key.id,
+          keyPrefix: found.key.prefix,
+          name: found.key.name,
+          revokedBy: eventActor(by),
+        },
+      });
+    }
+    return { graceEnded: ending ? (found.key.replaces ?? undefined) : undefined, event };
   }
-  const replaced = found.key.replaces ? await findApiKey(db, tenantId, found.key.replaces.id) : undefined;
-  const ended = replaced !== undefined && (await putGraceEnd(db, replaced, found.key.id, at));
-  return { graceEnded: ended ? (found.key.replaces ?? undefined) : undefined };
+  throw tooManyConcurrentChanges();
 };
 
 /**
@@ -386,13 +515,32 @@ export const revokeApiKey = async (
  */
 export const updateApiKey = async (
   db: Database,
-  input: { tenantId: string; keyId: string; changes: KeyChanges },
+  input: {
+    tenantId: string;
+    keyId: string;
+    changes: KeyChanges;
+    by?: Actor | undefined;
+    /** Where the request came from, for the audit event. */
+    origin?: RequestOrigin | undefined;
+  },
   now = Date.now(),
 ): Promise<ApiKey> => {
   const found = await findApiKey(db, input.tenantId, input.keyId);
   if (!found) throw keyNotFound(input.keyId);
   assertChangeable(found.key, now);
-  const changed = await putKeyChanges(db, found, input.changes, new Date(now).toISOString());
+  const { name, allowedSources } = input.changes;
+  const event = keyEvent(
+    auditContextOf(input.by, input.origin),
+    'api_key.updated',
+    found.key,
+    {
+      renamed: name !== undefined,
+      // Absent: the list was not changed; `any`: the key works from any address again.
+      ...(allowedSources !== undefined ? { allowedSources: allowedSources?.join(' ') ?? 'any' } : {}),
+    },
+    now,
+  );
+  const changed = await putKeyChanges(db, found, input.changes, new Date(now).toISOString(), event);
   if (!changed) {
     // Revoked or expired since the read: the key item says which.
     const fresh = await getApiKeyByHash(db, found.keyHash);
@@ -401,6 +549,7 @@ export const updateApiKey = async (
     // Stryker disable next-line all: unreachable while the write's condition matches assertChangeable
     throw new Error('The key change was refused, though the key is active.');
   }
+  logAuditEvent(event);
   const [days, { emails }] = await Promise.all([
     recentUsageOf(db, [changed.keyHash], now),
     readActors(db, input.tenantId, [changed.key]),

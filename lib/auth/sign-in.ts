@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { putAuditEvent } from '../db/audit-events';
 import type { Database } from '../db/client';
 import { createSession, deleteSession, getSessionState, type SessionState } from '../db/sessions';
 import type { Tenant } from '../db/tenants';
 import { findUserByEmail, normalizeEmail, type User } from '../db/users';
+import {
+  type AuditDetails,
+  type AuditEventType,
+  auditEvent,
+  NO_REQUEST,
+  type RequestOrigin,
+} from '../domain/audit-event';
 import { AppError, errorCatalog } from '../errors';
-import { audit, logger } from '../logger';
+import { audit, logAuditEvent, logger } from '../logger';
 import { alertMetric, countMetric, UNKNOWN_PLAN } from '../metrics';
 import { revokeAllSessions } from './accounts';
 import { type LoginThrottlePolicy, loginThrottle, type Source, sourceOf } from './login-throttle';
@@ -96,7 +104,31 @@ export interface LoginInput {
   sourceIp?: string | null | undefined;
   /** The device token the browser (cookie) or client (body) presents; any text, checked here. */
   deviceToken?: string | undefined;
+  /** Where the request came from and its id, for the audit events. */
+  origin?: RequestOrigin | undefined;
 }
+
+/**
+ * An audit event of a login: stored in the tenant of the account when the e-mail is one (the user as
+ * actor and target), else only logged, with the e-mail as it was given, since no tenant is named.
+ */
+const recordLogin = async (
+  db: Database,
+  type: AuditEventType,
+  { user, email, origin }: { user: User | undefined; email: string; origin: RequestOrigin },
+  details: AuditDetails = {},
+) => {
+  if (!user) {
+    audit(type, { email, sourceIp: origin.source?.ip ?? null, ...details });
+    return;
+  }
+  const event = auditEvent(
+    { actor: { type: 'user', id: user.id, email: user.email }, ...origin },
+    { type, tenantId: user.tenantId, target: { type: 'user', id: user.id }, details },
+  );
+  await putAuditEvent(db, event);
+  logAuditEvent(event);
+};
 
 /**
  * Spec 2.2/2.3. An unknown e-mail and a wrong password give the same answer after the same work: the
@@ -115,22 +147,22 @@ export const login = async (
 ): Promise<LoginResult> => {
   const email = normalizeEmail(input.email);
   const source = sourceOf(input.sourceIp);
-  const known: { tenant?: Tenant } = {};
+  const origin = input.origin ?? NO_REQUEST;
+  const known: { tenant?: Tenant; user?: User } = {};
   try {
-    const result = await authenticate(
+    // Tenant and user are on every line of the request once known (appended in `authenticate`), which
+    // also records the success.
+    return await authenticate(
       deps,
-      { email, password: input.password, source, deviceToken: input.deviceToken },
+      { email, password: input.password, source, deviceToken: input.deviceToken, origin },
       known,
     );
-    // Tenant and user are on every line of the request once known (appended in `authenticate`).
-    audit('login.succeeded', {});
-    return result;
   } catch (error) {
-    // Every refused login is an audit line and a LoginFailed metric, by reason and plan.
+    // Every refused login is an audit event and a LoginFailed metric, by reason and plan.
     if (error instanceof AppError && error.status < 500) {
       const reason = errorCatalog[error.code].slug;
-      audit('login.failed', { reason, email, source });
       countMetric('LoginFailed', 1, { plan: known.tenant?.plan ?? UNKNOWN_PLAN, reason });
+      await recordLogin(deps.db, 'login.failed', { user: known.user, email, origin }, { reason });
     }
     throw error;
   }
@@ -149,8 +181,15 @@ const authenticate = async (
     password,
     source,
     deviceToken,
-  }: { email: string; password: string; source: Source; deviceToken?: string | undefined },
-  known: { tenant?: Tenant },
+    origin,
+  }: {
+    email: string;
+    password: string;
+    source: Source;
+    deviceToken?: string | undefined;
+    origin: RequestOrigin;
+  },
+  known: { tenant?: Tenant; user?: User },
 ): Promise<LoginResult> => {
   const presented = deviceToken === undefined ? undefined : await verifiedDevice(tokens, deviceToken);
   const user = findUserByEmail(db, email);
@@ -171,20 +210,25 @@ const authenticate = async (
   const found = lookup.value;
   if (found) {
     known.tenant = found.tenant;
+    known.user = found.user;
     logger.appendKeys({ tenantId: found.tenant.id, userId: found.user.id });
   }
+  const who = { user: found?.user, email, origin };
   if (admission.status === 'rejected') throw admission.reason;
   const attempt = admission.value;
   const matches = await verify(password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
   if (!found || !matches) {
     // Awaited before answering, like every write: the source's wait is in place for its next attempt.
     const outcome = await attempt.failed();
-    if (outcome.lockedSource) audit('login.locked', { email, source, failures: outcome.failures });
-    if (outcome.lockedAddress) audit('login.source-locked', { source });
+    if (outcome.lockedSource) {
+      await recordLogin(db, 'login.locked', who, { failures: outcome.failures });
+    }
+    // A source guessing many e-mails names no tenant: a log line only.
+    if (outcome.lockedAddress) audit('login.source-locked', { sourceIp: source });
     if (outcome.reachedCeiling) {
       // Only a distributed attack gets here: operators are alerted (serverless.yml custom.alarms).
-      audit('login.ceiling-reached', { email });
       alertMetric('LoginCeilingReached');
+      await recordLogin(db, 'login.ceiling-reached', who);
     }
     throw invalidCredentials();
   }
@@ -196,6 +240,8 @@ const authenticate = async (
     startSession({ db, tokens }, found.user),
     tokens.issueDeviceToken({ userId: found.user.id, tokenVersion: found.user.tokenVersion }),
   ]);
+  // Once the session exists: a sign-in that failed to start one is no success.
+  await recordLogin(db, 'login.succeeded', who);
   return { ...session, deviceToken: newDeviceToken };
 };
 
@@ -256,7 +302,7 @@ export const refresh = async ({ db, tokens }: SessionDeps, refreshToken: string)
 export const logout = async (
   { db, tokens }: Pick<SessionDeps, 'db' | 'tokens'>,
   refreshToken: string,
-  { everywhere = false }: { everywhere?: boolean } = {},
+  { everywhere = false, origin = NO_REQUEST }: { everywhere?: boolean; origin?: RequestOrigin } = {},
 ): Promise<void> => {
   let subject: RefreshSubject;
   try {
@@ -266,11 +312,26 @@ export const logout = async (
     return;
   }
   logger.appendKeys({ tenantId: subject.tenantId, userId: subject.userId });
+  // The refresh token names the user, not their e-mail: known only where the user is read.
+  let email: string | null = null;
   if (everywhere) {
-    const refused = sessionRefusal(subject, await getSessionState(db, subject));
+    const state = await getSessionState(db, subject);
+    const refused = sessionRefusal(subject, state);
     if (refused) throw refused;
-    await revokeAllSessions(db, subject.tenantId, subject.userId);
+    email = state.user?.email ?? null;
+    await revokeAllSessions(db, subject.tenantId, subject.userId, {
+      actor: { type: 'user', id: subject.userId, email },
+      ...origin,
+    });
   }
-  await deleteSession(db, subject.sessionId);
-  audit('logout', { everywhere });
+  const event = auditEvent(
+    { actor: { type: 'user', id: subject.userId, email }, ...origin },
+    {
+      type: 'logout',
+      tenantId: subject.tenantId,
+      target: { type: 'user', id: subject.userId },
+      details: { everywhere },
+    },
+  );
+  if (await deleteSession(db, subject.sessionId, event)) logAuditEvent(event);
 };

@@ -1,13 +1,9 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type Actor, type ApiKey, actorSchema, apiKeySchema, type KeyRef } from '../domain/api-key';
+import type { TenantAuditEvent } from '../domain/audit-event';
 import { id } from '../domain/values';
+import { auditEventPut } from './audit-events';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
@@ -27,7 +23,8 @@ import { toTenant } from './tenants';
  * API key items. A key is stored at the SHA-256 of its raw key (`APIKEY#<sha256>`), so verifying a key
  * is one strongly consistent GetItem; the tenant index lists a tenant's keys. Its usage (`lastUsedAt`,
  * rate counters) is a separate item (lib/db/api-key-usage.ts). What a key may do, and when a key may be
- * made, rolled or revoked, is decided above this module (lib/api-keys/).
+ * made, rolled or revoked, is decided above this module (lib/api-keys/). Every change of a key is
+ * written in one transaction with its audit event (./audit-events.ts): no change without its record.
  */
 
 /** A key as stored, with its hash: the address of its item. */
@@ -205,38 +202,37 @@ const lostRace = (error: unknown) =>
   ) ?? false;
 
 /**
- * Writes a new key. With `slots` (a plan with a key maximum), the slot list becomes `holders` in the
- * same transaction, conditioned on the version read: a concurrent change of it is a WriteConflict.
- * Without, one PutItem, whatever the number of keys.
+ * Writes a new key and its audit event, in one transaction. With `slots` (a plan with a key maximum),
+ * the slot list becomes `holders` in the same transaction, conditioned on the version read: a
+ * concurrent change of it is a WriteConflict. Without, whatever the number of keys, no other item.
  */
 export const putApiKey = async (
   db: Database,
   created: StoredApiKey,
+  event: TenantAuditEvent,
   slots?: { list: SlotList; holders: Record<string, string> },
 ): Promise<void> => {
-  if (!slots) {
-    await db.client.send(new PutCommand(newKeyPut(db.tableName, created)));
-    return;
-  }
   try {
     await db.client.send(
       new TransactWriteCommand({
         TransactItems: [
-          slotsPut(db.tableName, created.key.tenantId, slots.list, slots.holders),
+          ...(slots ? [slotsPut(db.tableName, created.key.tenantId, slots.list, slots.holders)] : []),
           { Put: newKeyPut(db.tableName, created) },
+          auditEventPut(db, event),
         ],
       }),
     );
   } catch (error) {
-    if (lostRace(error)) throw new WriteConflict('slots', { cause: error });
+    if (slots && lostRace(error)) throw new WriteConflict('slots', { cause: error });
     throw error;
   }
 };
 
 /**
  * A roll in one transaction: the old key gets its new expiry, `replacedBy`, `rolledAt` and `rolledBy`
- * (only while it is neither revoked nor rolled), the new key is written, and with `slots` the slot
- * list too. A lost race is a WriteConflict saying whether the old key itself changed (`key`).
+ * (only while it is neither revoked nor rolled), the new key and the roll's audit event are written,
+ * and with `slots` the slot list too. A lost race is a WriteConflict saying whether the old key itself
+ * changed (`key`).
  */
 export const putRolledApiKey = async (
   db: Database,
@@ -249,6 +245,7 @@ export const putRolledApiKey = async (
     created: StoredApiKey;
     slots?: { list: SlotList; holders: Record<string, string> };
   },
+  event: TenantAuditEvent,
 ): Promise<void> => {
   const { old, rolledBy } = roll;
   const updateOld = {
@@ -276,6 +273,7 @@ export const putRolledApiKey = async (
           ...(roll.slots
             ? [slotsPut(db.tableName, old.key.tenantId, roll.slots.list, roll.slots.holders)]
             : []),
+          auditEventPut(db, event),
         ],
       }),
     );
@@ -311,30 +309,63 @@ export const findApiKey = async (
 };
 
 /**
- * Marks a key revoked, once: false when it was already revoked (by a concurrent request too), which
- * leaves the first revocation's time and actor.
+ * A revocation in one transaction with its audit event: the key marked revoked (`revoke`, only while
+ * it is not), the key it replaced in a roll made to expire now (`endGrace`, only while that one is
+ * still in its grace period, replaced by `replacementId`), or both. A condition that no longer holds
+ * (a concurrent revocation, roll or expiry) writes nothing: a WriteConflict on the `key`, decided again
+ * by the caller from a fresh read.
  */
-export const putRevocation = async (
-  { client, tableName }: Database,
-  { key, keyHash }: StoredApiKey,
-  at: string,
-  by: Actor | undefined,
-): Promise<boolean> => {
-  return writtenUnlessConditionFails(
-    client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.apiKey(keyHash),
-        UpdateExpression: `SET revokedAt = :now${by ? ', revokedBy = :by' : ''}`,
-        ConditionExpression: 'tenantId = :tenant AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: {
-          ':now': at,
-          ':tenant': key.tenantId,
-          ...(by ? { ':by': z.encode(storedActor, by) } : {}),
-        },
+export const putKeyRevocation = async (
+  db: Database,
+  change: {
+    at: string;
+    revoke?: { stored: StoredApiKey; by: Actor | undefined };
+    endGrace?: { stored: StoredApiKey; replacementId: string };
+  },
+  event: TenantAuditEvent,
+): Promise<void> => {
+  const { at, revoke, endGrace } = change;
+  const revocation = revoke && {
+    Update: {
+      TableName: db.tableName,
+      Key: keys.apiKey(revoke.stored.keyHash),
+      UpdateExpression: `SET revokedAt = :now${revoke.by ? ', revokedBy = :by' : ''}`,
+      ConditionExpression: 'tenantId = :tenant AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: {
+        ':now': at,
+        ':tenant': revoke.stored.key.tenantId,
+        ...(revoke.by ? { ':by': z.encode(storedActor, revoke.by) } : {}),
+      },
+    },
+  };
+  const graceEnd = endGrace && {
+    Update: {
+      TableName: db.tableName,
+      Key: keys.apiKey(endGrace.stored.keyHash),
+      UpdateExpression: 'SET expiresAt = :at',
+      ConditionExpression:
+        'tenantId = :tenant AND replacedBy.id = :replacement AND expiresAt > :at AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: {
+        ':at': at,
+        ':tenant': endGrace.stored.key.tenantId,
+        ':replacement': endGrace.replacementId,
+      },
+    },
+  };
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...(revocation ? [revocation] : []),
+          ...(graceEnd ? [graceEnd] : []),
+          auditEventPut(db, event),
+        ],
       }),
-    ),
-  );
+    );
+  } catch (error) {
+    if (lostRace(error)) throw new WriteConflict('key', { cause: error });
+    throw error;
+  }
 };
 
 /** What a change of a key sets: its name, its source allowlist (null: any address), or both. */
@@ -344,15 +375,17 @@ export interface KeyChanges {
 }
 
 /**
- * Changes a key's name or source allowlist while it is neither revoked nor expired at `at`: the
- * changed key, or undefined when the key had stopped meanwhile (the condition failed). A revoked or
- * expired key keeps what it was when it stopped.
+ * Changes a key's name or source allowlist, with its audit event in the same transaction, while the
+ * key is neither revoked nor expired at `at`: the changed key, or undefined when the key had stopped
+ * meanwhile (the condition failed, and nothing was written). A revoked or expired key keeps what it
+ * was when it stopped.
  */
 export const putKeyChanges = async (
-  { client, tableName }: Database,
+  db: Database,
   { key, keyHash }: StoredApiKey,
   changes: KeyChanges,
   at: string,
+  event: TenantAuditEvent,
 ): Promise<StoredApiKey | undefined> => {
   const set: string[] = [];
   const values: Record<string, unknown> = { ':tenant': key.tenantId, ':at': at };
@@ -369,47 +402,36 @@ export const putKeyChanges = async (
     changes.allowedSources === null ? 'REMOVE allowedSources' : '',
   ].join(' ');
   try {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.apiKey(keyHash),
-        UpdateExpression: expression.trim(),
-        ConditionExpression:
-          'tenantId = :tenant AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :at)',
-        ...(changes.name !== undefined ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.apiKey(keyHash),
+              UpdateExpression: expression.trim(),
+              ConditionExpression:
+                'tenantId = :tenant AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :at)',
+              ...(changes.name !== undefined ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
+              ExpressionAttributeValues: values,
+            },
+          },
+          auditEventPut(db, event),
+        ],
       }),
     );
-    return toStored(Attributes as Record<string, unknown>);
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return undefined;
     throw error;
   }
-};
-
-/**
- * Ends the grace period of a rolled key, now: only while `by` (the key that replaced it) is its
- * replacement and it has not expired or been revoked. False when there was nothing to end.
- */
-export const putGraceEnd = async (
-  { client, tableName }: Database,
-  { key, keyHash }: StoredApiKey,
-  replacementId: string,
-  at: string,
-): Promise<boolean> => {
-  return writtenUnlessConditionFails(
-    client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.apiKey(keyHash),
-        UpdateExpression: 'SET expiresAt = :at',
-        ConditionExpression:
-          'tenantId = :tenant AND replacedBy.id = :replacement AND expiresAt > :at AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':at': at, ':tenant': key.tenantId, ':replacement': replacementId },
-      }),
-    ),
-  );
+  return {
+    keyHash,
+    key: {
+      ...key,
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.allowedSources !== undefined ? { allowedSources: changes.allowedSources } : {}),
+    },
+  };
 };
 
 /** Verification read (spec 5.2): strongly consistent, by hash, never cached. */

@@ -5,6 +5,8 @@ import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynam
 export interface Database {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
+  /** How long the table keeps an audit event (its `ttl`); DEFAULT_AUDIT_RETENTION_DAYS when unset. */
+  readonly auditRetentionDays?: number | undefined;
 }
 
 export interface DatabaseOptions {
@@ -14,6 +16,8 @@ export interface DatabaseOptions {
   endpoint?: string | undefined;
   /** Per attempt; default 5 s on AWS, 30 s for DynamoDB Local. */
   requestTimeoutMs?: number | undefined;
+  /** How long audit events are kept, in days (the stage's AUDIT_RETENTION_DAYS). */
+  auditRetentionDays?: number | undefined;
 }
 
 /**
@@ -51,6 +55,7 @@ export const createDatabase = ({
   region,
   endpoint,
   requestTimeoutMs,
+  auditRetentionDays,
 }: DatabaseOptions): Database => {
   const base = new DynamoDBClient({
     region,
@@ -67,5 +72,6 @@ export const createDatabase = ({
   return {
     client: DynamoDBDocumentClient.from(base, { marshallOptions: { ...MARSHALL_OPTIONS } }),
     tableName,
+    auditRetentionDays,
   };
 };

@@ -51,7 +51,7 @@ export const isTransientDbFailure = (error: unknown): boolean => {
 export class WriteConflict extends Error {
   override name = 'WriteConflict';
   constructor(
-    readonly on: 'key' | 'slots' | 'user' | 'webhook count',
+    readonly on: 'key' | 'slots' | 'user' | 'webhook count' | 'kpi' | 'integration',
     options?: { cause?: unknown },
   ) {
     super(`A concurrent change of the ${on === 'slots' ? 'slot list' : on} won.`, options);

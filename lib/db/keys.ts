@@ -26,6 +26,7 @@
  * | pull integration | TENANT#<tid>        | PULL#<iid>                  |                |                   |
  * | pull run         | PULL#<iid>          | RUN#<rid>                   |                |                   |
  * | pull usage day   | PULL#<iid>          | USAGE#<yyyy-mm-dd>          |                |                   |
+ * | audit event      | AUDIT#<tid>         | EVENT#<at>#<eid>            |                |                   |
  * | health probe     | HEALTH              | HEALTH                      |                |                   |
  *
  * The second index, gsi2, is sparse: only what the scheduled alert check looks for is in it.
@@ -68,6 +69,12 @@
  * id), so another tenant's id finds nothing, and the list is one Query. An integration's runs and its
  * days of usage share a partition of their own, runs keyed by UUIDv7 (the run log is one Query, newest
  * first); both expire (`ttl`) after 90 days.
+ * A tenant's audit events share a partition of their own, sorted by time (`at` as `toISOString` writes
+ * it, then the event's UUIDv7 id, which makes the key unique): the audit log is one Query read
+ * backwards (newest first), a range of time is a range of sort keys, and the other filters (type,
+ * actor, target) are applied to that range. They are in no index, so an event costs the write of its
+ * item only, and expire (`ttl`) after the retention (400 days unless the stage says otherwise). Apart
+ * from the tenant's partition, so that a function's role names exactly the audit partitions.
  */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -167,6 +174,22 @@ export const keys = {
   pullUsageDay: (integrationId: string, day: string) => ({
     pk: `PULL#${integrationId}`,
     sk: `USAGE#${day}`,
+  }),
+  /** `at` as `toISOString` writes it (the caller's duty), so that a range of sort keys is a range of time. */
+  auditEvent: (tenantId: string, at: string, eventId: string) => ({
+    pk: `AUDIT#${tenantId}`,
+    sk: `EVENT#${at}#${eventId}`,
+  }),
+  /**
+   * The sort keys of a tenant's events from `from` (inclusive) to `to` (exclusive), each an instant as
+   * `toISOString` writes it; open ends reach the first and the last event. `EVENT#<to>` sorts before
+   * every event at `to` (whose key goes on with `#`), and `~` after every instant.
+   */
+  auditEventsOfTenant: (tenantId: string, from?: string, to?: string) => ({
+    pk: `AUDIT#${tenantId}`,
+    skPrefix: 'EVENT#',
+    skFrom: `EVENT#${from ?? ''}`,
+    skTo: `EVENT#${to ?? '~'}`,
   }),
 } as const;
 

@@ -1,10 +1,12 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TenantAuditEvent } from '../domain/audit-event';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi, type KpiType, kpiSchema } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { uuidv7 } from '../ids';
+import { auditEventPut } from './audit-events';
 import type { Database } from './client';
 import { defineEntity } from './entity';
-import { isConditionalCheckFailed } from './errors';
+import { cancellationReasons, WriteConflict } from './errors';
 import { keys } from './keys';
 import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
@@ -77,49 +79,83 @@ export const createKpi = async (
   return kpi;
 };
 
+/** A KPI of the tenant as read for a change, and the version of its settings that the change is based on. */
+export interface KpiForChange {
+  kpi: Kpi;
+  /** Its `updatedAt`: when its settings last changed; null before the first change. */
+  version: string | null;
+}
+
 /**
- * Changes a KPI's target rule (direction, tolerance, qualitative) and cadence, only a KPI of the
- * tenant: another tenant's KPI is undefined, like a missing one (one conditional update, no read).
- * A cadence other than `none` puts the KPI in the cadence index, where the alert check finds it;
- * `none` takes it out, along with any quiet spell it was notified of.
+ * A KPI of the tenant, strongly consistent, for a change of its settings; another tenant's KPI is
+ * undefined, like a missing one.
  */
-export const updateKpi = async (
+export const readKpiForChange = async (
   { client, tableName }: Database,
   tenantId: string,
   kpiId: string,
+): Promise<KpiForChange | undefined> => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: keys.kpi(kpiId), ConsistentRead: true }),
+  );
+  const kpi = Item ? toKpi(Item) : undefined;
+  if (kpi?.tenantId !== tenantId) return undefined;
+  return { kpi, version: typeof Item?.updatedAt === 'string' ? Item.updatedAt : null };
+};
+
+/**
+ * Writes a KPI's target rule (direction, tolerance, qualitative) and cadence, with its audit event, in
+ * one transaction, only while its settings are still at the version read: a concurrent change is a
+ * WriteConflict (read again, decide again). A cadence other than `none` puts the KPI in the cadence
+ * index, where the alert check finds it; `none` takes it out, along with any quiet spell it was
+ * notified of. `at` becomes the settings' new version.
+ */
+export const putKpiSettings = async (
+  db: Database,
+  { kpi, version }: KpiForChange,
   patch: Partial<KpiSettings>,
-): Promise<Kpi | undefined> => {
+  at: string,
+  event: TenantAuditEvent,
+): Promise<void> => {
   const index =
     patch.cadence === undefined
       ? {}
       : patch.cadence === 'none'
         ? undefined
-        : keys.kpiCadenceIndex(tenantId, kpiId);
+        : keys.kpiCadenceIndex(kpi.tenantId, kpi.id);
   const fields = Object.entries({ ...patch, ...index }).filter(([, value]) => value !== undefined);
   const removed = index === undefined ? ['gsi2pk', 'gsi2sk', 'quietNotifiedFor'] : [];
   try {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.kpi(kpiId),
-        UpdateExpression:
-          `SET ${[...fields.map(([name]) => `#${name} = :${name}`), '#updatedAt = :updatedAt'].join(', ')}` +
-          (removed.length > 0 ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''),
-        ConditionExpression: 'tenantId = :tenant',
-        ExpressionAttributeNames: Object.fromEntries(
-          [...fields.map(([name]) => name), 'updatedAt', ...removed].map((name) => [`#${name}`, name]),
-        ),
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
-          ':updatedAt': new Date().toISOString(),
-          ':tenant': tenantId,
-        },
-        ReturnValues: 'ALL_NEW',
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.kpi(kpi.id),
+              UpdateExpression:
+                `SET ${[...fields.map(([name]) => `#${name} = :${name}`), '#updatedAt = :updatedAt'].join(', ')}` +
+                (removed.length > 0 ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''),
+              ConditionExpression: `tenantId = :tenant AND ${version === null ? 'attribute_not_exists(#updatedAt)' : '#updatedAt = :version'}`,
+              ExpressionAttributeNames: Object.fromEntries(
+                [...fields.map(([name]) => name), 'updatedAt', ...removed].map((name) => [`#${name}`, name]),
+              ),
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
+                ':updatedAt': at,
+                ':tenant': kpi.tenantId,
+                ...(version === null ? {} : { ':version': version }),
+              },
+            },
+          },
+          auditEventPut(db, event),
+        ],
       }),
     );
-    return toKpi(Attributes ?? {});
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+      throw new WriteConflict('kpi', { cause: error });
+    }
     throw error;
   }
 };

@@ -17,7 +17,8 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-const encodeCursor = (key: Record<string, unknown>): string =>
+/** The cursor that continues a query after the item with this key (its table and index key attributes). */
+export const cursorAfter = (key: Record<string, unknown>): string =>
   Buffer.from(JSON.stringify(key)).toString('base64url');
 
 /** The answer to any cursor that is not one this service handed out for the query at hand. */
@@ -32,8 +33,11 @@ export interface CursorShape {
   keyNames: readonly string[];
   /** The partition-key attribute and value of the query. */
   partition: Record<string, string>;
-  /** The query's sort-key attribute and the prefix its key condition requires (`begins_with`). */
-  sortKey?: { name: string; prefix: string };
+  /**
+   * The query's sort-key attribute and the prefix its key condition requires (`begins_with`), or the
+   * range it requires (`BETWEEN from AND to`; its keys share the prefix).
+   */
+  sortKey?: { name: string; prefix: string; from?: string; to?: string };
 }
 
 /** DynamoDB's limits on key values: a partition key of at most 2048 bytes, a sort key of at most 1024. */
@@ -80,19 +84,39 @@ const decodeCursor = (
   for (const [name, value] of Object.entries(partition)) {
     if (key[name] !== value) throw invalidCursor();
   }
-  if (sortKey && !key[sortKey.name]?.startsWith(sortKey.prefix)) throw invalidCursor();
+  if (sortKey) {
+    const value = key[sortKey.name] ?? '';
+    if (!value.startsWith(sortKey.prefix)) throw invalidCursor();
+    if (
+      (sortKey.from !== undefined && value < sortKey.from) ||
+      (sortKey.to !== undefined && value > sortKey.to)
+    ) {
+      throw invalidCursor();
+    }
+  }
   return key;
 };
 
 /**
+ * How far one page of a filtered query reads, where a filter may match few of the items it reads: the
+ * items DynamoDB reads per call (`Limit`), and the calls after which the page ends, with what it found
+ * and a cursor to where it stopped, however few that is.
+ */
+export interface ReadBounds {
+  perCall: number;
+  maxCalls: number;
+}
+
+/**
  * Runs one page of a Query. `partition` names the partition-key attribute and value of the query, and
- * `sortKey` the prefix its key condition puts on the sort key: a cursor must lie within both.
+ * `sortKey` the prefix or range its key condition puts on the sort key: a cursor must lie within both.
  *
  * With a FilterExpression, DynamoDB applies `Limit` before the filter, so one call may return fewer
  * matches than asked for (even none) while more exist. Clients are promised `limit` items per page
  * unless the list is complete, so the query continues until it has them. A call that found more is
  * cut, and the cursor is made from the last item returned (its table and index key attributes are what
- * DynamoDB would have put in LastEvaluatedKey).
+ * DynamoDB would have put in LastEvaluatedKey). With `bounds`, a page reads at most that much: it may
+ * then end short of `limit`, with a cursor, while more items exist.
  */
 export const queryPage = async <T>(
   { client, tableName }: Database,
@@ -101,20 +125,21 @@ export const queryPage = async <T>(
   page: PageRequest,
   toItem: (item: Record<string, unknown>) => T,
   sortKey?: CursorShape['sortKey'],
+  bounds?: ReadBounds,
 ): Promise<Page<T>> => {
   const keyNames = input.IndexName ? ['pk', 'sk', 'gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
   const found: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined = page.cursor
     ? decodeCursor(page.cursor, { keyNames, partition, ...(sortKey ? { sortKey } : {}) })
     : undefined;
-  for (;;) {
+  for (let calls = 1; ; calls++) {
     // One item more than asked for tells whether another page exists: a list that ends exactly at a
     // page boundary gets no cursor to an empty page (DynamoDB alone would give one).
     const result = await client.send(
       new QueryCommand({
         ...input,
         TableName: tableName,
-        Limit: page.limit + 1,
+        Limit: Math.max(page.limit + 1, bounds?.perCall ?? 0),
         ExclusiveStartKey: startKey,
       }),
     );
@@ -122,6 +147,7 @@ export const queryPage = async <T>(
     found.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;
     if (!startKey || !input.FilterExpression || found.length > page.limit) break;
+    if (bounds && calls >= bounds.maxCalls) break;
   }
   if (found.length > page.limit) {
     found.length = page.limit;
@@ -129,7 +155,7 @@ export const queryPage = async <T>(
     startKey = Object.fromEntries(keyNames.map((name) => [name, last?.[name]]));
   }
   const items = found.map(toItem);
-  return startKey ? { items, nextCursor: encodeCursor(startKey) } : { items };
+  return startKey ? { items, nextCursor: cursorAfter(startKey) } : { items };
 };
 
 /** Narrows a list query to items whose attribute equals a value (applied after the key condition). */

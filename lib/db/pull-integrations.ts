@@ -1,5 +1,12 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import type { TenantAuditEvent } from '../domain/audit-event';
 import {
   type PullIntegration,
   type PullRun,
@@ -8,9 +15,10 @@ import {
   RUN_ERROR_CLASSES,
   type RunErrorClass,
 } from '../domain/pull-integration';
+import { auditEventPut } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { writtenUnlessConditionFails } from './errors';
+import { cancellationReasons, writtenUnlessConditionFails } from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
@@ -20,7 +28,27 @@ import { type Page, type PageRequest, queryPage } from './pagination';
  * also in the sparse index gsi2 under `PULLDUE`, sorted by when it is due, which is all the scheduler
  * reads. Its runs and its days of usage are in a partition of its own and expire after 90 days.
  * Every item read is parsed by its entity's schema. What a run decides is decided above (lib/pull/).
+ * Creating, changing, deleting and disabling an integration are each written with their audit event in
+ * one transaction.
  */
+
+/**
+ * A change and its audit event, in one transaction: false when the change's condition no longer
+ * holds, and then nothing is written.
+ */
+const writtenWithEvent = async (
+  db: Database,
+  change: Record<string, unknown>,
+  event: TenantAuditEvent,
+): Promise<boolean> => {
+  try {
+    await db.client.send(new TransactWriteCommand({ TransactItems: [change, auditEventPut(db, event)] }));
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+};
 
 /** How long runs and days of usage are kept. */
 export const PULL_RETENTION_DAYS = 90;
@@ -51,13 +79,20 @@ export type StoredIntegration = Parameters<typeof pullIntegrations.toItem>[0];
 
 const toStored = (item: Record<string, unknown>): StoredIntegration => pullIntegrations.fromItem(item);
 
-/** A new integration; its first run is due at once (`nextRunAt`). */
-export const putIntegration = async ({ client, tableName }: Database, stored: StoredIntegration) => {
-  await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: pullIntegrations.toItem(stored),
-      ConditionExpression: 'attribute_not_exists(pk)',
+/** A new integration and its audit event; its first run is due at once (`nextRunAt`). */
+export const putIntegration = async (db: Database, stored: StoredIntegration, event: TenantAuditEvent) => {
+  await db.client.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: pullIntegrations.toItem(stored),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        auditEventPut(db, event),
+      ],
     }),
   );
 };
@@ -95,35 +130,44 @@ export const integrationPage = (
 };
 
 /**
- * Writes an integration's settings and state after a change (PATCH): the whole item, its index entry
- * moved to the new `nextRunAt`. Only an integration that still exists; false when it was deleted.
+ * Writes an integration's settings and state after a change (PATCH), with its audit event: the whole
+ * item, its index entry moved to the new `nextRunAt`. Only an integration that still exists; false
+ * when it was deleted.
  */
-export const replaceIntegration = ({ client, tableName }: Database, stored: StoredIntegration) =>
-  writtenUnlessConditionFails(
-    client.send(
-      new PutCommand({
-        TableName: tableName,
+export const replaceIntegration = (db: Database, stored: StoredIntegration, event: TenantAuditEvent) =>
+  writtenWithEvent(
+    db,
+    {
+      Put: {
+        TableName: db.tableName,
         // A change ends any claim: its run, should it finish, records nothing.
         Item: pullIntegrations.toItem({ ...stored, claimedSlot: null }),
         ConditionExpression: 'attribute_exists(pk)',
-      }),
-    ),
+      },
+    },
+    event,
   );
 
-/** Deletes an integration; false when there was none. Its runs and usage expire with their `ttl`. */
+/**
+ * Deletes an integration, with its audit event; false when there was none. Its runs and usage expire
+ * with their `ttl`.
+ */
 export const deleteIntegration = async (
-  { client, tableName }: Database,
+  db: Database,
   tenantId: string,
   id: string,
+  event: TenantAuditEvent,
 ): Promise<boolean> =>
-  writtenUnlessConditionFails(
-    client.send(
-      new DeleteCommand({
-        TableName: tableName,
+  writtenWithEvent(
+    db,
+    {
+      Delete: {
+        TableName: db.tableName,
         Key: keys.pullIntegration(tenantId, id),
         ConditionExpression: 'attribute_exists(pk)',
-      }),
-    ),
+      },
+    },
+    event,
   );
 
 /** A due integration as the index names it: the entry (the slot it marks) and the item's address. */
@@ -217,14 +261,17 @@ export type RunState = Pick<
  * index when it is disabled). A scheduled run gives its claimed slot, and is recorded only while that
  * claim stands (a duplicate delivery of the same slot records nothing); a manual run none. Answers the
  * status the integration had before, or undefined when nothing was written (deleted, or the slot is not
- * claimed any more).
+ * claimed any more). A state that disables the integration comes with its audit event (`record`): both
+ * are written in one transaction, only while the integration still has the status the run saw.
  */
 export const putRunState = async (
-  { client, tableName }: Database,
+  db: Database,
   integration: Pick<PullIntegration, 'tenantId' | 'id'>,
   state: RunState,
   slot: string | null,
+  record?: { event: TenantAuditEvent; ifStatus: PullIntegration['status'] },
 ): Promise<PullIntegration['status'] | undefined> => {
+  const { client, tableName } = db;
   const due = dueEntry({ ...state, tenantId: integration.tenantId, id: integration.id });
   // As the entity stores them: a null field is absent, so it is removed.
   const fields: Record<string, unknown> = { ...state, ...due };
@@ -234,23 +281,27 @@ export const putRunState = async (
     'claimedSlot',
     ...('gsi2pk' in due ? [] : ['gsi2pk', 'gsi2sk']),
   ];
+  const update = {
+    TableName: tableName,
+    Key: keys.pullIntegration(integration.tenantId, integration.id),
+    UpdateExpression: `SET ${set.map((name) => `#${name} = :${name}`).join(', ')} REMOVE ${remove
+      .map((name) => `#${name}`)
+      .join(', ')}`,
+    ConditionExpression: `${slot === null ? 'attribute_exists(pk)' : 'claimedSlot = :slot'}${record ? ' AND #status = :seenStatus' : ''}`,
+    ExpressionAttributeNames: Object.fromEntries(
+      [...set, ...remove, ...(record ? ['status'] : [])].map((name) => [`#${name}`, name]),
+    ),
+    ExpressionAttributeValues: {
+      ...Object.fromEntries(set.map((name) => [`:${name}`, fields[name]])),
+      ...(slot === null ? {} : { ':slot': slot }),
+      ...(record ? { ':seenStatus': record.ifStatus } : {}),
+    },
+  };
+  if (record) {
+    return (await writtenWithEvent(db, { Update: update }, record.event)) ? record.ifStatus : undefined;
+  }
   try {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.pullIntegration(integration.tenantId, integration.id),
-        UpdateExpression: `SET ${set.map((name) => `#${name} = :${name}`).join(', ')} REMOVE ${remove
-          .map((name) => `#${name}`)
-          .join(', ')}`,
-        ConditionExpression: slot === null ? 'attribute_exists(pk)' : 'claimedSlot = :slot',
-        ExpressionAttributeNames: Object.fromEntries([...set, ...remove].map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(set.map((name) => [`:${name}`, fields[name]])),
-          ...(slot === null ? {} : { ':slot': slot }),
-        },
-        ReturnValues: 'UPDATED_OLD',
-      }),
-    );
+    const { Attributes } = await client.send(new UpdateCommand({ ...update, ReturnValues: 'UPDATED_OLD' }));
     return pullIntegrationSchema.shape.status.parse(Attributes?.status);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;

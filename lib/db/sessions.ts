@@ -1,11 +1,14 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import type { TenantAuditEvent } from '../domain/audit-event';
 import type { Tenant } from '../domain/tenant';
 import type { User } from '../domain/user';
 import { id, timestamp } from '../domain/values';
+import { auditEventPut } from './audit-events';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
+import { cancellationReasons } from './errors';
 import { keys } from './keys';
 import { toTenant } from './tenants';
 import { toUser } from './users';
@@ -49,9 +52,35 @@ export const createSession = async (
   );
 };
 
-/** Ends one session; ending one that has ended already changes nothing. */
-export const deleteSession = async ({ client, tableName }: Database, sessionId: string): Promise<void> => {
-  await client.send(new DeleteCommand({ TableName: tableName, Key: keys.session(sessionId) }));
+/**
+ * Ends one session, with its audit event (`logout`), in one transaction. Ending one that has ended
+ * already changes nothing and records nothing: false.
+ */
+export const deleteSession = async (
+  db: Database,
+  sessionId: string,
+  event: TenantAuditEvent,
+): Promise<boolean> => {
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: db.tableName,
+              Key: keys.session(sessionId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          auditEventPut(db, event),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
 };
 
 /** What a token of a session is checked against: each undefined when missing (the session also when expired). */

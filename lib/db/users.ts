@@ -1,11 +1,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import type { TenantAuditEvent } from '../domain/audit-event';
 import type { Tenant } from '../domain/tenant';
 import { type Role, type User, userSchema } from '../domain/user';
 import { id } from '../domain/values';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
+import { auditEventPut } from './audit-events';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
@@ -214,6 +216,56 @@ export const updateUser = async (
     }
     throw new AppError('NOT_FOUND', `User ${userId} not found.`);
   }
+};
+
+/**
+ * A change of a user that ends their sessions (the token version raised), with its audit event
+ * (`sessions.revoked`), in one transaction, only while the user is still as read (`current`, by its
+ * `updatedAt`): a user changed or deleted meanwhile is a `WriteConflict` (the caller reads again and
+ * decides again). Answers the user as written.
+ */
+export const putUserChange = async (
+  db: Database,
+  current: User,
+  patch: Partial<Pick<User, 'role' | 'disabled' | 'passwordHash'>>,
+  event: TenantAuditEvent,
+): Promise<User> => {
+  const set = setFields(patch);
+  const updatedAt = set.ExpressionAttributeValues[':updatedAt'] as string;
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.user(current.tenantId, current.id),
+              UpdateExpression: `${set.UpdateExpression} ADD #tokenVersion :one`,
+              ConditionExpression: '#seenUpdatedAt = :seenUpdatedAt',
+              ExpressionAttributeNames: {
+                ...set.ExpressionAttributeNames,
+                '#tokenVersion': 'tokenVersion',
+                '#seenUpdatedAt': 'updatedAt',
+              },
+              ExpressionAttributeValues: {
+                ...set.ExpressionAttributeValues,
+                ':one': 1,
+                ':seenUpdatedAt': current.updatedAt,
+              },
+            },
+          },
+          auditEventPut(db, event),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+      throw new WriteConflict('user', { cause: error });
+    }
+    throw error;
+  }
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  return { ...current, ...defined, tokenVersion: current.tokenVersion + 1, updatedAt };
 };
 
 /** The tenant's users, oldest first (ids are UUIDv7). */

@@ -6,6 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import type { TenantAuditEvent } from '../domain/audit-event';
 import { id, timestamp } from '../domain/values';
 import {
   type DeliveryAttempt,
@@ -14,9 +15,10 @@ import {
   webhookDeliverySchema,
   webhookEndpointSchema,
 } from '../domain/webhook';
+import { auditEventPut } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
+import { cancellationReasons, WriteConflict } from './errors';
 import { keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
@@ -63,11 +65,16 @@ export class EndpointLimitReached extends Error {
 }
 
 /**
- * Writes a new endpoint and counts it, in one transaction: the count item allows at most `max` live
- * endpoints per tenant, also when several are created at once. A transaction that met another on the
+ * Writes a new endpoint, counts it and records its audit event, in one transaction: the count item
+ * allows at most `max` live endpoints per tenant, also when several are created at once. A transaction that met another on the
  * count item is a WriteConflict: nothing was written, and the caller tries again.
  */
-export const putEndpoint = async (db: Database, stored: StoredEndpoint, max: number): Promise<void> => {
+export const putEndpoint = async (
+  db: Database,
+  stored: StoredEndpoint,
+  max: number,
+  event: TenantAuditEvent,
+): Promise<void> => {
   const { endpoint } = stored;
   try {
     await db.client.send(
@@ -94,6 +101,7 @@ export const putEndpoint = async (db: Database, stored: StoredEndpoint, max: num
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
+          auditEventPut(db, event),
         ],
       }),
     );
@@ -172,8 +180,9 @@ export const readEndpointAndDelivery = async (
 };
 
 /**
- * Marks an endpoint deleted, once, and gives its place back, in one transaction; `expiresAt` (epoch
- * seconds) is when the tombstone goes. False when it was already deleted or never existed.
+ * Marks an endpoint deleted, once, gives its place back and records its audit event, in one
+ * transaction; `expiresAt` (epoch seconds) is when the tombstone goes. False when it was already
+ * deleted or never existed: nothing written, nothing recorded.
  */
 export const putEndpointDeletion = async (
   db: Database,
@@ -181,6 +190,7 @@ export const putEndpointDeletion = async (
   endpointId: string,
   at: string,
   expiresAt: number,
+  event: TenantAuditEvent,
 ): Promise<boolean> => {
   try {
     await db.client.send(
@@ -205,6 +215,7 @@ export const putEndpointDeletion = async (
               ExpressionAttributeValues: { ':minusOne': -1 },
             },
           },
+          auditEventPut(db, event),
         ],
       }),
     );
@@ -217,31 +228,47 @@ export const putEndpointDeletion = async (
   }
 };
 
-/** Disables an active endpoint, once: false when it was not active (already disabled, or deleted). */
-export const putEndpointDisabled = (
-  { client, tableName }: Database,
+/**
+ * Disables an active endpoint, once, with its audit event, in one transaction: false when it was not
+ * active (already disabled, or deleted), and then nothing is recorded.
+ */
+export const putEndpointDisabled = async (
+  db: Database,
   tenantId: string,
   endpointId: string,
   at: string,
   reason: string,
-): Promise<boolean> =>
-  writtenUnlessConditionFails(
-    client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhookEndpoint(tenantId, endpointId),
-        UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
-        ConditionExpression: '#status = :active AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':disabled': 'disabled',
-          ':active': 'active',
-          ':at': at,
-          ':reason': reason,
-        },
+  event: TenantAuditEvent,
+): Promise<boolean> => {
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookEndpoint(tenantId, endpointId),
+              UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
+              ConditionExpression: '#status = :active AND attribute_not_exists(deletedAt)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':disabled': 'disabled',
+                ':active': 'active',
+                ':at': at,
+                ':reason': reason,
+              },
+            },
+          },
+          auditEventPut(db, event),
+        ],
       }),
-    ),
-  );
+    );
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+};
 
 /**
  * A delivery item, in its endpoint's partition: the delivery with every attempt, and when its log

@@ -6,14 +6,15 @@ import type * as z from 'zod/mini';
 import type { GithubKeys } from '../auth/github-keys';
 import type { SessionGuard } from '../auth/session-guard';
 import type { TokenService, UserPrincipal } from '../auth/tokens';
+import type { AuditContext, RequestOrigin } from '../domain/audit-event';
 import { apiKeyHeader, authorizerVerdict } from './authorizer';
 import type { CursorSeal } from './cursors';
 import { githubSignature } from './github-signature';
 import { jwtAuth } from './jwt-auth';
 import { httpErrorHandler, MAX_BODY_BYTES, readJsonBody } from './middleware';
-import { cors, observe } from './observability';
-import { json, noContent } from './responses';
-import type { ApiRoute, KeyRoute, RouteSpec } from './route';
+import { cors, observe, requestIdOf } from './observability';
+import { json, noContent, text } from './responses';
+import { type ApiRoute, type KeyRoute, NEXT_CURSOR_HEADER, type RouteSpec, type TextReply } from './route';
 import { parseInput } from './validation';
 
 /**
@@ -41,13 +42,15 @@ export interface EndpointDeps {
 /** A Lambda handler of API Gateway's REST proxy events. */
 export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** What `core` answered, as API Gateway's proxy result: JSON, or no content (204). */
-const toResult = (reply: {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}): APIGatewayProxyResult =>
-  reply.body === undefined ? noContent(reply.headers) : json(reply.status, reply.body, reply.headers);
+type Answer = { status: number; body: unknown; headers?: Record<string, string> } | TextReply;
+
+/** What `core` answered, as API Gateway's proxy result: JSON, text of another media type, or no content (204). */
+const toResult = (reply: Answer): APIGatewayProxyResult =>
+  'text' in reply
+    ? text(reply.status, reply.contentType, reply.text, reply.headers)
+    : reply.body === undefined
+      ? noContent(reply.headers)
+      : json(reply.status, reply.body, reply.headers);
 
 const stages = (deps: EndpointDeps, withCors: boolean) => {
   const handler = (
@@ -67,6 +70,22 @@ interface Checked {
   body: unknown;
 }
 
+/**
+ * The query parameters as the route's schema reads them: each a single value (the last one given, as
+ * API Gateway's `queryStringParameters` holds it), those the route declares repeatable the list of all
+ * their values (`multiValueQueryStringParameters`).
+ */
+const queryOf = (spec: RouteSpec, event: APIGatewayProxyEvent): Record<string, unknown> => {
+  const single: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
+  for (const name of spec.repeatedQuery ?? []) {
+    const values = event.multiValueQueryStringParameters?.[name];
+    const one = single[name];
+    if (values) single[name] = values;
+    else if (typeof one === 'string') single[name] = [one];
+  }
+  return single;
+};
+
 /** Body, path parameters and query of a request, each parsed by the route's schema (400 naming what is wrong). */
 const readInput = async (spec: RouteSpec, event: APIGatewayProxyEvent): Promise<Checked> => {
   const absent = (event.body ?? '') === '' || (typeof event.body === 'string' && event.body.trim() === '');
@@ -80,10 +99,28 @@ const readInput = async (spec: RouteSpec, event: APIGatewayProxyEvent): Promise<
     ? parseInput(spec.pathParams, event.pathParameters ?? {}, { what: 'path' })
     : undefined;
   const query = spec.query
-    ? parseInput(spec.query, event.queryStringParameters ?? {}, { what: 'query string' })
+    ? parseInput(spec.query, queryOf(spec, event), { what: 'query string' })
     : undefined;
   return { params, query, body };
 };
+
+/**
+ * Where a request came from, as API Gateway saw it (the TCP peer and the User-Agent it copied), and its
+ * id: what the audit events of the changes it makes record.
+ */
+export const originOf = (event: APIGatewayProxyEvent, context: Context): RequestOrigin => {
+  const identity = event.requestContext?.identity;
+  return {
+    source: identity?.sourceIp ? { ip: identity.sourceIp, userAgent: identity.userAgent || null } : null,
+    requestId: requestIdOf({ event, context }) ?? null,
+  };
+};
+
+/** The signed-in caller as the actor of a request's changes. */
+const auditContextOf = (user: UserPrincipal, origin: RequestOrigin): AuditContext => ({
+  actor: { type: 'user', id: user.userId, email: user.email },
+  ...origin,
+});
 
 /** Where the input middleware leaves the checked input for `core`. */
 const INPUT = Symbol('input');
@@ -99,7 +136,14 @@ const input = (spec: RouteSpec): MiddlewareObj<APIGatewayProxyEvent, APIGatewayP
 const withoutIdentity =
   // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
   (declared: ApiRoute<any, any, any, any, 'none'>) => async (event: APIGatewayProxyEvent, context: Context) =>
-    toResult(await declared.core({ ...((context as WithInput)[INPUT] as Checked), event, context } as never));
+    toResult(
+      await declared.core({
+        ...((context as WithInput)[INPUT] as Checked),
+        event,
+        context,
+        origin: originOf(event, context),
+      } as never),
+    );
 
 /** The handler of a route without authentication (login, refresh, health). */
 export const publicEndpointOf =
@@ -139,14 +183,22 @@ const withSealedCursors = async (
   cursors: CursorSeal,
   binding: string,
   checked: Checked,
-  run: (checked: Checked) => Promise<{ status: number; body: unknown; headers?: Record<string, string> }>,
-) => {
+  run: (checked: Checked) => Promise<Answer>,
+): Promise<Answer> => {
   const query = checked.query as { cursor?: unknown } | undefined;
   const opened =
     typeof query?.cursor === 'string'
       ? { ...checked, query: { ...query, cursor: await cursors.open(query.cursor, binding) } }
       : checked;
   const answer = await run(opened);
+  const inHeader = answer.headers?.[NEXT_CURSOR_HEADER];
+  if (inHeader !== undefined) {
+    return {
+      ...answer,
+      headers: { ...answer.headers, [NEXT_CURSOR_HEADER]: await cursors.seal(inHeader, binding) },
+    };
+  }
+  if ('text' in answer) return answer;
   const body = answer.body as { nextCursor?: unknown } | undefined;
   if (typeof body?.nextCursor !== 'string') return answer;
   return { ...answer, body: { ...body, nextCursor: await cursors.seal(body.nextCursor, binding) } };
@@ -163,9 +215,11 @@ export const jwtEndpointOf =
     )(async (event, context) => {
       const { user, [INPUT]: checked } = context as WithInput & { user: UserPrincipal };
       const binding = cursorBinding(declared.operationId, user, (checked as Checked).params);
+      const origin = originOf(event, context);
+      const audit = auditContextOf(user, origin);
       return toResult(
         await withSealedCursors(cursors, binding, checked as Checked, (input) =>
-          declared.core({ ...input, user, event, context } as never),
+          declared.core({ ...input, user, audit, origin, event, context } as never),
         ),
       );
     })
@@ -199,6 +253,7 @@ export const keyEndpointOf =
         await declared.core({
           event,
           context,
+          origin: originOf(event, context),
           apiKey: apiKeyHeader(event),
           authorizer: authorizerVerdict(event),
           source: {

@@ -38,6 +38,18 @@ export const json = <T = unknown>(
   body: JSON.stringify(body),
 });
 
+/** An answer in another media type than JSON (an NDJSON export), its body as given. */
+export const text = (
+  statusCode: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'Content-Type': contentType, ...baseHeaders, ...JSON_SECURITY_HEADERS, ...headers },
+  body,
+});
+
 export const noContent = (headers: Record<string, string> = {}): APIGatewayProxyResult => ({
   statusCode: 204,
   headers: { ...baseHeaders, ...headers },

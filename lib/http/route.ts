@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { UserPrincipal } from '../auth/tokens';
+import type { AuditContext, RequestOrigin } from '../domain/audit-event';
 import type { Role } from '../domain/user';
 import type { ErrorCode } from '../errors';
 import type { AuthorizerVerdict } from '../push/push-service';
@@ -22,6 +23,7 @@ export type Tag =
   | 'KPIs'
   | 'Strategy'
   | 'Webhooks'
+  | 'Audit'
   | 'Service';
 
 export interface Example {
@@ -41,6 +43,13 @@ export interface ResponseSpec {
   schema?: Schema | SchemaList;
   example?: unknown;
   examples?: Record<string, Example>;
+  /**
+   * The same answer in other media types than JSON, which a client asks for (an export as NDJSON):
+   * each with an example of its body as sent (a string).
+   */
+  alternatives?: Record<string, { description: string; example: string }>;
+  /** Headers of this answer beyond X-Request-Id, each with its description. */
+  headers?: Record<string, string>;
 }
 
 export type Responses = Partial<Record<200 | 201 | 204, ResponseSpec>>;
@@ -55,6 +64,20 @@ export type Reply<R extends Responses> = {
     headers?: Record<string, string>;
   };
 }[keyof R & number];
+
+/**
+ * An answer in another media type than JSON (a route's `alternatives`): its body as sent. A cursor in
+ * NEXT_CURSOR_HEADER is sealed as a JSON answer's `nextCursor` is.
+ */
+export interface TextReply {
+  status: 200;
+  contentType: string;
+  text: string;
+  headers?: Record<string, string>;
+}
+
+/** The header that carries the cursor of an answer that has no JSON body to hold it (an export). */
+export const NEXT_CURSOR_HEADER = 'X-Next-Cursor';
 
 /** The body a declared route answers with `status` (what the pages read). */
 export type ResponseBody<
@@ -87,6 +110,12 @@ export interface RouteSpec<
   /** Each property of its input object is one query parameter (a pipe may add defaults after). */
   query?: Q;
   /**
+   * Query parameters that may be given more than once (`?type=a&type=b`): each reaches the schema as
+   * the list of its values, in order. Every other parameter is a single value, as API Gateway's
+   * `queryStringParameters` has it.
+   */
+  repeatedQuery?: readonly string[];
+  /**
    * `optional`: the operation also runs without a body (then with its defaults). `maxBytes`: a larger
    * limit than the API's 64 KiB, for a body the service does not choose the size of (a partner's report).
    */
@@ -118,6 +147,8 @@ export interface RouteInput<P, Q, B> {
 export interface RequestOf {
   event: APIGatewayProxyEvent;
   context: Context;
+  /** Where the request came from and its id, as its audit events record them. */
+  origin: RequestOrigin;
 }
 
 /** A route without a caller identity (login, health), or behind a JWT (`user` is the caller). */
@@ -130,8 +161,16 @@ export interface ApiRoute<
 > extends RouteSpec<P, Q, B, R> {
   auth: A;
   core: (
-    input: RouteInput<P, Q, B> & RequestOf & (A extends 'jwt' ? { user: UserPrincipal } : unknown),
-  ) => Promise<Reply<R>>;
+    input: RouteInput<P, Q, B> &
+      RequestOf &
+      (A extends 'jwt'
+        ? {
+            user: UserPrincipal;
+            /** The caller as the actor of the changes it makes, and where it called from. */
+            audit: AuditContext;
+          }
+        : unknown),
+  ) => Promise<Reply<R> | TextReply>;
 }
 
 /**

@@ -227,9 +227,21 @@ const operation = (route: RouteSpec, components: Components): Json => {
   const responses: Json = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const headers = [REQUEST_ID, ...(route.rateLimited ? RATE_LIMIT_HEADERS : [])];
+    const alternatives = Object.entries(response.alternatives ?? {}).map(([mediaType, alternative]) => [
+      mediaType,
+      { schema: { type: 'string', description: alternative.description }, example: alternative.example },
+    ]);
     responses[status] = {
       description: response.description,
-      headers: headerRefs(headers),
+      headers: {
+        ...headerRefs(headers),
+        ...Object.fromEntries(
+          Object.entries(response.headers ?? {}).map(([name, description]) => [
+            name,
+            { description, schema: { type: 'string' } },
+          ]),
+        ),
+      },
       ...(response.schema
         ? {
             content: {
@@ -238,6 +250,7 @@ const operation = (route: RouteSpec, components: Components): Json => {
                 ...(response.example === undefined ? {} : { example: response.example }),
                 ...(response.examples === undefined ? {} : { examples: response.examples }),
               },
+              ...Object.fromEntries(alternatives),
             },
           }
         : {}),
@@ -416,6 +429,11 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
         name: 'Webhooks',
         description:
           'Signed event notifications (Standard Webhooks): endpoints, their delivery log and test deliveries.',
+      },
+      {
+        name: 'Audit',
+        description:
+          'The tenant’s audit log: who changed what, when and from where, newest first, or as NDJSON for a SIEM.',
       },
       { name: 'Service', description: 'Health and this document.' },
     ],

@@ -227,3 +227,15 @@ export const pullRunExample = {
     },
   ],
 } as const;
+
+/** An audit event as `GET /audit-events` lists it: an ADMIN revoked a key from a browser. */
+export const auditEventExample = {
+  id: '0193e1a2-7b3c-7d4e-9f50-a1b2c3d4e5f6',
+  at: '2026-09-02T14:03:11.209Z',
+  type: 'api_key.revoked',
+  actor: { type: 'user', id: USER_ID, email: 'admin@acme.example' },
+  target: { type: 'api_key', id: KEY_ID },
+  source: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' },
+  requestId: 'c0ffee00-1234-4abc-8def-0123456789ab',
+  details: { keyPrefix: 'skm_P97W', name: 'Nightly cron', revoked: true, graceEndedOf: null },
+};

@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import { keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
 import { putIntegration, replaceIntegration, type StoredIntegration } from '../db/pull-integrations';
+import { type AuditContext, auditEvent, systemContext } from '../domain/audit-event';
 import type { Kpi } from '../domain/kpi';
 import {
   type PullAuthView,
@@ -16,16 +17,18 @@ import {
 import { tenantUrlProblem } from '../egress/urls';
 import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
+import { logAuditEvent } from '../logger';
 import { expressionProblem } from './extract';
 import type { AuthInput, AuthPatch, CreatePullIntegration, UpdatePullIntegration } from './inputs';
 import { nextSlot } from './schedule';
 import { openSecrets, sealSecrets } from './secrets';
-import { assertMayPull, notFound, type PullDeps, readIntegration } from './service';
+import { assertMayPull, integrationDetails, notFound, type PullDeps, readIntegration } from './service';
 
 /**
  * Creating and changing a pull integration: what zod cannot judge of a definition, the bindings' KPIs,
  * and the credentials sealed apart from what is shown. Apart from ./service.ts, so that the functions
- * that only read or delete integrations carry no KPI reads.
+ * that only read or delete integrations carry no KPI reads. Each change is written with its audit
+ * event in one transaction.
  */
 
 const invalid = (errors: FieldError[]) =>
@@ -153,6 +156,7 @@ const SECRET_FIELD = {
 export const createIntegration = async (
   deps: PullDeps,
   input: CreatePullIntegration & { tenantId: string; createdBy: PullIntegration['createdBy'] },
+  context: AuditContext = systemContext('service'),
 ): Promise<StoredIntegration> => {
   const { db, now = Date.now } = deps;
   await assertMayPull(deps, input.tenantId);
@@ -187,7 +191,14 @@ export const createIntegration = async (
     sealedSecrets: await sealSecrets(deps.secrets, integration, secrets),
     claimedSlot: null,
   };
-  await putIntegration(db, stored);
+  const event = auditEvent(context, {
+    type: 'integration.created',
+    tenantId: integration.tenantId,
+    target: { type: 'integration', id: integration.id },
+    details: integrationDetails(integration),
+  });
+  await putIntegration(db, stored, event);
+  logAuditEvent(event);
   return stored;
 };
 
@@ -202,6 +213,7 @@ export const updateIntegration = async (
   tenantId: string,
   id: string,
   patch: UpdatePullIntegration,
+  context: AuditContext = systemContext('service'),
 ): Promise<StoredIntegration> => {
   const { db, now = Date.now } = deps;
   const stored = await readIntegration(deps, tenantId, id);
@@ -264,6 +276,17 @@ export const updateIntegration = async (
     nextRunAt,
     updatedAt: new Date(at).toISOString(),
   };
-  if (!(await replaceIntegration(db, updated))) throw notFound(id);
+  const event = auditEvent(
+    context,
+    {
+      type: 'integration.updated',
+      tenantId,
+      target: { type: 'integration', id },
+      details: { ...integrationDetails(updated), fields: Object.keys(patch).sort() },
+    },
+    at,
+  );
+  if (!(await replaceIntegration(db, updated, event))) throw notFound(id);
+  logAuditEvent(event);
   return updated;
 };

@@ -1,3 +1,4 @@
+import { putAuditEvent } from '../db/audit-events';
 import { batchGet } from '../db/batch';
 import { type ItemKey, keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
@@ -11,10 +12,11 @@ import {
   type RunState,
   type StoredIntegration,
 } from '../db/pull-integrations';
+import { type AuditContext, auditEvent, systemContext } from '../domain/audit-event';
 import type { Kpi } from '../domain/kpi';
 import type { PullRun, RunBinding, RunErrorClass, RunOutcome } from '../domain/pull-integration';
 import { uuidv7 } from '../ids';
-import { audit, logger } from '../logger';
+import { logAuditEvent, logger } from '../logger';
 import type { MeasurementInput } from '../push/measurement-schema';
 import { type ExistingOf, measurementKey, planStore, storeMeasurements, writableKpi } from '../push/store';
 import { type Extracted, extract } from './extract';
@@ -22,7 +24,16 @@ import { type FetchResult, fetchSource } from './fetch';
 import { DISABLE_AFTER_MS, FAILING_AFTER, nextRunAfter, nextSlot } from './schedule';
 import { type RunMessage, runMessageSchema } from './scheduler';
 import { openSecrets } from './secrets';
-import { assertMayPull, type PullFetchDeps, type PullRunDeps, readIntegration } from './service';
+import {
+  assertMayPull,
+  integrationDetails,
+  type PullFetchDeps,
+  type PullRunDeps,
+  readIntegration,
+} from './service';
+
+/** The scheduler's worker, as the actor of what a scheduled run changes. */
+export const PULL_SCHEDULER_ACTOR = 'pull-scheduler';
 
 /**
  * What a run does, for a preview, a manual run and a scheduled one alike: fetch the source (./fetch.ts),
@@ -211,6 +222,7 @@ export const executeRun = async (
   stored: StoredIntegration,
   trigger: PullRun['trigger'],
   slot: string | null,
+  actor: AuditContext = systemContext(PULL_SCHEDULER_ACTOR),
 ): Promise<PullRun | undefined> => {
   const now = deps.now ?? Date.now;
   const startedAt = now();
@@ -242,9 +254,9 @@ export const executeRun = async (
     measurementsStored: stored_,
     bindings,
   };
-  const state = stateAfter(stored, run, finishedAt);
-  const before = await putRunState(deps.db, stored, state, slot);
-  if (before === undefined) return undefined;
+  const recorded = await recordRunState(deps, stored, run, finishedAt, slot, actor);
+  if (!recorded) return undefined;
+  const { before, state } = recorded;
   await Promise.all([
     putRun(deps.db, run, Math.floor(finishedAt / 1000) + PULL_RETENTION_DAYS * 86_400),
     countRun(deps.db, stored.id, day(startedAt), {
@@ -262,24 +274,67 @@ export const executeRun = async (
     httpStatus: run.httpStatus,
     stored: stored_,
   });
-  if (state.status === 'disabled' && before !== 'disabled') await announceDisabled(deps, stored, run, state);
+  if (state.status === 'disabled' && before !== 'disabled') await announceDisabled(deps, stored, state);
   return run;
 };
 
-/** `integration.disabled`: an audit line and a webhook event, once per disabling. */
-const announceDisabled = async (
+/** How often a manual run decides its state again when the integration's status changed meanwhile. */
+const MAX_STATE_TRIES = 3;
+
+/**
+ * Writes a run's state (./run.ts `stateAfter`) and answers it with the status before, or undefined when
+ * nothing was written (the integration deleted, or a scheduled run's claim ended). A state that
+ * disables the integration is written with its `integration.disabled` event in one transaction, only
+ * while the integration has the status the state was decided from: a scheduled run whose integration
+ * changed meanwhile lost its claim with that change, and records nothing; a manual run decides again
+ * from the integration as it is now.
+ */
+const recordRunState = async (
   deps: PullRunDeps,
   stored: StoredIntegration,
   run: PullRun,
-  state: RunState,
-) => {
-  audit('integration.disabled', {
-    tenantId: stored.tenantId,
-    integrationId: stored.id,
-    failures: state.consecutiveFailures,
-    failingSince: state.failingSince,
-    lastErrorClass: run.errorClass,
-  });
+  finishedAt: number,
+  slot: string | null,
+  context: AuditContext,
+): Promise<{ before: StoredIntegration['status']; state: RunState } | undefined> => {
+  let current = stored;
+  for (let attempt = 0; attempt < MAX_STATE_TRIES; attempt++) {
+    const state = stateAfter(current, run, finishedAt);
+    if (state.status !== 'disabled' || current.status === 'disabled') {
+      const before = await putRunState(deps.db, current, state, slot);
+      return before === undefined ? undefined : { before, state };
+    }
+    const event = auditEvent(
+      context,
+      {
+        type: 'integration.disabled',
+        tenantId: current.tenantId,
+        target: { type: 'integration', id: current.id },
+        details: {
+          ...integrationDetails(current),
+          runId: run.id,
+          failures: state.consecutiveFailures,
+          failingSince: state.failingSince,
+          lastErrorClass: run.errorClass,
+        },
+      },
+      finishedAt,
+    );
+    const before = await putRunState(deps.db, current, state, slot, { event, ifStatus: current.status });
+    if (before !== undefined) {
+      logAuditEvent(event);
+      return { before, state };
+    }
+    if (slot !== null) return undefined;
+    const fresh = await getIntegration(deps.db, current.tenantId, current.id);
+    if (!fresh) return undefined;
+    current = fresh;
+  }
+  throw new Error(`Pull integration ${stored.id} kept changing; the run's state was not recorded.`);
+};
+
+/** `integration.disabled` to the tenant's webhooks, once per disabling (its audit event is the state's). */
+const announceDisabled = async (deps: PullRunDeps, stored: StoredIntegration, state: RunState) => {
   try {
     await deps.publish({
       type: 'integration.disabled',
@@ -294,15 +349,37 @@ const announceDisabled = async (
       },
     });
   } catch (error) {
-    // The integration is disabled either way; the audit line and its status say so.
+    // The integration is disabled either way; its audit event and its status say so.
     logger.warn('integration.disabled was not published', error as Error);
   }
 };
 
-/** `POST …/run`: fetch and store now; counts as a run (a disabled integration that stores is active again). */
-export const runNow = async (deps: PullRunDeps, tenantId: string, id: string): Promise<PullRun> => {
+/**
+ * `POST …/run`: fetch and store now; counts as a run (a disabled integration that stores is active
+ * again), recorded as `integration.run` in the caller's name once it is.
+ */
+export const runNow = async (
+  deps: PullRunDeps,
+  tenantId: string,
+  id: string,
+  context: AuditContext = systemContext('service'),
+): Promise<PullRun> => {
   const stored = await readIntegration(deps, tenantId, id);
-  return (await executeRun(deps, stored, 'manual', null)) as PullRun;
+  const run = (await executeRun(deps, stored, 'manual', null, context)) as PullRun;
+  const event = auditEvent(context, {
+    type: 'integration.run',
+    tenantId,
+    target: { type: 'integration', id },
+    details: {
+      name: stored.name,
+      runId: run.id,
+      outcome: run.outcome,
+      measurementsStored: run.measurementsStored,
+    },
+  });
+  await putAuditEvent(deps.db, event);
+  logAuditEvent(event);
+  return run;
 };
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,10 +10,13 @@ import {
   type StoredIntegration,
   usageDaysOf,
 } from '../db/pull-integrations';
+import { type AuditContext, type AuditDetails, auditEvent, systemContext } from '../domain/audit-event';
 import { Feature } from '../domain/plan';
-import type { PullRun } from '../domain/pull-integration';
+import type { PullIntegration, PullRun } from '../domain/pull-integration';
 import type { Egress } from '../egress';
+import { urlForLog } from '../egress/urls';
 import { AppError } from '../errors';
+import { logAuditEvent } from '../logger';
 import type { TenantCache } from '../tenant-cache';
 import type { Publish } from '../webhooks/events';
 import type { TokenCache } from './fetch';
@@ -60,6 +63,17 @@ export const assertMayPull = async ({ tenants }: Pick<PullDeps, 'tenants'>, tena
   }
 };
 
+/**
+ * What an integration's audit events say of it: its name, where it points (the URL's origin and a
+ * hash of the rest, which may hold a token) and how it authenticates; never a secret.
+ */
+export const integrationDetails = (integration: Pick<PullIntegration, 'name' | 'url' | 'auth'>) =>
+  ({
+    name: integration.name,
+    ...urlForLog(integration.url),
+    auth: integration.auth.type,
+  }) satisfies AuditDetails;
+
 export const notFound = (id: string) => new AppError('NOT_FOUND', `Pull integration ${id} not found.`);
 
 /** A live integration of the tenant, or NOT_FOUND. */
@@ -98,13 +112,25 @@ export const listIntegrations = async (
   return integrationPage(deps.db, tenantId, page);
 };
 
+/**
+ * Deletes an integration, with its audit event in the same transaction. It is read first, so that the
+ * event names what was deleted, as the events of its creation did.
+ */
 export const removeIntegration = async (
   deps: Pick<PullDeps, 'db' | 'tenants'>,
   tenantId: string,
   id: string,
+  context: AuditContext = systemContext('service'),
 ) => {
-  await assertMayPull(deps, tenantId);
-  if (!(await deleteIntegration(deps.db, tenantId, id))) throw notFound(id);
+  const stored = await readIntegration(deps, tenantId, id);
+  const event = auditEvent(context, {
+    type: 'integration.deleted',
+    tenantId,
+    target: { type: 'integration', id },
+    details: integrationDetails(stored),
+  });
+  if (!(await deleteIntegration(deps.db, tenantId, id, event))) throw notFound(id);
+  logAuditEvent(event);
 };
 
 /** One page of the run log, newest first. */

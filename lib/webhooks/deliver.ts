@@ -7,8 +7,10 @@ import {
   putEndpointDisabled,
   readEndpointAndDelivery,
 } from '../db/webhooks';
+import { auditEvent, systemContext } from '../domain/audit-event';
 import type { Egress } from '../egress';
-import { audit, logger } from '../logger';
+import { urlForLog } from '../egress/urls';
+import { logAuditEvent, logger } from '../logger';
 import { MAX_DELIVERY_ATTEMPTS, retryDelaySeconds } from './schedule';
 import { secretBinding } from './secrets';
 import { isSuccess, sendAttempt } from './send';
@@ -19,7 +21,7 @@ import { isSuccess, sendAttempt } from './send';
  * ApproximateReceiveCount), so a worker that dies mid-attempt still moves the schedule on, and the
  * queue's maxReceiveCount (MAX_DELIVERY_ATTEMPTS) sends a message that keeps failing to the
  * dead-letter queue. Every attempt is appended to the delivery's log. After the last failed attempt the
- * endpoint is disabled, with an audit line.
+ * endpoint is disabled, with its audit event (the worker as the actor), in one transaction.
  */
 export const deliveryMessageSchema = z.object({
   tenantId: z.string(),
@@ -35,6 +37,9 @@ export interface DeliveryDeps {
   egress: Egress;
   now?: () => number;
 }
+
+/** The delivery worker, as the actor of the endpoints it disables. */
+export const WEBHOOK_DELIVERY_ACTOR = 'webhook-delivery';
 
 /** Done: delete the message. Retry: have it come back after the delay (the next attempt). */
 export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
@@ -95,15 +100,24 @@ export const deliverMessage = async (
   }
   await putDeliveryAttempt(db, delivery, result, 'failed', null);
   const reason = `Delivery ${delivery.id} failed all ${MAX_DELIVERY_ATTEMPTS} attempts from ${delivery.createdAt} to ${result.at}.`;
-  if (await putEndpointDisabled(db, endpoint.tenantId, endpoint.id, result.at, reason)) {
-    audit('webhook.disabled', {
+  const event = auditEvent(
+    systemContext(WEBHOOK_DELIVERY_ACTOR),
+    {
+      type: 'webhook.disabled',
       tenantId: endpoint.tenantId,
-      webhookId: endpoint.id,
-      deliveryId: delivery.id,
-      attempts: MAX_DELIVERY_ATTEMPTS,
-      lastHttpStatus: result.httpStatus,
-      lastError: result.error,
-    });
+      target: { type: 'webhook', id: endpoint.id },
+      details: {
+        ...urlForLog(endpoint.url),
+        deliveryId: delivery.id,
+        attempts: MAX_DELIVERY_ATTEMPTS,
+        lastHttpStatus: result.httpStatus,
+        lastError: result.error,
+      },
+    },
+    Date.parse(result.at),
+  );
+  if (await putEndpointDisabled(db, endpoint.tenantId, endpoint.id, result.at, reason, event)) {
+    logAuditEvent(event);
   }
   return DONE;
 };

@@ -14,6 +14,7 @@ import {
   type StoredEndpoint,
 } from '../db/webhooks';
 import { countInWindow } from '../db/window-counters';
+import { type AuditContext, auditEvent, systemContext } from '../domain/audit-event';
 import type { WebhookEventType } from '../domain/webhook';
 import {
   MAX_WEBHOOK_ENDPOINTS,
@@ -23,9 +24,10 @@ import {
   type WebhookEndpoint,
 } from '../domain/webhook';
 import type { Egress } from '../egress';
-import { tenantUrlProblem } from '../egress/urls';
+import { tenantUrlProblem, urlForLog } from '../egress/urls';
 import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
+import { logAuditEvent } from '../logger';
 import { DELIVERY_LOG_DAYS, deliveryBody, recordDelivery } from './publisher';
 import { newWebhookSecret, secretBinding } from './secrets';
 import { isSuccess, sendAttempt } from './send';
@@ -33,6 +35,9 @@ import { isSuccess, sendAttempt } from './send';
 /**
  * The use cases of webhook endpoints: create (the secret in the answer only), list, delete, read the
  * delivery log and send a test delivery. Another tenant's endpoint is NOT_FOUND, as an unknown one.
+ * Creating and deleting one are written with their audit events in one transaction; an event names
+ * the endpoint's URL by its origin and a hash of the rest (`urlForLog`), since its path or query may
+ * hold a secret (a Slack-style URL).
  */
 export interface WebhookDeps {
   db: Database;
@@ -74,6 +79,7 @@ export const createEndpoint = async (
     description?: string | null | undefined;
     createdBy: WebhookEndpoint['createdBy'];
   },
+  context: AuditContext = systemContext('service'),
 ): Promise<CreatedEndpoint> => {
   const problem = tenantUrlProblem(input.url, { local });
   if (problem) {
@@ -96,10 +102,21 @@ export const createEndpoint = async (
   };
   const secret = newWebhookSecret();
   const sealedSecret = await secrets.seal(secret, secretBinding(endpoint.tenantId, endpoint.id));
+  const event = auditEvent(
+    context,
+    {
+      type: 'webhook.created',
+      tenantId: endpoint.tenantId,
+      target: { type: 'webhook', id: endpoint.id },
+      details: { ...urlForLog(endpoint.url), eventTypes: endpoint.eventTypes },
+    },
+    at,
+  );
   try {
     await retryingConflicts(() =>
-      putEndpoint(db, { endpoint, sealedSecret, deletedAt: null }, MAX_WEBHOOK_ENDPOINTS),
+      putEndpoint(db, { endpoint, sealedSecret, deletedAt: null }, MAX_WEBHOOK_ENDPOINTS, event),
     );
+    logAuditEvent(event);
   } catch (error) {
     if (!(error instanceof EndpointLimitReached)) throw error;
     throw new AppError(
@@ -132,20 +149,34 @@ export const deleteEndpoint = async (
   db: Database,
   tenantId: string,
   id: string,
+  context: AuditContext = systemContext('service'),
   now = Date.now(),
 ): Promise<boolean> => {
   const stored = await readEndpoint(db, tenantId, id);
   if (!stored) throw notFound(id);
   if (stored.deletedAt !== null) return false;
-  return retryingConflicts(() =>
+  const event = auditEvent(
+    context,
+    {
+      type: 'webhook.deleted',
+      tenantId,
+      target: { type: 'webhook', id },
+      details: { ...urlForLog(stored.endpoint.url), eventTypes: stored.endpoint.eventTypes },
+    },
+    now,
+  );
+  const deleted = await retryingConflicts(() =>
     putEndpointDeletion(
       db,
       tenantId,
       id,
       new Date(now).toISOString(),
       Math.floor(now / 1000) + DELIVERY_LOG_DAYS * 86_400,
+      event,
     ),
   );
+  if (deleted) logAuditEvent(event);
+  return deleted;
 };
 
 /** One page of the endpoint's delivery log, newest first. */

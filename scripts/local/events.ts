@@ -10,7 +10,8 @@ export interface EventInput {
   path?: string;
   resource?: string;
   headers?: Record<string, string>;
-  query?: Record<string, string>;
+  /** A list is a parameter given several times (`?type=a&type=b`): API Gateway's single value is the last. */
+  query?: Record<string, string | string[]>;
   pathParameters?: Record<string, string>;
   /** An object is sent as JSON with `Content-Type: application/json`; a string is sent as is. */
   body?: unknown;
@@ -40,9 +41,13 @@ export const apiEvent = ({
     resource,
     headers: allHeaders,
     multiValueHeaders: Object.fromEntries(Object.entries(allHeaders).map(([k, v]) => [k, [v]])),
-    queryStringParameters: query ?? null,
+    queryStringParameters: query
+      ? Object.fromEntries(
+          Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? (v.at(-1) ?? '') : v]),
+        )
+      : null,
     multiValueQueryStringParameters: query
-      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]]))
+      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
       : null,
     pathParameters: pathParameters ?? null,
     stageVariables: null,

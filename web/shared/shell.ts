@@ -41,7 +41,7 @@ export interface ShellState {
 export type PageState<S> = S & { shell: ShellState };
 
 const SESSION_KEY = 'strategy-service.session';
-type PageName = 'api-keys' | 'kpis' | 'integrations';
+type PageName = 'api-keys' | 'kpis' | 'integrations' | 'audit';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
@@ -295,6 +295,7 @@ const header = (shell: ShellState, name: PageName) => {
             <a href="api-keys" aria-current=${here('api-keys')}>API keys</a>
             <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
             <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
+            ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a>` : nothing}
           </nav>
           <div id="session" class="session">
             <span id="who">${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}</span>

@@ -134,10 +134,10 @@ describe('POST /secret-scanning/github: a signed report', () => {
     expect(audits[0]).toMatchObject({
       message: 'audit',
       keyId: live.id,
-      prefix: live.prefix,
+      keyPrefix: live.prefix,
       tenantId: tenant.tenant.id,
       url: URL,
-      source: 'content',
+      githubSource: 'content',
       revoked: true,
     });
     expect(JSON.stringify(lines)).not.toContain(live.key);

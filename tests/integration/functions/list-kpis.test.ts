@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/list-kpis';
-import { createKpi, updateKpi } from '../../../lib/db/kpis';
+import { createKpi } from '../../../lib/db/kpis';
 import { KPI_TYPES } from '../../../lib/domain/kpi';
 import { RECENT_MEASUREMENTS } from '../../../lib/kpis/activity';
+import { updateKpi } from '../../../lib/kpis/settings';
 import { invoke } from '../../support/events';
 import {
   bearer,

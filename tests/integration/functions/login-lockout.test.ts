@@ -261,7 +261,7 @@ describe('POST /auth/login lockout: one source, many e-mails', () => {
     }
     // The failure that reaches the limit says so in the audit log, once.
     expect(locks.map((lines) => lines.length)).toEqual([0, 0, 0, 0, 1]);
-    expect(locks[4]?.[0]).toMatchObject({ source });
+    expect(locks[4]?.[0]).toMatchObject({ sourceIp: source });
     expect(await attempt(user.email, user.password)).toMatchObject({
       code: 'TOO_MANY_LOGIN_ATTEMPTS',
       message: expect.stringMatching(

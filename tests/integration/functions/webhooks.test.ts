@@ -13,6 +13,7 @@ import { createSeal } from '../../../lib/crypto/seal';
 import { keys } from '../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../lib/db/webhooks';
 import { countInWindow } from '../../../lib/db/window-counters';
+import { auditEvent, systemContext } from '../../../lib/domain/audit-event';
 import { MAX_WEBHOOK_ENDPOINTS, TEST_DELIVERIES_PER_MINUTE } from '../../../lib/domain/webhook';
 import { egress, webhookDeps, webhookSecrets } from '../../../lib/runtime';
 import { drainLocalQueue } from '../../../lib/webhooks/drain';
@@ -368,7 +369,18 @@ describe('POST /webhooks/{id}/test', () => {
   it('is sent to a disabled endpoint too, which stays disabled', async () => {
     const created = await create(admin(tenant), { url: receiver.url, eventTypes: ['kpi.quiet'] });
     receiver.secret = created.body.secret;
-    await putEndpointDisabled(db, tenant.tenant.id, created.body.id, new Date().toISOString(), 'test');
+    await putEndpointDisabled(
+      db,
+      tenant.tenant.id,
+      created.body.id,
+      new Date().toISOString(),
+      'test',
+      auditEvent(systemContext('test'), {
+        type: 'webhook.disabled',
+        tenantId: tenant.tenant.id,
+        target: { type: 'webhook', id: created.body.id },
+      }),
+    );
     const result = await sendTest(admin(tenant), created.body.id);
     expect(result.body).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 204 }] });
     expect(receiver.received.at(-1)!.verified.ok).toBe(true);

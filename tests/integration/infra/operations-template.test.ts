@@ -17,6 +17,7 @@ import { handler as getPullHandler } from '../../../functions/get-pull-integrati
 import { handler as githubSecretScanningHandler } from '../../../functions/github-secret-scanning';
 import { handler as healthHandler } from '../../../functions/health';
 import { handler as listKeysHandler } from '../../../functions/list-api-keys';
+import { handler as listAuditEventsHandler } from '../../../functions/list-audit-events';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as listMeasurementsHandler } from '../../../functions/list-measurements';
 import { handler as listPullRunsHandler } from '../../../functions/list-pull-integration-runs';
@@ -43,9 +44,9 @@ import { handler as updatePullHandler } from '../../../functions/update-pull-int
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
-import { updateKpi } from '../../../lib/db/kpis';
 import { errorCatalog, problemType } from '../../../lib/errors';
 import { JSON_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../../lib/http/responses';
+import { updateKpi } from '../../../lib/kpis/settings';
 import { createIntegration } from '../../../lib/pull/definitions';
 import { pullLocalQueue } from '../../../lib/pull/local-queue';
 import { pullDeps, webhookDeps } from '../../../lib/runtime';
@@ -130,6 +131,7 @@ beforeAll(async () => {
 afterAll(removePackages);
 
 const JWT_FUNCTIONS = [
+  'listAuditEvents',
   'login',
   'refreshToken',
   'logout',
@@ -160,7 +162,7 @@ const JWT_FUNCTIONS = [
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
-const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage', 'integrationsPage'];
+const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage', 'integrationsPage', 'auditPage'];
 /**
  * Without a caller of the service's own, and without the JWT key: health, the document, the reference
  * page, and GitHub's secret-scanning reports (signed by GitHub).
@@ -186,13 +188,13 @@ const DYNAMODB: Record<
   login: {
     actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['EMAIL#*', 'LOGIN#*', 'LOGINSOURCE#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'EMAIL#*', 'LOGIN#*', 'LOGINSOURCE#*', 'SESSION#*', 'TENANT#*'],
   },
   refreshToken: { actions: ['BatchGetItem'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
   logout: {
-    actions: ['BatchGetItem', 'DeleteItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // Every JWT function below also reads the caller's session, user and tenant.
   listStrategicCycles: {
@@ -216,16 +218,16 @@ const DYNAMODB: Record<
     index: false,
     leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
   },
-  // The KPI's target rule, conditioned on its tenant.
+  // The KPI as it is, then its settings with their audit event, conditioned on the settings read.
   updateKpi: {
-    actions: ['BatchGetItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   createApiKey: {
     actions: ['BatchGetItem', 'PutItem', 'Query'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   listApiKeys: {
     actions: ['BatchGetItem', 'Query'],
@@ -241,16 +243,16 @@ const DYNAMODB: Record<
   // The key by id, its revocation; api_key.revoked: the tenant's endpoints, a delivery per endpoint,
   // and on the local stage the local queue's message (QUEUE#).
   revokeApiKey: {
-    actions: ['BatchGetItem', 'PutItem', 'Query', 'UpdateItem'],
+    actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The old key (Query, GetItem after a lost race), tenant and slots (BatchGet), one transaction;
   // api_key.rolled as the revocation publishes its event.
   rollApiKey: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The key by id (index), its change (GetItem after a refused condition); for the answer its days of
   // usage and the users of its audit trail.
@@ -263,13 +265,19 @@ const DYNAMODB: Record<
   createWebhook: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
+  },
+  // The tenant's audit partition (Query).
+  listAuditEvents: {
+    actions: ['BatchGetItem', 'Query'],
+    index: false,
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   listWebhooks: { actions: ['BatchGetItem', 'Query'], index: false, leadingKeys: ['SESSION#*', 'TENANT#*'] },
   deleteWebhook: {
-    actions: ['BatchGetItem', 'UpdateItem'],
+    actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // The endpoint (in the session check's BatchGet), its deliveries.
   listWebhookDeliveries: {
@@ -296,7 +304,7 @@ const DYNAMODB: Record<
   createPullIntegration: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   listPullIntegrations: {
     actions: ['BatchGetItem', 'GetItem', 'Query'],
@@ -312,12 +320,12 @@ const DYNAMODB: Record<
   updatePullIntegration: {
     actions: ['BatchGetItem', 'GetItem', 'PutItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'SESSION#*', 'TENANT#*'],
   },
   deletePullIntegration: {
-    actions: ['BatchGetItem', 'DeleteItem', 'GetItem'],
+    actions: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem'],
     index: false,
-    leadingKeys: ['SESSION#*', 'TENANT#*'],
+    leadingKeys: ['AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // Reads only: the integration, the KPIs and the existing records.
   previewPullIntegration: {
@@ -329,7 +337,7 @@ const DYNAMODB: Record<
   runPullIntegration: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'PULL#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'PULL#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   listPullIntegrationRuns: {
     actions: ['BatchGetItem', 'GetItem', 'Query'],
@@ -347,14 +355,15 @@ const DYNAMODB: Record<
   runPullIntegrations: {
     actions: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: false,
-    leadingKeys: ['KPI#*', 'PULL#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['AUDIT#*', 'KPI#*', 'PULL#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   integrationsPage: { actions: [], index: false, leadingKeys: [] },
+  auditPage: { actions: [], index: false, leadingKeys: [] },
   // The endpoint and the delivery, the attempt, disabling; on the local stage the local queue.
   deliverWebhooks: {
     actions: ['BatchGetItem', 'PutItem', 'UpdateItem'],
     index: false,
-    leadingKeys: ['QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['AUDIT#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
   // The push functions write only the key's usage item and the measurements; they read the tenant.
   pushMeasurement: {
@@ -382,7 +391,7 @@ const DYNAMODB: Record<
   githubSecretScanning: {
     actions: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'TENANT#*', 'WEBHOOK#*'],
   },
 };
 
@@ -874,6 +883,7 @@ describe('CORS', () => {
     expect(paths).toEqual(
       [
         'api-keys',
+        'audit-events',
         'kpis',
         'login',
         'logout',
@@ -1724,6 +1734,18 @@ describe('least privilege: what a run of each function sends', () => {
         ),
       ],
     }),
+    listAuditEvents: async ({ tenant, users }) => {
+      await createApiKey(db, { tenantId: tenant.id, name: 'audited' });
+      return {
+        run: async () => [
+          await invoke(listAuditEventsHandler, get('/audit-events', bearer(users.ADMIN.token))),
+          await invoke(listAuditEventsHandler, {
+            ...get('/audit-events', bearer(users.ADMIN.token)),
+            query: { format: 'ndjson', type: 'api_key.created' },
+          }),
+        ],
+      };
+    },
     listWebhooks: async ({ tenant, users }) => {
       await subscribe(tenant.id, ['kpi.quiet']);
       return {

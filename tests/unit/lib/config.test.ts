@@ -6,6 +6,7 @@ const valid = { TABLE_NAME: 'strategy-service-dev', JWT_SECRET: 'x'.repeat(32) }
 describe('configuration (read once at cold start)', () => {
   it('applies defaults', () => {
     expect(parseConfig(valid)).toEqual({
+      AUDIT_RETENTION_DAYS: 400,
       TABLE_NAME: 'strategy-service-dev',
       DYNAMODB_ENDPOINT: undefined,
       AWS_REGION: 'eu-central-1',

@@ -5,8 +5,8 @@ import { indexExistingKeyExpiries, runAlertCheck } from '../../../../lib/alerts/
 import { hashApiKey } from '../../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey, rollApiKey } from '../../../../lib/api-keys/service';
 import { keys } from '../../../../lib/db/keys';
-import { updateKpi } from '../../../../lib/db/kpis';
 import { listRecentMeasurements } from '../../../../lib/db/measurements';
+import { updateKpi } from '../../../../lib/kpis/settings';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
 import {
   createTestTenant,

@@ -44,7 +44,7 @@ describe('keys found in public: what a report reads', () => {
     expect(probe.calls[0]?.input.ConsistentRead).toBe(true);
   });
 
-  it('revokes an active key with one read by hash and the revocation, and a revoked one with the read alone', async () => {
+  it('revokes an active key with one read by hash and the revocation with its event, and a revoked one with the read and its event alone', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
     const probe = instrument(db);
@@ -52,17 +52,17 @@ describe('keys found in public: what a report reads', () => {
     expect(probe.calls.map(({ command }) => command)).toEqual([
       'GetItemCommand',
       'QueryCommand',
-      'UpdateItemCommand',
+      'TransactWriteItemsCommand',
     ]);
     probe.reset();
     const again = await revokeLeakedKeys(probe.db, publish, [match(live.key)]);
     expect(again[0]?.label).toBe('true_positive');
-    expect(probe.calls.map(({ command }) => command)).toEqual(['GetItemCommand']);
+    expect(probe.calls.map(({ command }) => command)).toEqual(['GetItemCommand', 'PutItemCommand']);
   });
 });
 
 describe('keys found in public: what a revocation records, and when it cannot be made', () => {
-  it('stores the first 512 characters of a long URL with the revocation; the audit line has it whole', async () => {
+  it('stores the first 512 characters of a long URL with the revocation, its event and its audit line', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
     const url = `https://github.com/o/r/blob/s/${'a'.repeat(600)}`;
@@ -70,7 +70,7 @@ describe('keys found in public: what a revocation records, and when it cannot be
     const stored = await getApiKeyByHash(db, hashApiKey(live.key));
     expect(stored?.revokedBy).toEqual({ type: 'secret-scanning', source: 'github', url: url.slice(0, 512) });
     expect(lines.filter((line) => line.audit === 'api_key.leaked')).toEqual([
-      expect.objectContaining({ keyId: live.id, url, revoked: true }),
+      expect.objectContaining({ keyId: live.id, url: url.slice(0, 512), revoked: true }),
     ]);
   });
 
@@ -112,7 +112,7 @@ describe('keys found in public: what a revocation records, and when it cannot be
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });
     const probe = instrument(db, ({ name }) => {
-      if (name === 'UpdateItemCommand') throw throttling();
+      if (name === 'TransactWriteItemsCommand') throw throttling();
       return undefined;
     });
     await expect(revokeLeakedKeys(probe.db, publish, [match(live.key)])).rejects.toMatchObject({

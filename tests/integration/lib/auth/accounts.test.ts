@@ -13,11 +13,14 @@ import { instrument } from '../../../support/instrumented-db';
  * read and its write (a real conditional write on DynamoDB
  * Local; the other change is made just before the write is sent).
  */
+/** The write of a change: an update, or with `sessions.revoked`, a transaction with its event. */
+const isWrite = (name: string) => name === 'UpdateItemCommand' || name === 'TransactWriteItemsCommand';
+
 describe('updateAccount', () => {
   /** A client on which, before each of the first `times` updates, another change sets the user's role. */
   const raced = (tenantId: string, userId: string, roles: ('ADMIN' | 'EDITOR' | 'VIEWER')[]) =>
     instrument(db, async ({ name }, nth) => {
-      const role = name === 'UpdateItemCommand' ? roles[nth] : undefined;
+      const role = isWrite(name) ? roles[nth] : undefined;
       if (role) await updateUser(db, tenantId, userId, { role });
       return undefined;
     });
@@ -42,7 +45,7 @@ describe('updateAccount', () => {
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toBe(`User ${editor.id} kept changing; the change was not made.`);
     expect((failure as Error).cause).toBeInstanceOf(WriteConflict);
-    expect(probe.calls.filter((call) => call.command === 'UpdateItemCommand')).toHaveLength(3);
+    expect(probe.calls.filter((call) => isWrite(call.command))).toHaveLength(3);
     const stored = await getUser(db, tenant.id, editor.id);
     expect(stored?.disabled).toBe(false);
     expect(stored?.tokenVersion).toBe(editor.tokenVersion);
@@ -52,7 +55,7 @@ describe('updateAccount', () => {
     const { tenant, users } = await createTestTenant({ kpiTypes: [] });
     let updates = 0;
     const probe = instrument(db, ({ name }) => {
-      if (name !== 'UpdateItemCommand') return undefined;
+      if (!isWrite(name)) return undefined;
       updates++;
       throw throttling();
     });

@@ -4,7 +4,7 @@ import { hashApiKey } from '../../../../lib/api-keys/key-format';
 import { createApiKey } from '../../../../lib/api-keys/service';
 import { keysExpiringBetween, kpisWithCadence } from '../../../../lib/db/alerts';
 import { keys } from '../../../../lib/db/keys';
-import { updateKpi } from '../../../../lib/db/kpis';
+import { updateKpi } from '../../../../lib/kpis/settings';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 
 /** The sparse index gsi2 holds exactly what the alert check looks for, and nothing else. */

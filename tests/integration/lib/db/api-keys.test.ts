@@ -70,11 +70,14 @@ describe('plan maximum: which keys hold a slot', () => {
     });
   });
 
-  it('an unlimited plan keeps no slots item: one PutItem per key', async () => {
+  it('an unlimited plan keeps no slots item: one write per key, the key with its audit event', async () => {
     const tenant = await tenantOn('enterprise');
     const probe = instrument(db);
     await createApiKey(probe.db, { tenantId: tenant.id, name: 'k' });
-    expect(probe.calls.map((call) => call.command)).toEqual(['BatchGetItemCommand', 'PutItemCommand']);
+    expect(probe.calls.map((call) => call.command)).toEqual([
+      'BatchGetItemCommand',
+      'TransactWriteItemsCommand',
+    ]);
     expect(await slotsItem(tenant.id)).toBeUndefined();
   });
 });
@@ -343,11 +346,11 @@ describe('revoking a key', () => {
     const key = await create(tenant.id);
     const refuse = (name: string) =>
       injectFaults(db, (operation, input) =>
-        operation === 'UpdateItemCommand' && JSON.stringify(input).includes(tenant.id)
+        operation === 'TransactWriteItemsCommand' && JSON.stringify(input).includes(tenant.id)
           ? Object.assign(new Error(name), { name, $metadata: { httpStatusCode: 400 } })
           : undefined,
       );
-    let remove = refuse('ValidationException');
+    const remove = refuse('ValidationException');
     try {
       await expect(revokeApiKey(db, tenant.id, key.id, undefined, publish)).rejects.toMatchObject({
         name: 'ValidationException',
@@ -355,14 +358,17 @@ describe('revoking a key', () => {
     } finally {
       remove();
     }
-    remove = refuse('ConditionalCheckFailedException');
-    try {
-      await expect(revokeApiKey(db, tenant.id, key.id, undefined, publish)).resolves.toEqual({
-        graceEnded: undefined,
-      });
-    } finally {
-      remove();
-    }
+    // Someone else revokes the key just before this revocation's write, whose condition then fails.
+    const probe = instrument(db, async ({ name }, nth) => {
+      if (name === 'TransactWriteItemsCommand' && nth === 0) {
+        await revokeApiKey(db, tenant.id, key.id, undefined, publish);
+      }
+      return undefined;
+    });
+    await expect(revokeApiKey(probe.db, tenant.id, key.id, undefined, publish)).resolves.toEqual({
+      graceEnded: undefined,
+      event: undefined,
+    });
   });
 
   it('a key already revoked is left as it is, without a write', async () => {

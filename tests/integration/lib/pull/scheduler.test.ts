@@ -9,6 +9,7 @@ import {
 } from '../../../../lib/db/pull-integrations';
 import { getTenant, updateTenant } from '../../../../lib/db/tenants';
 import { deliveryPage } from '../../../../lib/db/webhooks';
+import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import type { PullSchedule } from '../../../../lib/domain/pull-integration';
 import { uuidv7 } from '../../../../lib/ids';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
@@ -70,7 +71,15 @@ const putDue = async (dueAt: string, path = '/ok', schedule: PullSchedule = { ev
     sealedSecrets: null,
     claimedSlot: null,
   };
-  await putIntegration(db, stored);
+  await putIntegration(
+    db,
+    stored,
+    auditEvent(systemContext('test'), {
+      type: 'integration.created',
+      tenantId: stored.tenantId,
+      target: { type: 'integration', id: stored.id },
+    }),
+  );
   return stored;
 };
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as deliverHandler } from '../../../../functions/deliver-webhooks';
 import { keys } from '../../../../lib/db/keys';
 import { putEndpointDisabled } from '../../../../lib/db/webhooks';
+import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { egress, publish, webhookSecrets } from '../../../../lib/runtime';
 import { deliverMessage } from '../../../../lib/webhooks/deliver';
 import { drainLocalQueue } from '../../../../lib/webhooks/drain';
@@ -183,6 +184,11 @@ describe('retries with backoff, then the endpoint is disabled', () => {
       run.endpoint.id,
       new Date(run.clock.now).toISOString(),
       'test',
+      auditEvent(systemContext('test'), {
+        type: 'webhook.disabled',
+        tenantId: run.tenantId,
+        target: { type: 'webhook', id: run.endpoint.id },
+      }),
     );
     const before = receiver.received.length;
     expect(await run.drain()).toEqual({ received: 1, done: 1, retried: 0 });

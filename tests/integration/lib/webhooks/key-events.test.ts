@@ -74,7 +74,7 @@ describe('key events from the use cases', () => {
       const { result, lines } = await captureOutput(() =>
         revokeApiKey(db, tenant.id, key.id, undefined, failing),
       );
-      expect(result).toEqual({ graceEnded: undefined });
+      expect(result).toMatchObject({ graceEnded: undefined, event: { type: 'api_key.revoked' } });
       expect(lines.filter((line) => line.level === 'ERROR')).toEqual([
         expect.objectContaining({
           message: 'Publishing a key event to webhooks failed',

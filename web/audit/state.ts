@@ -1,0 +1,64 @@
+/** The audit page's state, the page that holds it, and the filters as the form and the URL hold them. */
+import type { AuditEventPage } from '../shared/api-types';
+import { createPage, type PageState } from '../shared/shell';
+
+export type AuditEvent = AuditEventPage['items'][number];
+
+/** The list's filters, as `GET /audit-events` takes them; empty strings are no filter. */
+export interface Filters {
+  from: string;
+  to: string;
+  types: string[];
+  actorId: string;
+  targetId: string;
+}
+
+export interface Audit {
+  filters: Filters;
+  items: AuditEvent[] | null;
+  nextCursor: string | null;
+  loading: boolean;
+  loadError: string | null;
+  /** A VIEWER or EDITOR: the log is for ADMINs, and the page says so instead of asking for it. */
+  forbidden: boolean;
+}
+
+export type State = PageState<Audit>;
+
+export const NO_FILTERS: Filters = { from: '', to: '', types: [], actorId: '', targetId: '' };
+
+export const page = createPage<Audit>({
+  name: 'audit',
+  initial: {
+    filters: NO_FILTERS,
+    items: null,
+    nextCursor: null,
+    loading: false,
+    loadError: null,
+    forbidden: false,
+  },
+});
+
+/** The events a filter may name, in the order the API lists them. */
+export const EVENT_TYPES = [
+  'api_key.created',
+  'api_key.rolled',
+  'api_key.updated',
+  'api_key.revoked',
+  'api_key.leaked',
+  'kpi.updated',
+  'webhook.created',
+  'webhook.deleted',
+  'webhook.disabled',
+  'integration.created',
+  'integration.updated',
+  'integration.deleted',
+  'integration.run',
+  'integration.disabled',
+  'login.succeeded',
+  'login.failed',
+  'login.locked',
+  'login.ceiling-reached',
+  'logout',
+  'sessions.revoked',
+] as const;
