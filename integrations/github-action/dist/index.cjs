@@ -22210,6 +22210,12 @@ var errorCatalog = {
   USER_DISABLED: { status: 403, slug: "user-disabled", title: "The user is disabled" },
   API_KEY_REVOKED: { status: 403, slug: "api-key-revoked", title: "The API key has been revoked" },
   API_KEY_EXPIRED: { status: 403, slug: "api-key-expired", title: "The API key has expired" },
+  /** A request with a key limited to some source addresses (`allowedSources`) came from another. */
+  SOURCE_NOT_ALLOWED: {
+    status: 403,
+    slug: "source-not-allowed",
+    title: "The API key may not be used from this address"
+  },
   FEATURE_NOT_ENABLED: {
     status: 403,
     slug: "feature-not-enabled",

@@ -11,6 +11,7 @@ import { handler as logoutHandler } from '../../../functions/logout';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { handler as runPullHandler } from '../../../functions/run-pull-integration';
+import { handler as updateKeyHandler } from '../../../functions/update-api-key';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
 import { handler as updatePullHandler } from '../../../functions/update-pull-integration';
 import { hashApiKey } from '../../../lib/api-keys/key-format';
@@ -79,6 +80,7 @@ const withId =
     });
 const roll = withId('POST', '/api/api-keys/{id}/roll', rollKeyHandler, '/api/api-keys/{id}/roll');
 const revoke = withId('DELETE', '/api/api-keys/{id}', revokeKeyHandler, '/api/api-keys/{id}');
+const patchKey = withId('PATCH', '/api/api-keys/{id}', updateKeyHandler, '/api/api-keys/{id}');
 const patchKpi = withId('PATCH', '/api/kpis/{id}', updateKpiHandler, '/api/kpis/{kpiId}');
 const deleteWebhook = withId('DELETE', '/api/webhooks/{id}', deleteWebhookHandler, '/api/webhooks/{id}');
 const patchPull = withId(
@@ -150,6 +152,7 @@ describe('GET /audit-events: each audited change, with its actor and source', ()
       body: { name: 'CI' },
     });
     expectStatus(created, 201);
+    expectStatus(await patchKey(created.body.id, admin(owner), { allowedSources: ['203.0.113.7'] }), 200);
     const rolled = await roll(created.body.id, admin(owner), { gracePeriodHours: 1 });
     expectStatus(rolled, 201);
     expectStatus(await revoke(rolled.body.id, admin(owner)), 200);
@@ -210,6 +213,7 @@ describe('GET /audit-events: each audited change, with its actor and source', ()
       'api_key.created',
       'api_key.revoked',
       'api_key.rolled',
+      'api_key.updated',
       'api_key.created',
     ]);
     const byRequest = events.filter((event) => event.target.id !== leaked.id);
@@ -237,6 +241,10 @@ describe('GET /audit-events: each audited change, with its actor and source', ()
     expect(events.find((event) => event.type === 'kpi.updated')).toMatchObject({
       target: { type: 'kpi', id: owner.kpis[0]!.id },
       details: { tolerance: 0.07, changed: ['tolerance'] },
+    });
+    expect(events.find((event) => event.type === 'api_key.updated')).toMatchObject({
+      target: { type: 'api_key', id: created.body.id },
+      details: { renamed: false, allowedSources: '203.0.113.7/32' },
     });
     expect(events.find((event) => event.type === 'api_key.rolled')).toMatchObject({
       target: { type: 'api_key', id: created.body.id },
@@ -522,7 +530,7 @@ describe('audit events: a change is stored with its event or not at all', () => 
     }
   };
 
-  it('keys: create, roll, revoke and a leak report change nothing without their events', async () => {
+  it('keys: create, update, roll, revoke and a leak report change nothing without their events', async () => {
     const owner = await createTestTenant({ plan: 'enterprise', kpiTypes: [] });
     const before = (await list(admin(owner))).body.items.length;
     await failsWithout(() =>
@@ -534,6 +542,9 @@ describe('audit events: a change is stored with its event or not at all', () => 
       }),
     );
     const key = await createApiKey(db, { tenantId: owner.tenant.id, name: 'k' });
+    await failsWithout(() =>
+      patchKey(key.id, admin(owner), { name: 'renamed', allowedSources: ['192.0.2.1'] }),
+    );
     await failsWithout(() => roll(key.id, admin(owner), { gracePeriodHours: 1 }));
     await failsWithout(() => revoke(key.id, admin(owner)));
     await failsWithout(() =>
@@ -542,7 +553,7 @@ describe('audit events: a change is stored with its event or not at all', () => 
       ]),
     );
     const stored = await getApiKeyByHash(db, hashApiKey(key.key));
-    expect(stored).toMatchObject({ revokedAt: null, replacedBy: null });
+    expect(stored).toMatchObject({ name: 'k', allowedSources: null, revokedAt: null, replacedBy: null });
     const { Items } = await db.client
       .send(new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(key.key)) }))
       .then((result) => ({ Items: [result.Item] }));
