@@ -7,12 +7,7 @@ import { auditEventPut } from './audit-events';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import {
-  cancellationReasons,
-  isConditionalCheckFailed,
-  WriteConflict,
-  writtenUnlessConditionFails,
-} from './errors';
+import { cancellationReasons, WriteConflict } from './errors';
 import { decodeScope, encodeScope } from './key-scope';
 import { GSI1, type ItemKey, keys } from './keys';
 import { toKpi } from './kpis';
