@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,6 +194,30 @@ describe('retries with backoff, then the endpoint is disabled', () => {
     expect(await run.drain()).toEqual({ received: 1, done: 1, retried: 0 });
     expect(receiver.received).toHaveLength(before);
     expect(await run.log()).toMatchObject([{ status: 'failed', attempts: [], nextAttemptAt: null }]);
+  });
+
+  it('keeps a delivery in the log for 30 days, and a delayed message hidden for its delay', async () => {
+    const { clock, tenantId, endpoint, publish: publishNow, queue, log } = await setUp(`${receiver.url}/ok`);
+    const at = clock.now;
+    await publishNow(quietEvent(tenantId, at));
+    const [delivery] = await log();
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.webhookDelivery(endpoint.id, delivery!.id) }),
+    );
+    expect(Item!.ttl).toBe(Math.floor(at / 1000) + 30 * 86_400);
+    await queue.send('{"later":true}', 90);
+    const { Items = [] } = await db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'body = :body',
+        ExpressionAttributeValues: {
+          ':pk': keys.queueMessage('webhook-deliveries', '').pk,
+          ':body': '{"later":true}',
+        },
+      }),
+    );
+    expect(Items.map((item) => item.visibleAt)).toEqual([at + 90_000]);
   });
 
   it('drops a message that names no delivery instead of retrying it', async () => {
