@@ -254,12 +254,12 @@ const DYNAMODB: Record<
     index: true,
     leadingKeys: ['APIKEY#*', 'AUDIT#*', 'QUEUE#*', 'SESSION#*', 'TENANT#*', 'WEBHOOK#*'],
   },
-  // The key by id (index), its change (GetItem after a refused condition); for the answer its days of
-  // usage and the users of its audit trail.
+  // The key by id (index), its change with its audit event (one transaction; GetItem after a refused
+  // condition); for the answer its days of usage and the users of its audit trail.
   updateApiKey: {
-    actions: ['BatchGetItem', 'GetItem', 'Query', 'UpdateItem'],
+    actions: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
     index: true,
-    leadingKeys: ['APIKEY#*', 'SESSION#*', 'TENANT#*'],
+    leadingKeys: ['APIKEY#*', 'AUDIT#*', 'SESSION#*', 'TENANT#*'],
   },
   // The endpoint and the tenant's count (one transaction); the list; the tombstone and the count.
   createWebhook: {

@@ -197,7 +197,15 @@ describe('retries with backoff, then the endpoint is disabled', () => {
   });
 
   it('keeps a delivery in the log for 30 days, and a delayed message hidden for its delay', async () => {
-    const { clock, tenantId, endpoint, publish: publishNow, queue, log } = await setUp(`${receiver.url}/ok`);
+    const {
+      clock,
+      tenantId,
+      endpoint,
+      publish: publishNow,
+      queue,
+      log,
+      drain,
+    } = await setUp(`${receiver.url}/ok`);
     const at = clock.now;
     await publishNow(quietEvent(tenantId, at));
     const [delivery] = await log();
@@ -218,6 +226,9 @@ describe('retries with backoff, then the endpoint is disabled', () => {
       }),
     );
     expect(Items.map((item) => item.visibleAt)).toEqual([at + 90_000]);
+    // The queue is the file's: both messages leave it (the second names no delivery and is dropped).
+    clock.now = at + 90_000;
+    expect((await drain()).received).toBeGreaterThanOrEqual(2);
   });
 
   it('drops a message that names no delivery instead of retrying it', async () => {
