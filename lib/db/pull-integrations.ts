@@ -18,7 +18,7 @@ import {
 import { auditEventPut } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { cancellationReasons, writtenUnlessConditionFails } from './errors';
+import { cancellationReasons, isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
@@ -304,7 +304,7 @@ export const putRunState = async (
     const { Attributes } = await client.send(new UpdateCommand({ ...update, ReturnValues: 'UPDATED_OLD' }));
     return pullIntegrationSchema.shape.status.parse(Attributes?.status);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    if (isConditionalCheckFailed(error)) return undefined;
     throw error;
   }
 };

@@ -230,8 +230,8 @@ export const putUserChange = async (
   patch: Partial<Pick<User, 'role' | 'disabled' | 'passwordHash'>>,
   event: TenantAuditEvent,
 ): Promise<User> => {
-  const set = setFields(patch);
-  const updatedAt = set.ExpressionAttributeValues[':updatedAt'] as string;
+  const updatedAt = new Date().toISOString();
+  const set = setFields(patch, updatedAt);
   try {
     await db.client.send(
       new TransactWriteCommand({
