@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { type Actor, type ApiKey, actorSchema, apiKeySchema, type KeyRef } from '../domain/api-key';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import { id } from '../domain/values';
-import { auditEventPut } from './audit-events';
+import { auditEventPut, writtenWithEvent } from './audit-events';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
@@ -396,29 +396,22 @@ export const putKeyChanges = async (
     set.length > 0 ? `SET ${set.join(', ')}` : '',
     changes.allowedSources === null ? 'REMOVE allowedSources' : '',
   ].join(' ');
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.apiKey(keyHash),
-              UpdateExpression: expression.trim(),
-              ConditionExpression:
-                'tenantId = :tenant AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :at)',
-              ...(changes.name !== undefined ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
-              ExpressionAttributeValues: values,
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return undefined;
-    throw error;
-  }
+  const written = await writtenWithEvent(
+    db,
+    {
+      Update: {
+        TableName: db.tableName,
+        Key: keys.apiKey(keyHash),
+        UpdateExpression: expression.trim(),
+        ConditionExpression:
+          'tenantId = :tenant AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :at)',
+        ...(changes.name !== undefined ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
+        ExpressionAttributeValues: values,
+      },
+    },
+    event,
+  );
+  if (!written) return undefined;
   return {
     keyHash,
     key: {

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import {
   type AuditEventType,
@@ -9,6 +9,7 @@ import {
 import { id } from '../domain/values';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
+import { cancellationReasons } from './errors';
 import { keys } from './keys';
 import { cursorAfter, type Page, type PageRequest, queryPage, type ReadBounds } from './pagination';
 
@@ -56,6 +57,24 @@ export const auditEventPut = (db: Database, event: TenantAuditEvent) => ({
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
+
+/**
+ * A conditional change and its event in one transaction: true when both were written, false when the
+ * change's condition did not hold (nothing was written). Any other failure is thrown.
+ */
+export const writtenWithEvent = async (
+  db: Database,
+  change: NonNullable<TransactWriteCommandInput['TransactItems']>[number],
+  event: TenantAuditEvent,
+): Promise<boolean> => {
+  try {
+    await db.client.send(new TransactWriteCommand({ TransactItems: [change, auditEventPut(db, event)] }));
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+};
 
 /** Writes an event on its own: one that records no write of the service (a login, a report of a key). */
 export const putAuditEvent = async (db: Database, event: TenantAuditEvent) => {

@@ -15,10 +15,10 @@ import {
   RUN_ERROR_CLASSES,
   type RunErrorClass,
 } from '../domain/pull-integration';
-import { auditEventPut } from './audit-events';
+import { auditEventPut, writtenWithEvent } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { cancellationReasons, isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
+import { isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
@@ -31,24 +31,6 @@ import { type Page, type PageRequest, queryPage } from './pagination';
  * Creating, changing, deleting and disabling an integration are each written with their audit event in
  * one transaction.
  */
-
-/**
- * A change and its audit event, in one transaction: false when the change's condition no longer
- * holds, and then nothing is written.
- */
-const writtenWithEvent = async (
-  db: Database,
-  change: Record<string, unknown>,
-  event: TenantAuditEvent,
-): Promise<boolean> => {
-  try {
-    await db.client.send(new TransactWriteCommand({ TransactItems: [change, auditEventPut(db, event)] }));
-    return true;
-  } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
-    throw error;
-  }
-};
 
 /** How long runs and days of usage are kept. */
 export const PULL_RETENTION_DAYS = 90;

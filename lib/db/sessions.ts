@@ -1,14 +1,13 @@
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import type { Tenant } from '../domain/tenant';
 import type { User } from '../domain/user';
 import { id, timestamp } from '../domain/values';
-import { auditEventPut } from './audit-events';
+import { writtenWithEvent } from './audit-events';
 import { batchGet } from './batch';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { cancellationReasons } from './errors';
 import { keys } from './keys';
 import { toTenant } from './tenants';
 import { toUser } from './users';
@@ -61,26 +60,17 @@ export const deleteSession = async (
   sessionId: string,
   event: TenantAuditEvent,
 ): Promise<boolean> => {
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: db.tableName,
-              Key: keys.session(sessionId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
-    throw error;
-  }
+  return writtenWithEvent(
+    db,
+    {
+      Delete: {
+        TableName: db.tableName,
+        Key: keys.session(sessionId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    event,
+  );
 };
 
 /** What a token of a session is checked against: each undefined when missing (the session also when expired). */

@@ -15,7 +15,7 @@ import {
   webhookDeliverySchema,
   webhookEndpointSchema,
 } from '../domain/webhook';
-import { auditEventPut } from './audit-events';
+import { auditEventPut, writtenWithEvent } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
 import { cancellationReasons, WriteConflict } from './errors';
@@ -240,34 +240,25 @@ export const putEndpointDisabled = async (
   reason: string,
   event: TenantAuditEvent,
 ): Promise<boolean> => {
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.webhookEndpoint(tenantId, endpointId),
-              UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
-              ConditionExpression: '#status = :active AND attribute_not_exists(deletedAt)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':disabled': 'disabled',
-                ':active': 'active',
-                ':at': at,
-                ':reason': reason,
-              },
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
-    throw error;
-  }
+  return writtenWithEvent(
+    db,
+    {
+      Update: {
+        TableName: db.tableName,
+        Key: keys.webhookEndpoint(tenantId, endpointId),
+        UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
+        ConditionExpression: '#status = :active AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':disabled': 'disabled',
+          ':active': 'active',
+          ':at': at,
+          ':reason': reason,
+        },
+      },
+    },
+    event,
+  );
 };
 
 /**
