@@ -239,6 +239,18 @@ describe('retries with backoff, then the endpoint is disabled', () => {
     });
   });
 
+  it('takes a message whose delivery is gone (its log expired) as done, sending nothing', async () => {
+    const run = await setUp(receiver.url);
+    const before = receiver.received.length;
+    const gone = JSON.stringify({
+      tenantId: run.tenantId,
+      endpointId: run.endpoint.id,
+      deliveryId: '0193e1a2-3b4c-7d5e-8f60-000000000000',
+    });
+    expect(await deliverMessage({ db, secrets: webhookSecrets, egress }, gone, 2)).toEqual({ kind: 'done' });
+    expect(receiver.received).toHaveLength(before);
+  });
+
   it('ends pending deliveries of a deleted endpoint without sending them', async () => {
     const run = await setUp(receiver.url);
     await run.publish(quietEvent(run.tenantId, run.clock.now));

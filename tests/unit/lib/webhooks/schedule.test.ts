@@ -65,6 +65,18 @@ describe('webhook secrets', () => {
     expect(await newJwt.open(sealed, secretBinding('t1', 'w1'))).toBe(secret);
   });
 
+  it('sealed by an earlier release with the same keys: still open (the seal’s label and version are fixed)', async () => {
+    const seal = createWebhookSecretSeal({
+      secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',
+      jwtKey: 'a-jwt-key-of-at-least-thirty-two-characters',
+    });
+    const stored =
+      'w2.ugO0zlg8eH6FGtc8OvUp6OBo6yN7kipS4zBB4vQWfcdd7bhGGeAco5go11KwjC9shcI_OemAmp1t1lHf4HmJkUtijuDNytTDDqjmHpyk';
+    expect(await seal.open(stored, secretBinding('t1', 'w1'))).toBe(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1FTqRMpVuG4=',
+    );
+  });
+
   it('sealed before the secrets key existed (w1., a key derived from the JWT key): still open', async () => {
     const jwtKey = 'a-jwt-key-of-at-least-thirty-two-characters';
     const legacy = createSeal(jwtKey, { label: 'strategy-service webhook secret v1', version: 'w1.' });
