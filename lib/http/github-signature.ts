@@ -48,7 +48,8 @@ export const githubSignature = (
       key = await keys.keyFor(identifier);
     } catch (error) {
       if (!(error instanceof KeysUnavailable)) throw error;
-      throw new AppError('SERVICE_UNAVAILABLE', 'Retry later.', {
+      // Stryker disable next-line StringLiteral: a 5xx answers the generic text and logs the cause, never this
+      throw new AppError('SERVICE_UNAVAILABLE', 'GitHub’s public keys could not be fetched.', {
         headers: { 'Retry-After': '60' },
         cause: error,
       });

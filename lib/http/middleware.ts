@@ -183,7 +183,7 @@ export const assertBodySize = (event: BodyEvent, maxBytes: number): void => {
  */
 export const rawBodyBytes = (event: BodyEvent): Buffer => {
   const raw = rawBody(event.body);
-  return Buffer.from(raw, event.isBase64Encoded === true ? 'base64' : 'utf8');
+  return event.isBase64Encoded === true ? Buffer.from(raw, 'base64') : Buffer.from(raw);
 };
 
 /** middy's parser, with its Content-Type check; its answers are mapped to the service's below. */

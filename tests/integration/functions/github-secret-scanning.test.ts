@@ -191,7 +191,39 @@ describe('POST /secret-scanning/github: requests GitHub did not sign', () => {
       expect(withoutRequestId(answer.body)).toEqual(withoutRequestId(answers[0]!.body));
     }
     expect(answers[0]!.body.type).toMatch(/\/unauthenticated$/);
+    expect(answers[0]!.body.detail).toBe('The request is not signed by GitHub secret scanning.');
     expect(JSON.stringify(answers[0]!.body)).not.toMatch(/identifier|signature does not|unknown key/i);
+    expect((await stored(live.key))?.revokedAt).toBeNull();
+  });
+});
+
+describe('POST /secret-scanning/github: the signature headers', () => {
+  it('are read without the whitespace around their values', async () => {
+    const live = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'padded headers' });
+    const body = JSON.stringify([match(live.key)]);
+    const signed = signedHeaders(body, signingKey);
+    const padded = Object.fromEntries(Object.entries(signed).map(([name, value]) => [name, ` ${value}\t`]));
+    const result = await send(body, padded);
+    expect(result.status).toBe(200);
+    expect(result.body[0].label).toBe('true_positive');
+  });
+
+  it('sent twice with different values are refused as unsigned, with nothing changed', async () => {
+    const live = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'two signatures' });
+    const body = JSON.stringify([match(live.key)]);
+    const signed = signedHeaders(body, signingKey);
+    for (const name of Object.keys(signed) as (keyof typeof signed)[]) {
+      const event = apiEvent({
+        method: 'POST',
+        path: PATH,
+        headers: { 'Content-Type': 'application/json', ...signed },
+        body,
+      });
+      event.multiValueHeaders[name] = [signed[name], `${signed[name].slice(0, -2)}AA`];
+      const result = await handler(event, lambdaContext());
+      expect(result.statusCode, name).toBe(401);
+      expect(JSON.parse(result.body).detail).toBe('The request is not signed by GitHub secret scanning.');
+    }
     expect((await stored(live.key))?.revokedAt).toBeNull();
   });
 });
@@ -216,7 +248,31 @@ describe('POST /secret-scanning/github: when GitHub’s keys cannot be fetched',
     expect(result.status).toBe(503);
     expect(result.headers['retry-after']).toBe('60');
     expect(result.body.type).toMatch(/\/service-unavailable$/);
+    expect(result.body.detail).toBe(
+      'The service is temporarily unavailable. Retry after the time in Retry-After.',
+    );
     expect((await stored(live.key))?.revokedAt).toBeNull();
+  });
+
+  it('answers any other failure of the keys 500, not 503: a retry would not help', async () => {
+    const broken = githubSignedEndpointOf(
+      { corsOrigins: [], tracer },
+      {
+        keyFor: async () => {
+          throw new TypeError('a bug in the keys');
+        },
+      },
+    )(route);
+    const body = JSON.stringify([match(generateApiKey())]);
+    const result = await invoke(broken, {
+      method: 'POST',
+      path: PATH,
+      headers: { 'Content-Type': 'application/json', ...signedHeaders(body, signingKey) },
+      body,
+    });
+    expect(result.status).toBe(500);
+    expect(result.headers['retry-after']).toBeUndefined();
+    expect(JSON.stringify(result.body)).not.toContain('a bug in the keys');
   });
 });
 

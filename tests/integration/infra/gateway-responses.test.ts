@@ -176,6 +176,20 @@ describe('gateway responses: the same answers as the handler', () => {
     }
   });
 
+  it('403 with every extension member of the refusal, as the handler answers them', () => {
+    const refusal = new AppError('FEATURE_NOT_ENABLED', 'No "push" \\ here.', {
+      extensions: { feature: 'kpi_push_measurement', plan: 'free', sourceIp: null },
+    });
+    const context =
+      authorizerResult(
+        { key: { id: 'k', tenantId: 't' } as ApiKey, keyHash: 'h', tenant: undefined, refusal },
+        'arn:aws:execute-api:eu-central-1:1:api/prod/POST/api/integrations/push/measurement',
+      ).context ?? {};
+    const rendered = renderGatewayResponse('ACCESS_DENIED', 'req-2', context);
+    const { requestId: _, ...handlerAnswer } = JSON.parse(problemResponse(refusal, 'req-2').body);
+    expect(rendered.body).toEqual({ ...handlerAnswer, requestId: 'req-2' });
+  });
+
   it('429 when the usage plan throttles: the rate-limit problem with Retry-After', () => {
     const edge = renderGatewayResponse('THROTTLED');
     sameProblem(edge, handlerAnswer(new AppError('RATE_LIMIT_EXCEEDED', 'x')));
