@@ -108,7 +108,13 @@ describe('jsonBody', () => {
     const ok = await encoded('{"a":"ü"}');
     expect(ok.statusCode).toBe(200);
     expect(JSON.parse(ok.body)).toEqual({ received: { a: 'ü' } });
-    expect((await encoded('not json')).statusCode).toBe(400);
+    const notJson = await encoded('not json');
+    expect(notJson.statusCode).toBe(400);
+    expect(JSON.parse(notJson.body).detail).toBe('The request body is not valid JSON.');
+    // Blank once decoded: named as the empty body it is, not as JSON that does not parse.
+    const blank = await encoded(' \n ');
+    expect(blank.statusCode).toBe(400);
+    expect(JSON.parse(blank.body).detail).toBe('The request body is empty; send a JSON object.');
     // The limit applies to the decoded size (3 bytes per 4 base64 characters).
     const padded = (bytes: number) => JSON.stringify({ a: 'x'.repeat(bytes - 8) });
     expect((await encoded(padded(20_000))).statusCode).toBe(200);
