@@ -87,7 +87,7 @@ export const deliverMessage = async (
     await putDeliveryAttempt(db, delivery, result, 'succeeded', null);
     return DONE;
   }
-  const delaySeconds = attempt < MAX_DELIVERY_ATTEMPTS ? retryDelaySeconds(attempt) : undefined;
+  const delaySeconds = retryDelaySeconds(attempt);
   if (delaySeconds !== undefined) {
     await putDeliveryAttempt(
       db,

@@ -61,6 +61,7 @@ export const localQueue = (
   db: Database,
   { name, maxReceiveCount, visibilityTimeoutSeconds, now = Date.now }: LocalQueueOptions,
 ): LocalQueue => {
+  // Stryker disable next-line StringLiteral: the dead-letter queue is only ever named through this constant
   const deadLetterQueue = `${name}-dlq`;
   return {
     ...localQueueSender(db, { name, now }),

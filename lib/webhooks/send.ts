@@ -27,8 +27,9 @@ export interface AttemptRequest {
   timeoutMs?: number;
 }
 
-export const isSuccess = (attempt: DeliveryAttempt) =>
-  attempt.httpStatus !== null && attempt.httpStatus >= 200 && attempt.httpStatus < 300;
+export const isSuccess = ({ httpStatus }: DeliveryAttempt) =>
+  // Stryker disable next-line ConditionalExpression: the null check is for the type; null >= 200 is false too
+  httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
 
 export const sendAttempt = async ({
   egress,

@@ -231,9 +231,17 @@ describe('retries with backoff, then the endpoint is disabled', () => {
     expect((await drain()).received).toBeGreaterThanOrEqual(2);
   });
 
-  it('drops a message that names no delivery instead of retrying it', async () => {
-    const outcome = await deliverMessage({ db, secrets: webhookSecrets, egress }, '{"not":"a delivery"}', 1);
+  it('drops a message that names no delivery instead of retrying it, and logs it', async () => {
+    const { result: outcome, lines } = await captureOutput(() =>
+      deliverMessage({ db, secrets: webhookSecrets, egress }, '{"not":"a delivery"}', 1),
+    );
     expect(outcome).toEqual({ kind: 'done' });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'A webhook queue message that names no delivery was dropped.',
+      }),
+    );
     expect(await deliverMessage({ db, secrets: webhookSecrets, egress }, 'not json', 3)).toEqual({
       kind: 'done',
     });
@@ -249,6 +257,31 @@ describe('retries with backoff, then the endpoint is disabled', () => {
     });
     expect(await deliverMessage({ db, secrets: webhookSecrets, egress }, gone, 2)).toEqual({ kind: 'done' });
     expect(receiver.received).toHaveLength(before);
+  });
+
+  it('publishes nothing to a deleted endpoint that was subscribed', async () => {
+    const run = await setUp(receiver.url);
+    const { deleteEndpoint } = await import('../../../../lib/webhooks/service');
+    await deleteEndpoint(db, run.tenantId, run.endpoint.id);
+    await run.publish(quietEvent(run.tenantId, run.clock.now));
+    expect(await run.drain()).toEqual({ received: 0, done: 0, retried: 0 });
+  });
+
+  it('sends a delivery once when the queue hands its message out again after it succeeded', async () => {
+    const run = await setUp(receiver.url);
+    receiver.secret = run.endpoint.secret;
+    await run.publish(quietEvent(run.tenantId, run.clock.now));
+    expect(await run.drain()).toEqual({ received: 1, done: 1, retried: 0 });
+    const [delivery] = await run.log();
+    const before = receiver.received.length;
+    const again = JSON.stringify({
+      tenantId: run.tenantId,
+      endpointId: run.endpoint.id,
+      deliveryId: delivery!.id,
+    });
+    expect(await deliverMessage({ db, secrets: webhookSecrets, egress }, again, 2)).toEqual({ kind: 'done' });
+    expect(receiver.received).toHaveLength(before);
+    expect((await run.log())[0]).toEqual(delivery);
   });
 
   it('ends pending deliveries of a deleted endpoint without sending them', async () => {

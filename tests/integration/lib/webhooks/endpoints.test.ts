@@ -1,6 +1,16 @@
+import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { auditEventPage } from '../../../../lib/db/audit-events';
+import { keys } from '../../../../lib/db/keys';
+import { MAX_WEBHOOK_ENDPOINTS } from '../../../../lib/domain/webhook';
 import { webhookSecrets } from '../../../../lib/runtime';
-import { createEndpoint, deleteEndpoint, listEndpoints } from '../../../../lib/webhooks/service';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listDeliveries,
+  listEndpoints,
+} from '../../../../lib/webhooks/service';
 import { cancelled } from '../../../support/faults';
 import { createTestTenant, db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
@@ -76,5 +86,86 @@ describe('an endpoint write that meets a concurrent change', () => {
     });
     await expect(newEndpoint(refused.db, tenant.id)).rejects.toMatchObject({ name: 'ValidationException' });
     expect(writes(refused.calls)).toBe(1);
+  });
+});
+
+describe('the endpoint use cases', () => {
+  const events = async (tenantId: string) =>
+    (await auditEventPage(db, tenantId, { order: 'newest' }, { limit: 10 })).items;
+
+  it('audit a change the service makes on its own as the system "service", naming the URL by origin and hash', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const created = await newEndpoint(db, tenant.id);
+    const at = Date.now() + 60_500; // a minute after the creation: the newest event
+    expect(await deleteEndpoint(db, tenant.id, created.id, undefined, at)).toBe(true);
+    const details = {
+      urlOrigin: 'https://hooks.example.com',
+      urlRestSha256: createHash('sha256').update('/strategy').digest('hex').slice(0, 16),
+      eventTypes: ['kpi.quiet'],
+    };
+    expect(await events(tenant.id)).toEqual([
+      expect.objectContaining({
+        type: 'webhook.deleted',
+        actor: { type: 'system', id: 'service' },
+        target: { type: 'webhook', id: created.id },
+        details,
+      }),
+      expect.objectContaining({
+        type: 'webhook.created',
+        actor: { type: 'system', id: 'service' },
+        details,
+      }),
+    ]);
+    // The tombstone goes with the delivery log, 30 days after the deletion.
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.webhookEndpoint(tenant.id, created.id) }),
+    );
+    expect(Item).toMatchObject({
+      deletedAt: new Date(at).toISOString(),
+      ttl: Math.floor(at / 1000) + 30 * 86_400,
+    });
+  });
+
+  it('delete an endpoint once: again it is false and writes nothing; an unknown one is 404 naming it', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const created = await newEndpoint(db, tenant.id);
+    expect(await deleteEndpoint(db, tenant.id, created.id)).toBe(true);
+    const probe = instrument(db);
+    expect(await deleteEndpoint(probe.db, tenant.id, created.id)).toBe(false);
+    expect(writes(probe.calls)).toBe(0);
+    const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c6';
+    await expect(deleteEndpoint(db, tenant.id, unknown)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Webhook endpoint ${unknown} not found.`,
+    });
+    await expect(listDeliveries(db, tenant.id, created.id, { limit: 10 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Webhook endpoint ${created.id} not found.`,
+    });
+  });
+
+  it('refuse a URL the egress rules refuse, naming why, and more endpoints than the maximum, naming it', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    await expect(
+      createEndpoint(
+        { db, secrets: webhookSecrets, local: false },
+        {
+          tenantId: tenant.id,
+          url: 'http://hooks.example.com/x',
+          eventTypes: ['kpi.quiet'],
+          createdBy: null,
+        },
+      ),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/^The url .+\.$/),
+      errors: [{ path: 'url', message: expect.any(String) }],
+    });
+    for (let i = 0; i < MAX_WEBHOOK_ENDPOINTS; i++) await newEndpoint(db, tenant.id);
+    await expect(newEndpoint(db, tenant.id)).rejects.toMatchObject({
+      code: 'WEBHOOK_LIMIT_REACHED',
+      message: `A tenant may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
+      extensions: { limit: MAX_WEBHOOK_ENDPOINTS },
+    });
   });
 });
