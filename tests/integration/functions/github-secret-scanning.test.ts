@@ -318,6 +318,40 @@ describe('POST /secret-scanning/github: GitHub rotates its key', () => {
 });
 
 describe('POST /secret-scanning/github: bounds and bad input', () => {
+  it('accepts a signed report over the 64 KiB of other routes, up to its own limit', async () => {
+    const live = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'large report' });
+    const body = `${JSON.stringify([match(live.key)])}${' '.repeat(100 * 1024)}`;
+    const result = await send(body);
+    expect(result.status).toBe(200);
+    expect(result.body[0].label).toBe('true_positive');
+  });
+
+  it('answers GitHub without CORS headers, whatever Origin a request names: no browser calls it', async () => {
+    const key = newSigningKey();
+    const github = await startKeysServer([key]);
+    try {
+      const withCors = githubSignedEndpointOf(
+        { corsOrigins: ['https://app.example.com'], tracer },
+        createGithubKeys({ url: github.url }),
+      )(route);
+      const body = JSON.stringify([match(mistyped(generateApiKey()))]);
+      const result = await invoke(withCors, {
+        method: 'POST',
+        path: PATH,
+        headers: {
+          'Content-Type': 'application/json',
+          Origin: 'https://app.example.com',
+          ...signedHeaders(body, key),
+        },
+        body,
+      });
+      expect(result.status).toBe(200);
+      expect(Object.keys(result.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    } finally {
+      await github.close();
+    }
+  });
+
   it(`answers 413 for a body over ${MAX_REPORT_BYTES} bytes, before any signature check`, async () => {
     const body = JSON.stringify([{ ...match(generateApiKey()), url: 'x'.repeat(MAX_REPORT_BYTES) }]);
     const result = await send(body, {});
