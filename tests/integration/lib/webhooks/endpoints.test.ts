@@ -14,6 +14,7 @@ import {
 import { cancelled } from '../../../support/faults';
 import { createTestTenant, db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
+import { captureOutput } from '../../../support/output';
 
 /**
  * Creating and deleting an endpoint change the tenant's count item in a transaction, which a
@@ -53,6 +54,7 @@ describe('an endpoint write that meets a concurrent change', () => {
     const probe = conflicting(Number.POSITIVE_INFINITY);
     await expect(newEndpoint(probe.db, tenant.id)).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
+      message: 'Too many concurrent webhook changes; retry.',
       headers: { 'Retry-After': '1' },
     });
     expect(writes(probe.calls)).toBe(25);
@@ -129,9 +131,15 @@ describe('the endpoint use cases', () => {
   it('delete an endpoint once: again it is false and writes nothing; an unknown one is 404 naming it', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const created = await newEndpoint(db, tenant.id);
-    expect(await deleteEndpoint(db, tenant.id, created.id)).toBe(true);
+    const first = await captureOutput(() => deleteEndpoint(db, tenant.id, created.id));
+    expect(first.result).toBe(true);
+    expect(first.lines.filter((line) => line.audit === 'webhook.deleted')).toEqual([
+      expect.objectContaining({ tenantId: tenant.id, actorType: 'system', actorId: 'service' }),
+    ]);
     const probe = instrument(db);
-    expect(await deleteEndpoint(probe.db, tenant.id, created.id)).toBe(false);
+    const again = await captureOutput(() => deleteEndpoint(probe.db, tenant.id, created.id));
+    expect(again.result).toBe(false);
+    expect(again.lines.filter((line) => line.audit === 'webhook.deleted')).toEqual([]);
     expect(writes(probe.calls)).toBe(0);
     const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c6';
     await expect(deleteEndpoint(db, tenant.id, unknown)).rejects.toMatchObject({

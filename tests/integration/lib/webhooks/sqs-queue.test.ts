@@ -13,6 +13,8 @@ interface Received {
   target: string;
   body: Record<string, unknown>;
 }
+/** The credential scope of each request's SigV4 signature: SQS refuses one of another region. */
+const scopes: string[] = [];
 
 let server: Server;
 let queueUrl: string;
@@ -30,6 +32,7 @@ beforeAll(async () => {
     const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
     const target = String(request.headers['x-amz-target']);
     received.push({ target, body });
+    scopes.push(String(request.headers.authorization).match(/Credential=local\/\d{8}\/([^,]+),/)?.[1] ?? '');
     response.setHeader('Content-Type', 'application/x-amz-json-1.0');
     if (failNext) {
       failNext = false;
@@ -70,11 +73,13 @@ afterEach(() => {
   received.length = 0;
 });
 
-const queue = () => sqsQueue({ url: queueUrl, region: 'eu-central-1' });
+// Not the region of the test's environment, so the adapter's own region is what signs.
+const queue = () => sqsQueue({ url: queueUrl, region: 'ap-southeast-2' });
 
 describe('the SQS queue adapter', () => {
-  it('sends a message to its queue at once when no delay is given', async () => {
+  it('sends a message to its queue at once when no delay is given, signed for its region', async () => {
     await queue().send('{"deliveryId":"d1"}');
+    expect(scopes.at(-1)).toBe('ap-southeast-2/sqs/aws4_request');
     expect(received).toEqual([
       {
         target: 'AmazonSQS.SendMessage',
