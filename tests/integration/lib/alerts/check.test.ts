@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { indexExistingKeyExpiries, runAlertCheck } from '../../../../lib/alerts/check';
 import { hashApiKey } from '../../../../lib/api-keys/key-format';
@@ -167,6 +167,38 @@ describe('api_key.expiring: 7 days and 1 day before, once each', () => {
     // Expired: nothing more.
     await run(base + 7 * DAY_MS);
     expect(eventsOf(tenant)).toHaveLength(2);
+  });
+
+  it('a notice whose publish fails is taken back to the notice before it, and sent by the next run', async () => {
+    const tenant = await createTestTenant({ kpiTypes: [] });
+    const base = Date.now();
+    const key = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'flaky',
+      expiresAt: iso(base + 6 * DAY_MS),
+    });
+    const refuse = async (event: WebhookEvent) => {
+      if (event.tenantId === tenant.tenant.id) throw new Error('queue unavailable');
+      published.push(event);
+    };
+    // The 7-day notice fails (none before it), then goes out.
+    expect((await run(base, { publish: refuse })).failed).toBe(1);
+    expect(eventsOf(tenant)).toEqual([]);
+    await run(base);
+    expect(eventsOf(tenant).map((event) => event.data.daysLeft)).toEqual([6]);
+    // The 1-day notice fails (the 7-day one before it stays), then goes out once.
+    const late = base + 5 * DAY_MS + 12 * HOUR_MS;
+    expect((await run(late, { publish: refuse })).failed).toBe(1);
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(key.key)) }),
+    );
+    expect(Item?.expiryNoticeDays).toBe(7);
+    await run(late);
+    await run(late);
+    expect(eventsOf(tenant).map((event) => [event.data.keyId, event.data.daysLeft])).toEqual([
+      [key.id, 6],
+      [key.id, 1],
+    ]);
   });
 
   it('a key first seen with hours left gets the 1-day notice only', async () => {
