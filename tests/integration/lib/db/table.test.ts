@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  type UpdateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type Call, recordCalls } from '../../../../bench/capacity';
 import tableDefinition from '../../../../infra/table.json';
@@ -62,12 +67,14 @@ describe('a local table made by an earlier version (npm start keeps its data)', 
       recordCalls(probe.client, calls);
       expect(await addMissingIndexes(probe)).toEqual(['gsi1', 'gsi2']);
       const updates = calls.filter(({ command }) => command === 'UpdateTableCommand');
-      expect(updates.map(({ input }) => input.AttributeDefinitions.map((a: any) => a.AttributeName))).toEqual(
-        [
-          ['gsi1pk', 'gsi1sk'],
-          ['gsi2pk', 'gsi2sk'],
-        ],
-      );
+      expect(
+        updates.map(({ input }) =>
+          (input as unknown as UpdateTableCommandInput).AttributeDefinitions?.map((a) => a.AttributeName),
+        ),
+      ).toEqual([
+        ['gsi1pk', 'gsi1sk'],
+        ['gsi2pk', 'gsi2sk'],
+      ]);
       const { Table } = await db.client.send(new DescribeTableCommand({ TableName: old.tableName }));
       const indexes = Table?.GlobalSecondaryIndexes ?? [];
       expect(Table?.TableStatus).toBe('ACTIVE');

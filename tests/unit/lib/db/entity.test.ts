@@ -106,6 +106,21 @@ describe('an entity declaration', () => {
     expect((error as Error).cause).toBeInstanceOf(z.core.$ZodError);
   });
 
+  it('refuses an item whose hidden field alone does not match, naming only that field', () => {
+    const error = malformed({ ...gadgets.toItem(gadget), owner: 42 });
+    expect((error as Error).message).toMatch(/^Stored GADGET item g1 is malformed: owner: [^;]+$/);
+    expect((error as Error).cause).toBeInstanceOf(z.core.$ZodError);
+  });
+
+  it('names an item without an id by its entity, and a mismatch of the whole item as "(item)"', () => {
+    expect(new MalformedItem('GADGET', {}, [{ path: [], message: 'expected an object' }]).message).toBe(
+      'Stored GADGET item is malformed: (item): expected an object',
+    );
+    expect(
+      new MalformedItem('GADGET', { id: 7 }, [{ path: ['parts', 0], message: 'expected a number' }]).message,
+    ).toBe('Stored GADGET item is malformed: parts.0: expected a number');
+  });
+
   it('refuses a stored form its codec does not take, naming the field', () => {
     const error = malformed({ ...gadgets.toItem(gadget), tagList: 7 });
     expect(error).toBeInstanceOf(MalformedItem);
