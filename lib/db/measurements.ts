@@ -42,7 +42,6 @@ export const listRecentMeasurements = async (
 ): Promise<Measurement[]> => {
   const { pk, skPrefix } = keys.measurementsOfKpi(kpiId);
   // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items (empty when none match)
-  // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
   const { Items = [] } = await client.send(
     new QueryCommand({
       TableName: tableName,

@@ -74,3 +74,12 @@ export const instrument = (
     },
   };
 };
+
+/**
+ * The table through a client whose every Query returns at most `limit` items a page, as DynamoDB
+ * does past 1 MB: a reader that follows LastEvaluatedKey reads what it reads with any page size.
+ */
+export const smallPages = (db: Database, limit = 1) =>
+  instrument(db, (command) =>
+    command.name === 'QueryCommand' ? { input: { ...command.input, Limit: limit } } : undefined,
+  );
