@@ -139,8 +139,9 @@ export const auditEventPage = (
         ':to': skTo,
         ':now': Math.floor(now / 1000),
         ...Object.fromEntries(types.map((type, i) => [`:type${i}`, type])),
-        ...(query.actorId === undefined ? {} : { ':actor': query.actorId }),
-        ...(query.targetId === undefined ? {} : { ':target': query.targetId }),
+        // Left out when undefined (the client's removeUndefinedValues), as the filter then is.
+        ':actor': query.actorId,
+        ':target': query.targetId,
       },
       ScanIndexForward: query.order === 'oldest',
     },
