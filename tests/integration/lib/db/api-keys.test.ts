@@ -2,13 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../../../lib/api-keys/key-format';
-import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../../../lib/api-keys/service';
-import { getApiKeyByHash } from '../../../../lib/db/api-keys';
+import {
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rollApiKey,
+  updateApiKey,
+} from '../../../../lib/api-keys/service';
+import { findApiKey, getApiKeyByHash, putApiKey, putKeyRevocation } from '../../../../lib/db/api-keys';
 import { batchPut } from '../../../../lib/db/batch';
 import { GSI1, keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
 import { createTenant, updateTenant } from '../../../../lib/db/tenants';
 import { createUser } from '../../../../lib/db/users';
+import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import type { Plan } from '../../../../lib/domain/plan';
 import { uuidv7 } from '../../../../lib/ids';
 import { cancelled, injectFaults, throttling } from '../../../support/faults';
@@ -555,5 +562,75 @@ describe('a KPI scope at the repository', () => {
       );
     }
     expect(probe.calls).toHaveLength(0);
+  });
+});
+
+describe('changing a key, at the repository', () => {
+  it('renames, sets or clears the sources, each alone, and the stored key reads back as changed', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const stored = () => findApiKey(db, tenant.id, key.id);
+    await updateApiKey(db, {
+      tenantId: tenant.id,
+      keyId: key.id,
+      changes: { allowedSources: ['10.0.0.0/8'] },
+    });
+    expect((await stored())?.key).toMatchObject({ name: key.name, allowedSources: ['10.0.0.0/8'] });
+    await updateApiKey(db, { tenantId: tenant.id, keyId: key.id, changes: { name: 'renamed' } });
+    expect((await stored())?.key).toMatchObject({ name: 'renamed', allowedSources: ['10.0.0.0/8'] });
+    await updateApiKey(db, { tenantId: tenant.id, keyId: key.id, changes: { allowedSources: null } });
+    expect((await stored())?.key).toMatchObject({ name: 'renamed', allowedSources: null });
+  });
+});
+
+const caught = (write: Promise<unknown>) =>
+  write.then(
+    () => expect.unreachable('written'),
+    (error: unknown) => error,
+  );
+const keyEventOf = (tenantId: string) =>
+  auditEvent(systemContext('test'), {
+    type: 'api_key.created',
+    tenantId,
+    target: { type: 'api_key', id: 'k' },
+  });
+
+describe('a write that lost a race', () => {
+  it('is a WriteConflict naming what changed, with DynamoDB’s refusal as its cause', async () => {
+    const limited = await tenantOn('free');
+    const slotsLost = instrument(db, (command) => {
+      if (command.name === 'TransactWriteItemsCommand') throw lostRace();
+      return undefined;
+    });
+    const first = await createApiKey(db, { tenantId: limited.id, name: 'first' });
+    const stored = (await findApiKey(db, limited.id, first.id))!;
+    const list = { exists: true, version: 1, holders: {} };
+    // A new key on a plan with a maximum: the slot list changed meanwhile.
+    const conflict = await caught(
+      putApiKey(slotsLost.db, stored, keyEventOf(limited.id), {
+        list,
+        holders: { [first.id]: stored.keyHash },
+      }),
+    );
+    expect(conflict).toMatchObject({
+      name: 'WriteConflict',
+      on: 'slots',
+      message: 'A concurrent change of the slot list won.',
+      cause: { name: 'TransactionCanceledException' },
+    });
+    // A revocation whose key changed meanwhile.
+    const revoked = await caught(
+      putKeyRevocation(
+        slotsLost.db,
+        { at: new Date().toISOString(), revoke: { stored, by: undefined } },
+        keyEventOf(limited.id),
+      ),
+    );
+    expect(revoked).toMatchObject({
+      name: 'WriteConflict',
+      on: 'key',
+      message: 'A concurrent change of the key won.',
+      cause: { name: 'TransactionCanceledException' },
+    });
   });
 });
