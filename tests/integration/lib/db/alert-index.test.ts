@@ -53,4 +53,12 @@ describe('gsi2: keys by expiry day', () => {
     expect(await ids(at - 86_400_000, at - 1)).toEqual([]);
     expect(await ids(at + 1, at + 86_400_000)).toEqual([]);
   });
+
+  it('a window that ends at midnight reads the bucket of that day: a key expiring then is in it', async () => {
+    const expiresAt = '2031-05-06T00:00:00.000Z';
+    const key = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'at midnight', expiresAt });
+    const at = Date.parse(expiresAt);
+    const found = await keysExpiringBetween(db, at - 2 * 86_400_000, at);
+    expect(found.map(({ key: { id } }) => id)).toEqual([key.id]);
+  });
 });

@@ -148,6 +148,10 @@ describe('a day of usage', () => {
       lastSourceIp: '203.0.113.8',
       lastRefusedSourceIp: '198.51.100.24',
     });
+    // A source refusal whose address is unknown is counted, and keeps the last known one.
+    await countRefusal(db, key, DAY, 'source', { at: at(5) });
+    const [after] = await usageDays(db, key, DAY, DAY);
+    expect(after).toMatchObject({ refused: { source: 3 }, lastRefusedSourceIp: '198.51.100.24' });
   });
 
   it(`expires ${USAGE_RETENTION_DAYS} days after its day (ttl), and a range reads only its days`, async () => {
