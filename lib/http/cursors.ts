@@ -27,3 +27,10 @@ export const createCursorSeal = (secret: SecretSource): CursorSeal => {
     },
   };
 };
+
+/**
+ * What a page cursor is bound to: the operation, the caller's tenant and the path parameters (a KPI's
+ * measurements), so a cursor of one list is refused by every other.
+ */
+export const cursorBinding = (operationId: string, tenantId: string, params: unknown) =>
+  JSON.stringify([operationId, tenantId, params ?? null]);

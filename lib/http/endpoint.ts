@@ -8,7 +8,7 @@ import type { SessionGuard } from '../auth/session-guard';
 import type { TokenService, UserPrincipal } from '../auth/tokens';
 import type { AuditContext, RequestOrigin } from '../domain/audit-event';
 import { apiKeyHeader, authorizerVerdict } from './authorizer';
-import type { CursorSeal } from './cursors';
+import { type CursorSeal, cursorBinding } from './cursors';
 import { githubSignature } from './github-signature';
 import { jwtAuth } from './jwt-auth';
 import { httpErrorHandler, MAX_BODY_BYTES, readJsonBody } from './middleware';
@@ -56,12 +56,11 @@ const stages = (deps: EndpointDeps, withCors: boolean) => {
   const handler = (
     core: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>,
   ) => {
-    const chain = middy(core)
-      .use(observe())
-      // An answer may hold a secret shown once (a new key, a webhook's signing secret): never trace
-      // metadata. Tracing runs only on Lambda with X-Ray, where no test reaches it.
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: see above
-      .use(captureLambdaHandler(deps.tracer, { captureResponse: false }));
+    // An answer may hold a secret shown once (a new key, a webhook's signing secret): never trace
+    // metadata. Tracing runs only on Lambda with X-Ray, where no test reaches it.
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: see above
+    const tracing = captureLambdaHandler(deps.tracer, { captureResponse: false });
+    const chain = middy(core).use(observe()).use(tracing);
     return (withCors ? chain.use(cors(deps.corsOrigins)) : chain).use(httpErrorHandler());
   };
   return handler;
@@ -162,21 +161,16 @@ export const publicEndpointOf =
 export const githubSignedEndpointOf =
   (deps: EndpointDeps, keys: GithubKeys) =>
   // biome-ignore lint/suspicious/noExplicitAny: any route's own schema types
-  (declared: ApiRoute<any, any, any, any, 'none'>): HttpHandler =>
-    stages(
+  (declared: ApiRoute<any, any, any, any, 'none'>): HttpHandler => {
+    // Stryker disable next-line OptionalChaining: a route GitHub calls always declares its body
+    const maxBytes = declared.body?.maxBytes ?? MAX_BODY_BYTES;
+    return stages(
       deps,
       false,
     )(withoutIdentity(declared))
-      // Stryker disable next-line OptionalChaining: a route GitHub calls always declares its body
-      .use(githubSignature(keys, declared.body?.maxBytes ?? MAX_BODY_BYTES))
+      .use(githubSignature(keys, maxBytes))
       .use(input(declared));
-
-/**
- * What a page cursor is bound to: the operation, the caller's tenant and the path parameters (a KPI's
- * measurements), so a cursor of one list is refused by every other.
- */
-const cursorBinding = (operationId: string, user: UserPrincipal, params: unknown) =>
-  JSON.stringify([operationId, user.tenantId, params ?? null]);
+  };
 
 /**
  * The lists' cursors, as clients see them: sealed (./cursors.ts). `?cursor=` is opened before `core`
@@ -217,7 +211,7 @@ export const jwtEndpointOf =
       true,
     )(async (event, context) => {
       const { user, [INPUT]: checked } = context as WithInput & { user: UserPrincipal };
-      const binding = cursorBinding(declared.operationId, user, (checked as Checked).params);
+      const binding = cursorBinding(declared.operationId, user.tenantId, (checked as Checked).params);
       const origin = originOf(event, context);
       const audit = auditContextOf(user, origin);
       return toResult(

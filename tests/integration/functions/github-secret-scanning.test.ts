@@ -319,11 +319,26 @@ describe('POST /secret-scanning/github: GitHub rotates its key', () => {
 
 describe('POST /secret-scanning/github: bounds and bad input', () => {
   it('accepts a signed report over the 64 KiB of other routes, up to its own limit', async () => {
-    const live = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'large report' });
-    const body = `${JSON.stringify([match(live.key)])}${' '.repeat(100 * 1024)}`;
-    const result = await send(body);
-    expect(result.status).toBe(200);
-    expect(result.body[0].label).toBe('true_positive');
+    // The route's declaration behind a wrapper made here, so the wrapper's own code is what runs.
+    const key = newSigningKey();
+    const github = await startKeysServer([key]);
+    try {
+      const wrapped = githubSignedEndpointOf(
+        { corsOrigins: [], tracer },
+        createGithubKeys({ url: github.url }),
+      )(route);
+      const body = `${JSON.stringify([match(mistyped(generateApiKey()))])}${' '.repeat(100 * 1024)}`;
+      const result = await invoke(wrapped, {
+        method: 'POST',
+        path: PATH,
+        headers: { 'Content-Type': 'application/json', ...signedHeaders(body, key) },
+        body,
+      });
+      expect(result.status).toBe(200);
+      expect(result.body[0].label).toBe('false_positive');
+    } finally {
+      await github.close();
+    }
   });
 
   it('answers GitHub without CORS headers, whatever Origin a request names: no browser calls it', async () => {

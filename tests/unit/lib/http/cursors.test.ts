@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCursorSeal } from '../../../../lib/http/cursors';
+import { createCursorSeal, cursorBinding } from '../../../../lib/http/cursors';
 
 const KEY_A = 'a'.repeat(40);
 const KEY_B = 'b'.repeat(40);
@@ -73,5 +73,15 @@ describe('sealed cursors (lib/http/cursors.ts)', () => {
     decipher.setAuthTag(sealed.subarray(sealed.length - 16));
     decipher.update(sealed.subarray(12, sealed.length - 16));
     expect(() => decipher.final()).toThrow();
+  });
+});
+
+describe('what a cursor is bound to', () => {
+  it('differs with the operation, the tenant and the path parameters; no parameters is null', () => {
+    const base = cursorBinding('listKpiMeasurements', 't1', { kpiId: 'k1' });
+    expect(base).toBe('["listKpiMeasurements","t1",{"kpiId":"k1"}]');
+    expect(cursorBinding('listKpiMeasurements', 't1', { kpiId: 'k2' })).not.toBe(base);
+    expect(cursorBinding('listKpiMeasurements', 't2', { kpiId: 'k1' })).not.toBe(base);
+    expect(cursorBinding('listApiKeys', 't1', undefined)).toBe('["listApiKeys","t1",null]');
   });
 });
