@@ -133,6 +133,7 @@ describe('pages of a key prefix', () => {
       { gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // without the table's key
       { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'OTHER#000' },
       { pk: 'x'.repeat(2100), sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' },
+      { pk: '', sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // an empty table key
     ];
     for (const cursor of indexCursors) {
       await expect(
