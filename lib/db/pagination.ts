@@ -45,13 +45,13 @@ const MAX_PARTITION_KEY_BYTES = 2048;
 const MAX_SORT_KEY_BYTES = 1024;
 const SORT_KEYS = new Set(['sk', 'gsi1sk']);
 
-/** A string DynamoDB takes as a key value: not empty, valid UTF-16 (no lone surrogate), within its size. */
+/** A string DynamoDB takes as a key value: not empty, valid UTF-16 (no lone surrogate), within its size in UTF-8 (Buffer's default). */
 const isKeyValue = (name: string, value: unknown): value is string => {
   if (typeof value !== 'string' || value === '') return false;
-  const bytes = Buffer.byteLength(value, 'utf8');
+  const bytes = Buffer.byteLength(value);
   const max = SORT_KEYS.has(name) ? MAX_SORT_KEY_BYTES : MAX_PARTITION_KEY_BYTES;
   // A lone surrogate does not survive the round trip through UTF-8.
-  return bytes <= max && Buffer.from(value, 'utf8').toString('utf8') === value;
+  return bytes <= max && Buffer.from(value).toString() === value;
 };
 
 /**

@@ -129,6 +129,11 @@ describe('pages of a key prefix', () => {
         JSON.stringify(cursor).slice(0, 80),
       ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     }
+    // A sort key of exactly DynamoDB's 1024 bytes is one it takes: the page after it is read.
+    const longest = { pk, sk: `ITEM#${'x'.repeat(1024 - 5)}` };
+    await expect(
+      queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 1, cursor: encode(longest) }, n),
+    ).resolves.toEqual({ items: [] });
     const indexCursors = [
       { gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // without the table's key
       { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'OTHER#000' },
