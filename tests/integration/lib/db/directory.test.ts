@@ -6,7 +6,7 @@ import { keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
 import { createStrategicCycle } from '../../../../lib/db/strategic-cycles';
 import { createTenant, getTenant, listTenants, updateTenant } from '../../../../lib/db/tenants';
-import { createUser, findUserByEmail, listUsers, updateUser } from '../../../../lib/db/users';
+import { createUser, findUserByEmail, getUser, listUsers, updateUser } from '../../../../lib/db/users';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 
@@ -205,6 +205,35 @@ describe('users: changes', () => {
       new GetCommand({ TableName: db.tableName, Key: keys.user(tenantId, missing) }),
     );
     expect(stored.Item).toBeUndefined();
+  });
+
+  it('with the role the caller read: changed meanwhile, a WriteConflict on the user; gone, NOT_FOUND', async () => {
+    const { id: tenantId } = await tenant();
+    const made = await user(tenantId);
+    expect(
+      await updateUser(
+        db,
+        tenantId,
+        made.id,
+        { disabled: true },
+        { ifRole: 'VIEWER', raiseTokenVersion: true },
+      ),
+    ).toMatchObject({ role: 'VIEWER', disabled: true, tokenVersion: made.tokenVersion + 1 });
+    await expect(
+      updateUser(db, tenantId, made.id, { role: 'ADMIN' }, { ifRole: 'EDITOR' }),
+    ).rejects.toMatchObject({
+      name: 'WriteConflict',
+      on: 'user',
+      cause: { name: 'ConditionalCheckFailedException' },
+    });
+    expect((await getUser(db, tenantId, made.id))?.role).toBe('VIEWER');
+    const missing = randomUUID();
+    await expect(
+      updateUser(db, tenantId, missing, { role: 'ADMIN' }, { ifRole: 'VIEWER' }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `User ${missing} not found.`,
+    });
   });
 
   it('any other refusal of the write reaches the caller as it is', async () => {

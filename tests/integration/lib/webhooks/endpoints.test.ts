@@ -1,8 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { auditEventPage } from '../../../../lib/db/audit-events';
 import { keys } from '../../../../lib/db/keys';
+import { putEndpoint, putEndpointDeletion } from '../../../../lib/db/webhooks';
+import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../../../lib/domain/webhook';
 import { webhookSecrets } from '../../../../lib/runtime';
 import {
@@ -75,6 +77,33 @@ describe('an endpoint write that meets a concurrent change', () => {
     expect(await deleteEndpoint(twice.db, tenant.id, kept.id)).toBe(true);
     expect(writes(twice.calls)).toBe(3);
     expect(await listEndpoints(db, tenant.id)).toEqual([]);
+  });
+
+  it('is a WriteConflict on the tenant’s count, with DynamoDB’s refusal as its cause, at the repository', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const { secret: _, ...endpoint } = await newEndpoint(db, tenant.id);
+    const always = conflicting(Number.POSITIVE_INFINITY);
+    const event = auditEvent(systemContext('test'), {
+      type: 'webhook.deleted',
+      tenantId: tenant.id,
+      target: { type: 'webhook', id: endpoint.id },
+    });
+    const conflict = {
+      name: 'WriteConflict',
+      on: 'webhook count',
+      cause: { name: 'TransactionCanceledException' },
+    };
+    await expect(
+      putEndpoint(
+        always.db,
+        { endpoint: { ...endpoint, id: randomUUID() }, sealedSecret: 'x', deletedAt: null },
+        10,
+        event,
+      ),
+    ).rejects.toMatchObject(conflict);
+    await expect(
+      putEndpointDeletion(always.db, tenant.id, endpoint.id, new Date().toISOString(), 1, event),
+    ).rejects.toMatchObject(conflict);
   });
 
   it('passes any other refusal through at once, without trying again', async () => {
