@@ -59,7 +59,7 @@ const isKeyValue = (name: string, value: unknown): value is string => {
  * lib/http/cursors.ts). A decoded cursor must have exactly the shape DynamoDB accepts as the start of
  * this query, or DynamoDB refuses it with a ValidationException (a 500): exactly the key attributes,
  * each a key value DynamoDB takes, in the partition being queried (otherwise a hand-made cursor could
- * also point a query at another tenant's items) and within the sort-key range of the key condition.
+ * also point a query at another tenant's items) and strictly within the sort-key range of the key condition.
  */
 const decodeCursor = (
   cursor: string,
@@ -87,9 +87,11 @@ const decodeCursor = (
   if (sortKey) {
     const value = key[sortKey.name] ?? '';
     if (!value.startsWith(sortKey.prefix)) throw invalidCursor();
+    // Strictly inside: DynamoDB refuses a start key on an end of the range ("outside query
+    // boundaries"), and no item's key is one, since an item's key goes on after the instant.
     if (
-      (sortKey.from !== undefined && value < sortKey.from) ||
-      (sortKey.to !== undefined && value > sortKey.to)
+      (sortKey.from !== undefined && value <= sortKey.from) ||
+      (sortKey.to !== undefined && value >= sortKey.to)
     ) {
       throw invalidCursor();
     }

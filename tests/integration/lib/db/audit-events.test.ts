@@ -46,6 +46,31 @@ describe('a page of the audit log', () => {
   });
 });
 
+describe('a cursor of the audit log', () => {
+  it('lies strictly inside the page’s time range: one outside it or on an end is a 400, never DynamoDB’s refusal', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const from = '2026-11-01T00:00:00.000Z';
+    const to = '2026-11-02T00:00:00.000Z';
+    const encoded = (sk: string) =>
+      Buffer.from(JSON.stringify({ pk: `AUDIT#${tenant.id}`, sk })).toString('base64url');
+    const page = (sk: string, order: 'newest' | 'oldest') =>
+      auditEventPage(db, tenant.id, { order, from, to }, { limit: 1, cursor: encoded(sk) });
+    for (const order of ['newest', 'oldest'] as const) {
+      for (const sk of [
+        'EVENT#2026-10-31T23:59:59.999Z#e1',
+        `EVENT#${from}`, // the range's own ends
+        `EVENT#${to}`,
+        `EVENT#${to}#e1`,
+      ]) {
+        await expect(page(sk, order), `${order} ${sk}`).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      }
+      for (const sk of [`EVENT#${from}#e1`, 'EVENT#2026-11-01T23:59:59.999Z#e1']) {
+        await expect(page(sk, order), `${order} ${sk}`).resolves.toEqual({ items: [] });
+      }
+    }
+  });
+});
+
 describe('a change written with its event', () => {
   it('is false, with neither written, when the change’s condition does not hold', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });

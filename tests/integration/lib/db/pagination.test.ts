@@ -117,6 +117,7 @@ describe('pages of a key prefix', () => {
     const index = { gsi1pk: `${pk}#INDEX`, gsi1skPrefix: 'ITEM#' };
     const tableCursors = [
       { pk, sk: 'ITEM#000', extra: 'x' }, // an attribute that is not a key
+      { pk, extra: 'ITEM#000' }, // as many attributes as the key, one of them not a key
       { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // an index cursor on the table
       { pk, sk: '' }, // an empty key value
       { pk, sk: `ITEM#${'x'.repeat(1100)}` }, // a sort key over 1024 bytes
