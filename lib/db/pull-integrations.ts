@@ -86,6 +86,7 @@ export const getIntegration = async (
   id: string,
 ): Promise<StoredIntegration | undefined> => {
   const { Item } = await client.send(
+    // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
     new GetCommand({ TableName: tableName, Key: keys.pullIntegration(tenantId, id), ConsistentRead: true }),
   );
   return Item ? toStored(Item) : undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchPut } from '../../../../lib/db/batch';
-import { queryPrefix } from '../../../../lib/db/pagination';
+import { queryPage, queryPrefix } from '../../../../lib/db/pagination';
 import { db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
@@ -82,6 +82,26 @@ describe('pages of a key prefix', () => {
       }),
     );
     expect(pages).toEqual([[0, 3, 6]]);
+  });
+
+  it('with read bounds, a filtered page that finds too little ends after maxCalls, with a cursor to go on', async () => {
+    const { pk } = await partition(12);
+    const probe = instrument(db);
+    const page = await queryPage(
+      probe.db,
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'color = :green',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': 'ITEM#', ':green': 'green' },
+      },
+      { pk },
+      { limit: 2 },
+      (item) => item,
+      { name: 'sk', prefix: 'ITEM#' },
+      { perCall: 1, maxCalls: 3 },
+    );
+    expect(page).toEqual({ items: [], nextCursor: expect.any(String) });
+    expect(probe.calls.map(({ input }) => input.Limit)).toEqual([3, 3, 3]);
   });
 
   it('refuses a cursor of another partition, or one that is not a key of strings', async () => {

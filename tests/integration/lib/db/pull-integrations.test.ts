@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  dueIntegrations,
+  integrationPage,
+  putIntegration,
+  type StoredIntegration,
+} from '../../../../lib/db/pull-integrations';
+import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
+import { uuidv7 } from '../../../../lib/ids';
+import { createTestTenant, db } from '../../../support/fixtures';
+
+/**
+ * Pull integrations at the repository: the due index holds an integration while it is active and has a
+ * next run, and a tenant's list pages with cursors of its own partition only.
+ */
+const stored = (
+  tenantId: string,
+  kpiId: string,
+  changes: Partial<StoredIntegration> = {},
+): StoredIntegration => {
+  const at = '2004-01-01T00:00:00.000Z';
+  const id = uuidv7();
+  return {
+    id,
+    tenantId,
+    name: `Source ${id}`,
+    url: 'https://source.example.com/value',
+    headers: {},
+    auth: { type: 'none' },
+    schedule: { every: 'day' },
+    period: 'day',
+    measurements: [{ kpiId, kpiType: 'BSC_KPI', actual: 'value' }],
+    status: 'active',
+    consecutiveFailures: 0,
+    failingSince: null,
+    disabledAt: null,
+    lastRun: null,
+    nextRunAt: at,
+    createdAt: at,
+    createdBy: null,
+    updatedAt: at,
+    sealedSecrets: null,
+    claimedSlot: null,
+    ...changes,
+  };
+};
+
+const put = async (integration: StoredIntegration) => {
+  await putIntegration(
+    db,
+    integration,
+    auditEvent(systemContext('test'), {
+      type: 'integration.created',
+      tenantId: integration.tenantId,
+      target: { type: 'integration', id: integration.id },
+    }),
+  );
+  return integration;
+};
+
+const newTenant = () =>
+  createTestTenant({ features: ['kpi_push_measurement', 'kpi_api_integration'], kpiTypes: ['BSC_KPI'] });
+
+describe('the due index', () => {
+  it('holds an active integration with a next run, at its time, and neither a disabled one nor one without a next run', async () => {
+    const { tenant, kpis } = await newTenant();
+    const kpiId = kpis[0]!.id;
+    const due = await put(stored(tenant.id, kpiId));
+    const later = await put(stored(tenant.id, kpiId, { nextRunAt: '2004-01-01T00:00:00.001Z' }));
+    await put(stored(tenant.id, kpiId, { status: 'disabled', disabledAt: '2003-12-31T00:00:00.000Z' }));
+    await put(stored(tenant.id, kpiId, { nextRunAt: null }));
+    const found = await dueIntegrations(db, Date.parse('2004-01-01T00:00:00.000Z'), 1);
+    expect(found).toEqual([
+      {
+        tenantId: tenant.id,
+        integrationId: due.id,
+        entry: expect.any(String),
+        dueAt: '2004-01-01T00:00:00.000Z',
+      },
+    ]);
+    const both = await dueIntegrations(db, Date.parse('2004-01-01T00:00:00.001Z'), 1);
+    expect(both.map(({ integrationId }) => integrationId)).toEqual([due.id, later.id]);
+  });
+});
+
+describe('a tenant’s list', () => {
+  it('pages with its own cursors, and refuses another tenant’s', async () => {
+    const one = await newTenant();
+    const other = await newTenant();
+    const ids = [];
+    for (let n = 0; n < 3; n++) ids.push((await put(stored(one.tenant.id, one.kpis[0]!.id))).id);
+    await put(stored(other.tenant.id, other.kpis[0]!.id));
+    const first = await integrationPage(db, one.tenant.id, { limit: 2 });
+    const second = await integrationPage(db, one.tenant.id, { limit: 2, cursor: first.nextCursor });
+    expect([...first.items, ...second.items].map(({ id }) => id)).toEqual(ids);
+    expect(second.nextCursor).toBeUndefined();
+    await expect(
+      integrationPage(db, other.tenant.id, { limit: 2, cursor: first.nextCursor }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
