@@ -286,6 +286,7 @@ export const putRunState = async (
   }
   try {
     const { Attributes } = await client.send(new UpdateCommand({ ...update, ReturnValues: 'UPDATED_OLD' }));
+    // Stryker disable next-line OptionalChaining: UPDATED_OLD answers the attributes the update set, the status among them
     return pullIntegrationSchema.shape.status.parse(Attributes?.status);
   } catch (error) {
     if (isConditionalCheckFailed(error)) return undefined;

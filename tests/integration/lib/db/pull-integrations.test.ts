@@ -1,9 +1,14 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { keys } from '../../../../lib/db/keys';
 import {
+  countRun,
   dueIntegrations,
   integrationPage,
+  PULL_RETENTION_DAYS,
   putIntegration,
   type StoredIntegration,
+  usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
 import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { uuidv7 } from '../../../../lib/ids';
@@ -97,5 +102,23 @@ describe('a tenant’s list', () => {
     await expect(
       integrationPage(db, other.tenant.id, { limit: 2, cursor: first.nextCursor }),
     ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe('an integration’s usage day', () => {
+  it('counts runs, measurements and failures by class, and expires a day after the retention', async () => {
+    const integrationId = uuidv7();
+    const day = '2026-11-20';
+    await countRun(db, integrationId, day, { measurements: 3, errorClass: null, failed: false });
+    await countRun(db, integrationId, day, { measurements: 0, errorClass: 'timeout', failed: true });
+    await countRun(db, integrationId, day, { measurements: 1, errorClass: null, failed: true });
+    const [usage] = await usageDaysOf(db, integrationId, day, day);
+    expect(usage).toMatchObject({ date: day, runs: 3, measurements: 4, failed: 2 });
+    expect(usage?.failures.timeout).toBe(1);
+    expect(Object.values(usage?.failures ?? {}).reduce((a, b) => a + b, 0)).toBe(1);
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName: db.tableName, Key: keys.pullUsageDay(integrationId, day) }),
+    );
+    expect(Item?.ttl).toBe(Date.parse(`${day}T00:00:00Z`) / 1000 + (PULL_RETENTION_DAYS + 1) * 86_400);
   });
 });
