@@ -1,0 +1,102 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
+import { pullDeps } from '../../../../lib/runtime';
+import { createTestTenant, type TestTenant } from '../../../support/fixtures';
+
+/**
+ * What a definition must be beyond its schema, at the use case: every problem named at once, by the
+ * path of its field, before anything is read or written.
+ */
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTestTenant({
+    features: ['kpi_push_measurement', 'kpi_api_integration'],
+    kpiTypes: ['BSC_KPI', 'BSC_KPI'],
+  });
+});
+
+const definition = () => ({
+  name: 'Revenue',
+  url: 'https://source.example.com/revenue',
+  auth: { type: 'none' as const },
+  schedule: { every: 'day' as const },
+  measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI' as const, actual: 'value' }],
+  tenantId: tenant.tenant.id,
+  createdBy: null,
+});
+
+describe('a new pull integration', () => {
+  it('is refused with every problem named by its path: schedule, URL, auth, period and bindings', async () => {
+    const kpiId = tenant.kpis[0]!.id;
+    const refusal = createIntegration(pullDeps, {
+      ...definition(),
+      url: 'ftp://source.example.com/revenue',
+      headers: { 'X-Token': 'a' },
+      auth: { type: 'header', name: 'x-token', value: 'secret' },
+      schedule: { every: '15m', at: '09:00' },
+      period: { start: 'value[', end: 'period.end' },
+      measurements: [
+        { kpiId, kpiType: 'BSC_KPI', actual: 'value[' },
+        { kpiId, kpiType: 'BSC_KPI', actual: 'value', target: 'target[', forecast: 'forecast[' },
+      ],
+    });
+    const problem = expect.any(String);
+    await expect(refusal).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'The request body has 8 invalid field(s).',
+      errors: [
+        { path: 'schedule.at', message: 'at is only for day, week and month' },
+        { path: 'url', message: problem },
+        { path: 'auth.name', message: 'is also in headers: name it once' },
+        { path: 'period.start', message: problem },
+        { path: 'measurements[0].actual', message: problem },
+        { path: 'measurements[1].target', message: problem },
+        { path: 'measurements[1].forecast', message: problem },
+        { path: 'measurements[1].kpiId', message: 'same KPI as measurements[0]' },
+      ],
+    });
+  });
+
+  it('needs each binding’s KPI to be the tenant’s, of its type: NOT_FOUND naming the others', async () => {
+    const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c6';
+    await expect(
+      createIntegration(pullDeps, {
+        ...definition(),
+        measurements: [
+          { kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' },
+          { kpiId: unknown, kpiType: 'BSC_KPI', actual: 'other' },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `No KPI of this organization with the given id and kpiType: ${unknown}.`,
+      extensions: { missingKpiIds: [unknown] },
+    });
+  });
+});
+
+describe('a change of a pull integration', () => {
+  it('needs the new secret when its auth type changes, and keeps the stored one otherwise', async () => {
+    const created = await createIntegration(pullDeps, {
+      ...definition(),
+      auth: { type: 'header', name: 'X-Api-Token', value: 'first-secret' },
+    });
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+        auth: { type: 'bearer', token: undefined },
+      }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'auth.token', message: 'is required when the type changes to bearer' }],
+    });
+    // The same type without its value keeps the stored secret; a header of the auth's name is refused.
+    const renamed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+      auth: { type: 'header', name: 'X-Other-Token', value: undefined },
+    });
+    expect(renamed.auth).toEqual({ type: 'header', name: 'X-Other-Token', value: { set: true } });
+    expect(renamed.sealedSecrets).not.toBeNull();
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { headers: { 'x-other-token': 'b' } }),
+    ).rejects.toMatchObject({ errors: [{ path: 'auth.name', message: 'is also in headers: name it once' }] });
+  });
+});
