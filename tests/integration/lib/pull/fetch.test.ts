@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCache, fetchSource, type Source } from '../../../../lib/pull/fetch';
+import { createTokenCache, fetchSource, MAX_ANSWER_BYTES, type Source } from '../../../../lib/pull/fetch';
 import { egress } from '../../../../lib/runtime';
 import { freePort } from '../../../../scripts/local/processes';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => source.close());
 
-const deps = () => ({ egress, tokens: createTokenCache() });
+const deps = (now?: () => number) => ({ egress, tokens: createTokenCache(), ...(now ? { now } : {}) });
 const sourceAt = (url: string, auth: Source['auth'] = { type: 'none' }): Source => ({
   id: 'i1',
   url,
@@ -68,5 +68,175 @@ describe('credentials whose secret is missing', () => {
       [undefined, ''],
       [`Basic ${Buffer.from('user:').toString('base64')}`, undefined],
     ]);
+  });
+});
+
+describe('an answer of the source', () => {
+  it('is JSON by its media type, whatever its case and parameters; anything else is not_json', async () => {
+    source.answers['/problem'] = { text: '{"v":1}', contentType: 'Application/Problem+JSON; charset=utf-8' };
+    source.answers['/text'] = { text: '{"v":1}', contentType: 'text/plain' };
+    source.answers['/broken'] = { text: '{"v":', contentType: 'application/json' };
+    source.answers['/json-suffix'] = { text: '{"v":2}', contentType: 'text/plain+json' };
+    const fetched = async (path: string) => fetchSource(deps(), sourceAt(source.url(path)), {});
+    expect(await fetched('/problem')).toMatchObject({ ok: true, httpStatus: 200, answer: { v: 1 } });
+    expect(await fetched('/json-suffix')).toMatchObject({ ok: true, answer: { v: 2 } });
+    for (const path of ['/text', '/broken']) {
+      expect(await fetched(path), path).toMatchObject({
+        ok: false,
+        httpStatus: 200,
+        errorClass: 'not_json',
+        error: 'the answer is not JSON (Content-Type application/json)',
+      });
+    }
+  });
+
+  it('names a refusal of the credentials, a redirect and any other status, with the status', async () => {
+    source.answers['/denied'] = { status: 403, json: {} };
+    source.answers['/moved'] = { status: 301, json: {}, headers: { location: '/elsewhere' } };
+    source.answers['/broken-server'] = { status: 502, json: {} };
+    const fetched = async (path: string) => fetchSource(deps(), sourceAt(source.url(path)), {});
+    expect(await fetched('/denied')).toMatchObject({
+      errorClass: 'auth',
+      httpStatus: 403,
+      error: 'the source refused the credentials (HTTP 403)',
+    });
+    expect(await fetched('/moved')).toMatchObject({
+      errorClass: 'http_status',
+      httpStatus: 301,
+      error: 'the source answered a redirect (HTTP 301); redirects are not followed',
+    });
+    expect(await fetched('/broken-server')).toMatchObject({
+      errorClass: 'http_status',
+      error: 'the source answered HTTP 502',
+    });
+  });
+
+  it('is larger than the most read: too_large, naming the limit; a closed port: connection', async () => {
+    source.answers['/huge'] = { text: 'x'.repeat(MAX_ANSWER_BYTES + 1), contentType: 'application/json' };
+    expect(await fetchSource(deps(), sourceAt(source.url('/huge')), {})).toMatchObject({
+      ok: false,
+      errorClass: 'too_large',
+      error: `the answer is larger than ${MAX_ANSWER_BYTES} bytes`,
+    });
+    const closed = `http://127.0.0.1:${await freePort()}/`;
+    expect(await fetchSource(deps(), sourceAt(closed), {})).toMatchObject({
+      errorClass: 'connection',
+      error: 'the connection to the source failed',
+    });
+  });
+
+  it('takes as long as the clock says between sending and the answer', async () => {
+    source.answers['/timed'] = { json: { v: 1 } };
+    const times = [1_000, 1_250];
+    const result = await fetchSource(
+      deps(() => times.shift() ?? 1_250),
+      sourceAt(source.url('/timed')),
+      {},
+    );
+    expect(result.durationMs).toBe(250);
+  });
+
+  it('is asked for JSON as the service, whatever headers the integration names', async () => {
+    source.answers['/headers'] = { json: { v: 1 } };
+    await fetchSource(
+      deps(),
+      { ...sourceAt(source.url('/headers')), headers: { Accept: 'text/xml', 'X-Team': 'finance' } },
+      {},
+    );
+    const [request] = source.requestsTo('/headers');
+    expect(request?.headers).toMatchObject({ accept: 'application/json', 'x-team': 'finance' });
+    expect(request?.headers['user-agent']).toBe('strategy-service-pull/1');
+  });
+});
+
+describe('OAuth2 client credentials', () => {
+  const oauth = (tokenPath: string, scope: string | null = 'kpi:read'): Source['auth'] => ({
+    type: 'oauth2_client_credentials',
+    tokenUrl: source.url(tokenPath),
+    clientId: 'client id',
+    scope,
+    clientSecret: { set: true },
+  });
+
+  it('asks the token endpoint once, as RFC 6749 says, and uses the token until its last minute', async () => {
+    source.answers['/oauth/token'] = { json: { access_token: 'token-1', expires_in: 3600 } };
+    source.answers['/oauth/value'] = { json: { value: 7 } };
+    let clock = 1_000_000;
+    const shared = deps(() => clock);
+    const fetch = () =>
+      fetchSource(shared, sourceAt(source.url('/oauth/value'), oauth('/oauth/token')), {
+        clientSecret: 's&cret',
+      });
+    expect(await fetch()).toMatchObject({ ok: true, answer: { value: 7 } });
+    clock += 3600_000 - 60_001;
+    await fetch();
+    const [token, ...more] = source.requestsTo('/oauth/token');
+    expect(more).toEqual([]);
+    expect(token).toMatchObject({ method: 'POST', body: 'grant_type=client_credentials&scope=kpi%3Aread' });
+    expect(token?.headers).toMatchObject({
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      authorization: `Basic ${Buffer.from('client%20id:s%26cret').toString('base64')}`,
+    });
+    expect(source.requestsTo('/oauth/value').map(({ headers }) => headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-1',
+    ]);
+    // In its last minute it is asked for again.
+    clock += 1;
+    await fetch();
+    expect(source.requestsTo('/oauth/token')).toHaveLength(2);
+  });
+
+  it('keeps no token that lives two minutes or less, or says not how long, and drops one the source refuses', async () => {
+    source.answers['/short/token'] = { json: { access_token: 'short', expires_in: 120 } };
+    source.answers['/short/value'] = { json: { value: 1 } };
+    const shared = deps();
+    const fetch = () =>
+      fetchSource(shared, sourceAt(source.url('/short/value'), oauth('/short/token', null)), {
+        clientSecret: 's',
+      });
+    await fetch();
+    await fetch();
+    expect(source.requestsTo('/short/token')).toHaveLength(2);
+    expect(source.requestsTo('/short/token')[0]?.body).toBe('grant_type=client_credentials');
+
+    source.answers['/refused/token'] = { json: { access_token: 'stale', expires_in: 3600 } };
+    source.answers['/refused/value'] = { status: 401, json: {} };
+    const refused = () =>
+      fetchSource(shared, sourceAt(source.url('/refused/value'), oauth('/refused/token')), {
+        clientSecret: 's',
+      });
+    expect(await refused()).toMatchObject({ errorClass: 'auth', httpStatus: 401 });
+    await refused();
+    expect(source.requestsTo('/refused/token')).toHaveLength(2);
+  });
+
+  it('fails as auth when the token endpoint answers an error, no JSON or no access_token', async () => {
+    source.answers['/bad/value'] = { json: { value: 1 } };
+    const cases: [string, (typeof source.answers)[string], string][] = [
+      ['/bad/500', { status: 500, json: {} }, 'the token endpoint answered HTTP 500'],
+      [
+        '/bad/302',
+        { status: 302, json: {}, headers: { location: '/x' } },
+        'the token endpoint answered HTTP 302',
+      ],
+      ['/bad/300', { status: 300, json: {} }, 'the token endpoint answered HTTP 300'],
+      [
+        '/bad/text',
+        { text: 'access_token=x', contentType: 'text/plain' },
+        'the token endpoint answered without an access_token',
+      ],
+      ['/bad/empty', { json: { access_token: '' } }, 'the token endpoint answered without an access_token'],
+      ['/bad/number', { json: { access_token: 7 } }, 'the token endpoint answered without an access_token'],
+    ];
+    for (const [path, answer, error] of cases) {
+      source.answers[path] = answer;
+      const result = await fetchSource(deps(), sourceAt(source.url('/bad/value'), oauth(path)), {
+        clientSecret: 's',
+      });
+      expect(result, path).toMatchObject({ ok: false, errorClass: 'auth', error });
+    }
+    expect(source.requestsTo('/bad/value')).toEqual([]);
   });
 });
