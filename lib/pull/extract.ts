@@ -22,8 +22,8 @@ export const expressionProblem = (expression: string): string | undefined => {
   }
 };
 
-const kindOf = (value: unknown) =>
-  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+/** What a value is, for a problem that must not show it; null is "matched nothing" before this. */
+const kindOf = (value: unknown) => (Array.isArray(value) ? 'an array' : `a ${typeof value}`);
 
 type Evaluated = { ok: true; value: unknown } | { ok: false; problem: string };
 

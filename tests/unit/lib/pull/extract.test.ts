@@ -116,6 +116,46 @@ describe('extracting a binding’s values', () => {
   });
 });
 
+describe('what a binding reads', () => {
+  it('is nothing for an explicit null; an expression that cannot run says so, never why in the data', () => {
+    const [nullValue, broken] = extract(
+      [binding({ actual: 'data.mrr' }), binding({ kpiId: OTHER, actual: 'data.[' })],
+      'day',
+      { data: { mrr: null } },
+      AT,
+    );
+    expect(nullValue?.problem).toBe('actual: the path matched nothing');
+    expect(broken?.problem).toBe('actual: the expression could not be evaluated');
+  });
+
+  it('a period read from the answer: exactly YYYY-MM-DD, or a date-time by its UTC day; nothing else', () => {
+    const period = { start: 'p.from', end: 'p.to' };
+    const read = (from: unknown, to: unknown = '2026-10-31') =>
+      extract([binding()], period, { data: { mrr: 1 }, p: { from, to } }, AT)[0];
+    expect(read('2026-10-01T23:30:00-02:00')?.measurement).toMatchObject({ periodStart: '2026-10-02' });
+    for (const [from, found] of [
+      ['x2026-10-01', 'a string'],
+      ['2026-10-01x', 'a string'],
+      ['2026-13-45T00:00:00Z', 'a string'],
+      ['T2026-10-01', 'a string'],
+      [20261001, 'a number'],
+      [['2026-10-01'], 'an array'],
+    ] as const) {
+      expect(read(from)?.problem, String(from)).toBe(`period start: not a date YYYY-MM-DD (found ${found})`);
+    }
+    expect(read(null)?.problem).toBe('period start: the path matched nothing');
+    const [broken] = extract([binding()], { start: 'p.[', end: 'p.to' }, { data: { mrr: 1 } }, AT);
+    expect(broken?.problem).toBe('period start: the expression could not be evaluated');
+    const [brokenEnd] = extract(
+      [binding()],
+      { start: 'p.from', end: 'p.[' },
+      { data: { mrr: 1 }, p: { from: '2026-10-01' } },
+      AT,
+    );
+    expect(brokenEnd?.problem).toBe('period end: the expression could not be evaluated');
+  });
+});
+
 describe('the period a value stands for', () => {
   it('day, ISO week (Monday to Sunday), month, quarter of the run (UTC)', () => {
     expect(periodOf('day', AT)).toEqual(['2026-11-27', '2026-11-27']);
