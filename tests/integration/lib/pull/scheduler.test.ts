@@ -14,7 +14,7 @@ import type { PullSchedule } from '../../../../lib/domain/pull-integration';
 import { uuidv7 } from '../../../../lib/ids';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
 import { pullLocalQueue } from '../../../../lib/pull/local-queue';
-import { runMessage } from '../../../../lib/pull/run';
+import { runMessage, runNow } from '../../../../lib/pull/run';
 import { schedulePass } from '../../../../lib/pull/scheduler';
 import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
 import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
@@ -158,6 +158,58 @@ describe('two scheduler passes at once', () => {
       expect(stored?.lastRun?.outcome).toBe('stored');
       expect(stored?.nextRunAt).toBe('2002-06-02T00:00:00.000Z');
     }
+  });
+});
+
+describe('a slot that cannot be handed to the worker', () => {
+  it('is counted as failed and logged, and is due again after its lease', async () => {
+    const dueAt = '1997-01-01T00:00:00.000Z';
+    const integration = await putDue(dueAt, '/never');
+    const now = Date.parse(dueAt);
+    const broken = {
+      send: async () => {
+        throw new Error('queue down');
+      },
+      retryLater: async () => {},
+    };
+    const { result, lines } = await captureOutput(() => schedulePass({ db, queue: broken, now }));
+    expect(result).toEqual({ due: 1, claimed: 0, skipped: 0, failed: 1 });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'a due pull integration was not handed to the worker; due again after the lease',
+      }),
+    );
+    expect((await dueIntegrations(db, now)).map((d) => d.integrationId)).not.toContain(integration.id);
+  });
+});
+
+describe('credentials that no longer open', () => {
+  it('fail the run as auth, saying to set them again, without fetching', async () => {
+    source.answers['/locked'] = { json: { value: 1 } };
+    // A copy of a due integration, with bearer credentials sealed under another key.
+    const integration = await putDue('1996-01-01T00:00:00.000Z', '/locked');
+    const locked = {
+      ...integration,
+      id: uuidv7(),
+      auth: { type: 'bearer' as const, token: { set: true as const } },
+      sealedSecrets: 'p1.sealed-under-a-key-the-service-no-longer-has',
+    };
+    await putIntegration(
+      db,
+      locked,
+      auditEvent(systemContext('test'), {
+        type: 'integration.created',
+        tenantId: tenant.tenant.id,
+        target: { type: 'integration', id: locked.id },
+      }),
+    );
+    const run = await runNow(pullRunDeps, tenant.tenant.id, locked.id);
+    expect(run).toMatchObject({
+      errorClass: 'auth',
+      error: 'the stored credentials could not be opened: set them again',
+    });
+    expect(source.requestsTo('/locked')).toEqual([]);
   });
 });
 
