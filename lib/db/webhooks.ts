@@ -148,6 +148,7 @@ export const readEndpoint = async (
   const { Responses } = await client.send(
     new BatchGetCommand({
       RequestItems: {
+        // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
         [tableName]: { Keys: [keys.webhookEndpoint(tenantId, endpointId)], ConsistentRead: true },
       },
     }),
@@ -168,6 +169,7 @@ export const readEndpointAndDelivery = async (
   const deliveryKey = keys.webhookDelivery(endpointId, deliveryId);
   const { Responses } = await client.send(
     new BatchGetCommand({
+      // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
       RequestItems: { [tableName]: { Keys: [endpointKey, deliveryKey], ConsistentRead: true } },
     }),
   );

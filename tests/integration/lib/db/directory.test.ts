@@ -6,7 +6,15 @@ import { keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
 import { createStrategicCycle } from '../../../../lib/db/strategic-cycles';
 import { createTenant, getTenant, listTenants, updateTenant } from '../../../../lib/db/tenants';
-import { createUser, findUserByEmail, getUser, listUsers, updateUser } from '../../../../lib/db/users';
+import {
+  createUser,
+  findUserByEmail,
+  getUser,
+  listUsers,
+  putUserChange,
+  updateUser,
+} from '../../../../lib/db/users';
+import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
 
@@ -233,6 +241,30 @@ describe('users: changes', () => {
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: `User ${missing} not found.`,
+    });
+  });
+
+  it('a change that ends the sessions answers the user as written, and refuses a user read before it', async () => {
+    const { id: tenantId } = await tenant();
+    const made = await user(tenantId);
+    const current = (await getUser(db, tenantId, made.id))!;
+    const event = auditEvent(systemContext('test'), {
+      type: 'sessions.revoked',
+      tenantId,
+      target: { type: 'user', id: made.id },
+    });
+    const changed = await putUserChange(db, current, { disabled: true, role: undefined }, event);
+    expect(changed).toEqual({
+      ...current,
+      disabled: true,
+      tokenVersion: current.tokenVersion + 1,
+      updatedAt: expect.any(String),
+    });
+    expect(await getUser(db, tenantId, made.id)).toEqual(changed);
+    await expect(putUserChange(db, current, { disabled: false }, event)).rejects.toMatchObject({
+      name: 'WriteConflict',
+      on: 'user',
+      cause: { name: 'TransactionCanceledException' },
     });
   });
 

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { countInWindow } from '../../../../lib/db/window-counters';
+import { db } from '../../../support/fixtures';
+
+/** A fixed-window counter on one item: its ordinals, the window it keeps and when the item goes. */
+describe('a window counter', () => {
+  it('counts 1, 2 in a window, starts the next at 1 without the one before, and goes two windows after its start', async () => {
+    const key = { pk: `COUNTER#${randomUUID()}`, sk: 'COUNTER' };
+    const windowSeconds = 60;
+    const first = { windowStart: 1_800_000_000, windowSeconds };
+    expect(await countInWindow(db, key, first)).toBe(1);
+    expect(await countInWindow(db, key, first)).toBe(2);
+    const next = { windowStart: first.windowStart + windowSeconds, windowSeconds };
+    expect(await countInWindow(db, key, next)).toBe(1);
+    const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: key }));
+    expect(Item).toEqual({
+      ...key,
+      type: 'WINDOW_COUNTER',
+      [`w${next.windowStart}`]: 1,
+      ttl: next.windowStart + 2 * windowSeconds,
+    });
+  });
+});
