@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
 import { pullDeps } from '../../../../lib/runtime';
 import { createTestTenant, type TestTenant } from '../../../support/fixtures';
+import { captureOutput } from '../../../support/output';
 
 /**
  * What a definition must be beyond its schema, at the use case: every problem named at once, by the
@@ -98,5 +99,15 @@ describe('a change of a pull integration', () => {
     await expect(
       updateIntegration(pullDeps, tenant.tenant.id, created.id, { headers: { 'x-other-token': 'b' } }),
     ).rejects.toMatchObject({ errors: [{ path: 'auth.name', message: 'is also in headers: name it once' }] });
+  });
+
+  it('is audited naming the fields it changed, in order', async () => {
+    const created = await createIntegration(pullDeps, definition());
+    const { lines } = await captureOutput(() =>
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { url: created.url, name: 'Renamed' }),
+    );
+    expect(lines.filter((line) => line.audit === 'integration.updated')).toEqual([
+      expect.objectContaining({ integrationId: created.id, fields: 'name,url' }),
+    ]);
   });
 });
