@@ -43,4 +43,21 @@ describe('the state after a run', () => {
       nextRunAt: null,
     });
   });
+
+  it('is failing from the third failure in a row, and disabled once failing 24 hours, from that moment', () => {
+    const active = { ...failing, status: 'active' as const, consecutiveFailures: 1, failingSince: null };
+    expect(stateAfter(active, run('failed'), AT)).toMatchObject({ status: 'active', consecutiveFailures: 2 });
+    expect(stateAfter({ ...active, consecutiveFailures: 2 }, run('failed'), AT)).toMatchObject({
+      status: 'failing',
+      consecutiveFailures: 3,
+      failingSince: run('failed').startedAt,
+    });
+    const since = { ...failing, failingSince: new Date(AT - 86_400_000).toISOString() };
+    expect(stateAfter(since, run('failed'), AT)).toMatchObject({
+      status: 'disabled',
+      disabledAt: new Date(AT).toISOString(),
+      nextRunAt: null,
+    });
+    expect(stateAfter(since, run('failed'), AT - 1)).toMatchObject({ status: 'failing', disabledAt: null });
+  });
 });
