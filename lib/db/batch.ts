@@ -33,7 +33,7 @@ export const batchGet = async ({ client, tableName }: Database, keys: ItemKey[])
     let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw unprocessedError();
-      // Stryker disable next-line ConditionalExpression: a wait before a retry; only timing changes
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a wait before a retry; only timing changes
       if (attempt > 0) await backoff(attempt);
       const result = await client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
@@ -61,7 +61,7 @@ export const batchPut = async ({ client, tableName }: Database, items: Record<st
     let pending: WriteRequest[] = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw unprocessedError();
-      // Stryker disable next-line ConditionalExpression: a wait before a retry; only timing changes
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a wait before a retry; only timing changes
       if (attempt > 0) await backoff(attempt);
       const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
       // Stryker disable next-line OptionalChaining: DynamoDB always answers UnprocessedItems ({} when none)

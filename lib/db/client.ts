@@ -67,6 +67,7 @@ export const createDatabase = ({
       // attempt (as a retryable TimeoutError) within the Lambda's time.
       throwOnRequestTimeout: true,
     },
+    // Stryker disable next-line StringLiteral: DynamoDB Local takes any credentials
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return {
