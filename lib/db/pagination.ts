@@ -67,7 +67,7 @@ const decodeCursor = (
 ): Record<string, string> => {
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   } catch {
     // Not JSON: decoded stays undefined and is refused below.
   }

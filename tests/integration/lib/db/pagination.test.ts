@@ -138,12 +138,17 @@ describe('pages of a key prefix', () => {
     const tableCursors = [
       { pk, sk: 'ITEM#000', extra: 'x' }, // an attribute that is not a key
       { pk, extra: 'ITEM#000' }, // as many attributes as the key, one of them not a key
+      'ITEM#000', // JSON, but not an object
       { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // an index cursor on the table
       { pk, sk: '' }, // an empty key value
       { pk, sk: `ITEM#${'x'.repeat(1100)}` }, // a sort key over 1024 bytes
       { pk, sk: 'ITEM#\ud800' }, // a lone surrogate
       { pk, sk: 'OTHER#000' }, // outside the key condition's prefix
     ];
+    // Not base64url of JSON at all.
+    await expect(
+      queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 1, cursor: 'not a cursor!' }, n),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     for (const cursor of tableCursors) {
       await expect(
         queryPrefix(db, { pk, skPrefix: 'ITEM#' }, { limit: 1, cursor: encode(cursor) }, n),
