@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   countRefusal,
@@ -103,6 +103,28 @@ describe('rate-limit counters, on the item of the window’s day', () => {
     expect(await requestsInWindow(db, key, DAY_START)).toBe(2);
     expect(await requestsInWindow(db, key, DAY_START)).toBe(2);
     expect(await requestsInWindow(db, key, DAY_START + 60)).toBe(0);
+  });
+
+  it('refuses a counter that is not a count, naming the window’s attribute, never its value', async () => {
+    const key = hash();
+    await countRequest(db, key, inWindow(0), source(0));
+    const item = keys.apiKeyUsageDay(key, new Date(DAY_START * 1000).toISOString().slice(0, 10));
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: item,
+        UpdateExpression: 'SET #w = :bad',
+        ExpressionAttributeNames: { '#w': `w${DAY_START}` },
+        ExpressionAttributeValues: { ':bad': 'secret-looking' },
+      }),
+    );
+    const error = await requestsInWindow(db, key, DAY_START).then(
+      () => expect.unreachable('read'),
+      (e: unknown) => e as Error,
+    );
+    expect(error).toMatchObject({ name: 'MalformedItem', entity: 'USAGE' });
+    expect(error.message).toMatch(new RegExp(`malformed: w${DAY_START}: `));
+    expect(error.message).not.toContain('secret-looking');
   });
 });
 
