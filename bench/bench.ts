@@ -30,7 +30,6 @@ import { keys } from '../lib/db/keys';
 import { createKpi } from '../lib/db/kpis';
 import { measurements } from '../lib/db/measurements';
 import { createStrategicCycle } from '../lib/db/strategic-cycles';
-import { createTable } from '../lib/db/table';
 import { createTenant } from '../lib/db/tenants';
 import { createUser, normalizeEmail } from '../lib/db/users';
 import { KPI_TYPES, type Kpi } from '../lib/domain/kpi';
@@ -38,6 +37,7 @@ import { FEATURES } from '../lib/domain/plan';
 import { uuidv7 } from '../lib/ids';
 import { apiEvent, type EventInput, lambdaContext } from '../scripts/local/events';
 import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
+import { createTable } from '../scripts/local/table';
 import {
   type Bundle,
   buildBundle,

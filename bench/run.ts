@@ -16,9 +16,9 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase } from '../lib/db/client';
-import { createTable } from '../lib/db/table';
 import { logger } from '../lib/logger';
 import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
+import { createTable } from '../scripts/local/table';
 import { type BenchResults, costPerMillionUsd, runBench } from './bench';
 import { measurePull } from './pull';
 

@@ -20,8 +20,8 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { indexExistingKeyExpiries } from '../lib/alerts/check';
 import { createDatabase, type Database } from '../lib/db/client';
-import { addMissingIndexes, createTable } from '../lib/db/table';
 import { logger } from '../lib/logger';
+import { addMissingIndexes, createTable } from './local/table';
 import { type SeedFile, seedDemoData } from './seed';
 
 export interface LocalData {

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createDatabase, type Database } from '../../lib/db/client';
-import { waitForDynamoDb } from '../../lib/db/table';
+import { waitForDynamoDb } from './table';
 
 /**
  * The local stack's processes, for `npm start`, the tests and the benchmark; no function imports this.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { createDatabase } from '../../lib/db/client';
-import { createTable } from '../../lib/db/table';
+import { createTable } from '../../scripts/local/table';
 
 /**
  * Runs before each integration test file is imported, so `lib/runtime.ts` (which reads the

@@ -19,11 +19,11 @@ import { createDatabase, type Database } from '../../../lib/db/client';
 import { keys } from '../../../lib/db/keys';
 import { listKpis } from '../../../lib/db/kpis';
 import { listStrategicCycles } from '../../../lib/db/strategic-cycles';
-import { createTable } from '../../../lib/db/table';
 import { createTenant, getTenant, listTenants } from '../../../lib/db/tenants';
 import { listUsers } from '../../../lib/db/users';
 import { FEATURES } from '../../../lib/domain/plan';
 import { freePort, startDynamoDbLocal } from '../../../scripts/local/processes';
+import { createTable } from '../../../scripts/local/table';
 import {
   claim,
   holderOf,

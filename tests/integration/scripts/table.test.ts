@@ -6,11 +6,11 @@ import {
   type UpdateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { type Call, recordCalls } from '../../../../bench/capacity';
-import tableDefinition from '../../../../infra/table.json';
-import { createDatabase } from '../../../../lib/db/client';
-import { addMissingIndexes, waitForDynamoDb } from '../../../../lib/db/table';
-import { db } from '../../../support/fixtures';
+import { type Call, recordCalls } from '../../../bench/capacity';
+import tableDefinition from '../../../infra/table.json';
+import { createDatabase } from '../../../lib/db/client';
+import { addMissingIndexes, waitForDynamoDb } from '../../../scripts/local/table';
+import { db } from '../../support/fixtures';
 
 describe('waiting for DynamoDB (npm start, the test setup)', () => {
   it('resolves once the endpoint answers', async () => {

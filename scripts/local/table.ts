@@ -7,7 +7,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import tableDefinition from '../../infra/table.json';
-import type { Database } from './client';
+import type { Database } from '../../lib/db/client';
 
 /**
  * Creates the table from `infra/table.json`, the same file serverless.yml deploys as its
