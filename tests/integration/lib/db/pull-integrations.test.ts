@@ -12,43 +12,14 @@ import {
 } from '../../../../lib/db/pull-integrations';
 import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { uuidv7 } from '../../../../lib/ids';
-import { createTestTenant, db } from '../../../support/fixtures';
+import { createTestTenant, db, pullIntegrationRecord } from '../../../support/fixtures';
 
 /**
  * Pull integrations at the repository: the due index holds an integration while it is active and has a
  * next run, and a tenant's list pages with cursors of its own partition only.
  */
-const stored = (
-  tenantId: string,
-  kpiId: string,
-  changes: Partial<StoredIntegration> = {},
-): StoredIntegration => {
-  const at = '2004-01-01T00:00:00.000Z';
-  const id = uuidv7();
-  return {
-    id,
-    tenantId,
-    name: `Source ${id}`,
-    url: 'https://source.example.com/value',
-    headers: {},
-    auth: { type: 'none' },
-    schedule: { every: 'day' },
-    period: 'day',
-    measurements: [{ kpiId, kpiType: 'BSC_KPI', actual: 'value' }],
-    status: 'active',
-    consecutiveFailures: 0,
-    failingSince: null,
-    disabledAt: null,
-    lastRun: null,
-    nextRunAt: at,
-    createdAt: at,
-    createdBy: null,
-    updatedAt: at,
-    sealedSecrets: null,
-    claimedSlot: null,
-    ...changes,
-  };
-};
+const stored = (tenantId: string, kpiId: string, changes: Partial<StoredIntegration> = {}) =>
+  pullIntegrationRecord({ id: kpiId, tenantId }, '2004-01-01T00:00:00.000Z', changes);
 
 const put = async (integration: StoredIntegration) => {
   await putIntegration(

@@ -20,7 +20,7 @@ import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
 import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
 import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createEndpoint } from '../../../../lib/webhooks/service';
-import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
+import { createTestTenant, db, pullIntegrationRecord, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput } from '../../../support/output';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
@@ -48,29 +48,7 @@ afterAll(() => source.close());
  * sees none of the others' entries (their leases end in their own, later, windows).
  */
 const putDue = async (dueAt: string, path = '/ok', schedule: PullSchedule = { every: 'day' }) => {
-  const id = uuidv7();
-  const stored: StoredIntegration = {
-    id,
-    tenantId: tenant.tenant.id,
-    name: `Source ${id}`,
-    url: source.url(path),
-    headers: {},
-    auth: { type: 'none' },
-    schedule,
-    period: 'day',
-    measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
-    status: 'active',
-    consecutiveFailures: 0,
-    failingSince: null,
-    disabledAt: null,
-    lastRun: null,
-    nextRunAt: dueAt,
-    createdAt: dueAt,
-    createdBy: null,
-    updatedAt: dueAt,
-    sealedSecrets: null,
-    claimedSlot: null,
-  };
+  const stored = pullIntegrationRecord(tenant.kpis[0]!, dueAt, { url: source.url(path), schedule });
   await putIntegration(
     db,
     stored,
