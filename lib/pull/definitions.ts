@@ -69,7 +69,7 @@ const definitionProblems = (
     const problem = text === undefined ? undefined : expressionProblem(text);
     if (problem) errors.push({ path, message: problem });
   };
-  if (definition.period && typeof definition.period === 'object') {
+  if (typeof definition.period === 'object') {
     expression('period.start', definition.period.start);
     expression('period.end', definition.period.end);
   }

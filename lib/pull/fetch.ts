@@ -79,15 +79,18 @@ const egressProblem = (error: EgressError): { errorClass: RunErrorClass; error: 
 };
 
 const isJson = (response: EgressResponse) => {
+  // Stryker disable next-line StringLiteral,OptionalChaining: split answers one part at least, and no header is no JSON whatever the text
   const type = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || type.endsWith('+json');
 };
 
 const parseJson = (response: EgressResponse): { ok: true; value: unknown } | { ok: false } => {
+  // Stryker disable next-line ObjectLiteral: a failed parse is known by its missing ok, false or absent alike
   if (!isJson(response)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body)) };
   } catch {
+    // Stryker disable next-line ObjectLiteral: a failed parse is known by its missing ok, false or absent alike
     return { ok: false };
   }
 };
@@ -97,10 +100,12 @@ const tokenKey = (
   source: Source,
   auth: Extract<PullAuthView, { type: 'oauth2_client_credentials' }>,
   secret: string,
-) =>
-  `${source.id}:${createHash('sha256')
-    .update(JSON.stringify([auth.tokenUrl, auth.clientId, auth.scope, secret]))
-    .digest('base64url')}`;
+) => {
+  const issuedFor = JSON.stringify([auth.tokenUrl, auth.clientId, auth.scope, secret]);
+  // Stryker disable next-line StringLiteral: any encoding of the digest is a key; only its spelling changes
+  const digest = createHash('sha256').update(issuedFor).digest('base64url');
+  return `${source.id}:${digest}`;
+};
 
 /** A token from the cache or the token endpoint (RFC 6749 §4.4, client authenticated with HTTP Basic). */
 const accessToken = async (
@@ -137,7 +142,8 @@ const accessToken = async (
     if (!(error instanceof EgressError)) throw error;
     return { ok: false, error: `the token request failed: ${egressProblem(error).error}` };
   }
-  if (response.status < 200 || response.status >= 300) {
+  // Node's client answers the final status only: a 1xx never ends a request, so below 300 is success.
+  if (response.status >= 300) {
     return { ok: false, error: `the token endpoint answered HTTP ${response.status}` };
   }
   const parsed = parseJson(response);
@@ -145,9 +151,9 @@ const accessToken = async (
   if (typeof body?.access_token !== 'string' || body.access_token === '') {
     return { ok: false, error: 'the token endpoint answered without an access_token' };
   }
-  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in * 1000 : undefined;
   // Without expires_in nobody knows how long the token lives: it is used for this fetch only.
-  if (expiresIn !== undefined && expiresIn > 2 * TOKEN_MARGIN_MS) {
+  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 0;
+  if (expiresIn > 2 * TOKEN_MARGIN_MS) {
     tokens.set(key, body.access_token, now() + expiresIn - TOKEN_MARGIN_MS);
   }
   return { ok: true, token: body.access_token, key };
@@ -172,6 +178,7 @@ export const fetchSource = async (
     errorClass,
     error,
   });
+  // Stryker disable MethodExpression: Node's client sets headers caselessly, the later name winning in any case
   const headers: Record<string, string> = {
     ...Object.fromEntries(Object.entries(source.headers).map(([name, value]) => [name.toLowerCase(), value])),
     accept: 'application/json',
@@ -186,6 +193,7 @@ export const fetchSource = async (
     case 'header':
       headers[auth.name.toLowerCase()] = secrets.value ?? '';
       break;
+    // Stryker restore MethodExpression
     case 'basic':
       headers.authorization = `Basic ${Buffer.from(`${auth.username}:${secrets.password ?? ''}`).toString('base64')}`;
       break;
@@ -196,13 +204,12 @@ export const fetchSource = async (
       cachedToken = token.key;
       break;
     }
-    default:
-      break;
   }
   let response: EgressResponse;
   try {
     response = await deps.egress.send({
       url: source.url,
+      // Stryker disable next-line StringLiteral: Node's client sends GET for a method it is not given
       method: 'GET',
       headers,
       timeoutMs: FETCH_TIMEOUT_MS,
@@ -216,18 +223,20 @@ export const fetchSource = async (
   const { status } = response;
   if (status === 401 || status === 403) {
     // A token the source no longer takes is not used again.
+    // Stryker disable next-line ConditionalExpression: deleting no key from the cache changes nothing
     if (cachedToken) deps.tokens.delete(cachedToken);
     return failed('auth', `the source refused the credentials (HTTP ${status})`, status);
   }
-  if (status >= 300 && status < 400) {
+  if (status >= 300) {
+    const redirect = status < 400;
     return failed(
       'http_status',
-      `the source answered a redirect (HTTP ${status}); redirects are not followed`,
+      redirect
+        ? `the source answered a redirect (HTTP ${status}); redirects are not followed`
+        : `the source answered HTTP ${status}`,
       status,
     );
   }
-  if (status < 200 || status >= 300)
-    return failed('http_status', `the source answered HTTP ${status}`, status);
   const parsed = parseJson(response);
   if (!parsed.ok) return failed('not_json', 'the answer is not JSON (Content-Type application/json)', status);
   return {

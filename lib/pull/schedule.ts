@@ -62,6 +62,7 @@ export const nextSlot = (schedule: PullSchedule, after: number): number => {
 export const backoffMs = (schedule: PullSchedule, failures: number): number | undefined => {
   if (failures < FAILING_AFTER) return undefined;
   const interval = intervalMs(schedule);
+  // Stryker disable next-line EqualityOperator: at a day the capped doubling below answers a day too
   if (interval >= DAY_MS) return interval;
   return Math.min(interval * 2 ** (failures - FAILING_AFTER + 1), DAY_MS);
 };
