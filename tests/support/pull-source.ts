@@ -9,10 +9,10 @@ export interface SourceRequest {
   body: string;
 }
 
-/** How the source answers a path: a status, a JSON body (or raw text with a content type), or never. */
+/** How the source answers a path: a status, a JSON body (or raw text or bytes with a content type), or never. */
 export type SourceAnswer =
   | { status?: number; json: unknown; headers?: Record<string, string> }
-  | { status?: number; text: string; contentType?: string; headers?: Record<string, string> }
+  | { status?: number; text: string | Uint8Array; contentType?: string; headers?: Record<string, string> }
   | { hang: true }
   | { reset: true };
 

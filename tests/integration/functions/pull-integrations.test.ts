@@ -430,6 +430,7 @@ describe('POST /integrations/pull/{id}/run and the run log', () => {
       httpStatus: 200,
       outcome: 'stored',
       errorClass: null,
+      error: null,
       measurementsStored: 1,
       bindings: [
         { kpiId: owner.kpis[0]!.id, result: 'created', actual: 248_500, target: 260_000, problem: null },
@@ -644,7 +645,11 @@ describe('each failure class, in the run log without the body or a secret', () =
   });
 
   it('timeout: the source never answers (10 s)', async () => {
-    expect(await failing({ hang: true })).toMatchObject({ errorClass: 'timeout', httpStatus: null });
+    expect(await failing({ hang: true })).toMatchObject({
+      errorClass: 'timeout',
+      httpStatus: null,
+      error: 'the source did not answer in time',
+    });
   });
 
   it('no binding gives a value: failed without an error class', async () => {
@@ -673,6 +678,14 @@ describe('PATCH /integrations/pull/{id}', () => {
     expect(missing.body.errors).toEqual([
       { path: 'auth.password', message: 'is required when the type changes to basic' },
     ]);
+    const basic = await patch(admin(tenant), created.id, {
+      auth: { type: 'basic', username: 'u', password: 'pw-new' },
+    });
+    expect(basic.status).toBe(200);
+    await run(admin(tenant), created.id);
+    expect(source.requestsTo('/patched').at(-1)?.headers.authorization).toBe(
+      `Basic ${Buffer.from('u:pw-new').toString('base64')}`,
+    );
     expect((await patch(admin(tenant), created.id, { auth: { type: 'none' } })).body.auth).toEqual({
       type: 'none',
     });

@@ -60,18 +60,20 @@ describe('a new pull integration', () => {
 
   it('needs each binding’s KPI to be the tenant’s, of its type: NOT_FOUND naming the others', async () => {
     const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c6';
+    const another = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c7';
     await expect(
       createIntegration(pullDeps, {
         ...definition(),
         measurements: [
           { kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' },
           { kpiId: unknown, kpiType: 'BSC_KPI', actual: 'other' },
+          { kpiId: another, kpiType: 'BSC_KPI', actual: 'third' },
         ],
       }),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
-      message: `No KPI of this organization with the given id and kpiType: ${unknown}.`,
-      extensions: { missingKpiIds: [unknown] },
+      message: `No KPI of this organization with the given id and kpiType: ${unknown}, ${another}.`,
+      extensions: { missingKpiIds: [unknown, another] },
     });
   });
 });
@@ -101,13 +103,18 @@ describe('a change of a pull integration', () => {
     ).rejects.toMatchObject({ errors: [{ path: 'auth.name', message: 'is also in headers: name it once' }] });
   });
 
-  it('is audited naming the fields it changed, in order', async () => {
-    const created = await createIntegration(pullDeps, definition());
+  it('is audited naming the fields it changed, in order, in the name of the service when nobody is named', async () => {
+    const { result: created, lines: creation } = await captureOutput(() =>
+      createIntegration(pullDeps, definition()),
+    );
+    expect(creation.filter((line) => line.audit === 'integration.created')).toEqual([
+      expect.objectContaining({ integrationId: created.id, actorType: 'system', actorId: 'service' }),
+    ]);
     const { lines } = await captureOutput(() =>
       updateIntegration(pullDeps, tenant.tenant.id, created.id, { url: created.url, name: 'Renamed' }),
     );
     expect(lines.filter((line) => line.audit === 'integration.updated')).toEqual([
-      expect.objectContaining({ integrationId: created.id, fields: 'name,url' }),
+      expect.objectContaining({ integrationId: created.id, fields: 'name,url', actorId: 'service' }),
     ]);
   });
 });

@@ -77,10 +77,17 @@ describe('an answer of the source', () => {
     source.answers['/text'] = { text: '{"v":1}', contentType: 'text/plain' };
     source.answers['/broken'] = { text: '{"v":', contentType: 'application/json' };
     source.answers['/json-suffix'] = { text: '{"v":2}', contentType: 'text/plain+json' };
+    source.answers['/spaced'] = { text: '{"v":3}', contentType: 'application/json ; charset=utf-8' };
+    // A JSON text whose string holds a byte that is no UTF-8: not decoded with replacement characters.
+    source.answers['/latin1'] = {
+      text: Buffer.concat([Buffer.from('{"v":"'), Buffer.from([0xff]), Buffer.from('"}')]),
+      contentType: 'application/json',
+    };
     const fetched = async (path: string) => fetchSource(deps(), sourceAt(source.url(path)), {});
     expect(await fetched('/problem')).toMatchObject({ ok: true, httpStatus: 200, answer: { v: 1 } });
     expect(await fetched('/json-suffix')).toMatchObject({ ok: true, answer: { v: 2 } });
-    for (const path of ['/text', '/broken']) {
+    expect(await fetched('/spaced')).toMatchObject({ ok: true, answer: { v: 3 } });
+    for (const path of ['/text', '/broken', '/latin1']) {
       expect(await fetched(path), path).toMatchObject({
         ok: false,
         httpStatus: 200,
@@ -94,6 +101,9 @@ describe('an answer of the source', () => {
     source.answers['/denied'] = { status: 403, json: {} };
     source.answers['/moved'] = { status: 301, json: {}, headers: { location: '/elsewhere' } };
     source.answers['/broken-server'] = { status: 502, json: {} };
+    source.answers['/multiple'] = { status: 300, json: { v: 1 } };
+    source.answers['/bad-request'] = { status: 400, json: { v: 1 } };
+    source.answers['/odd-success'] = { status: 299, json: { v: 1 } };
     const fetched = async (path: string) => fetchSource(deps(), sourceAt(source.url(path)), {});
     expect(await fetched('/denied')).toMatchObject({
       errorClass: 'auth',
@@ -109,6 +119,17 @@ describe('an answer of the source', () => {
       errorClass: 'http_status',
       error: 'the source answered HTTP 502',
     });
+    expect(await fetched('/multiple')).toMatchObject({
+      ok: false,
+      httpStatus: 300,
+      error: 'the source answered a redirect (HTTP 300); redirects are not followed',
+    });
+    expect(await fetched('/bad-request')).toMatchObject({
+      ok: false,
+      httpStatus: 400,
+      error: 'the source answered HTTP 400',
+    });
+    expect(await fetched('/odd-success')).toMatchObject({ ok: true, httpStatus: 299, answer: { v: 1 } });
   });
 
   it('is larger than the most read: too_large, naming the limit; a closed port: connection', async () => {
@@ -134,6 +155,33 @@ describe('an answer of the source', () => {
       {},
     );
     expect(result.durationMs).toBe(250);
+    const failedTimes = [2_000, 2_400];
+    const refused = await fetchSource(
+      deps(() => failedTimes.shift() ?? 2_400),
+      sourceAt('http://169.254.169.254/'),
+      {},
+    );
+    expect(refused).toMatchObject({ ok: false, durationMs: 400 });
+  });
+
+  it('lets an error that is no egress failure through: a defect is not a failed run', async () => {
+    const broken = { send: async () => Promise.reject(new TypeError('a defect')) };
+    await expect(
+      fetchSource({ egress: broken, tokens: createTokenCache() }, sourceAt(source.url('/value')), {}),
+    ).rejects.toThrow('a defect');
+    await expect(
+      fetchSource(
+        { egress: broken, tokens: createTokenCache() },
+        sourceAt(source.url('/value'), {
+          type: 'oauth2_client_credentials',
+          tokenUrl: source.url('/token'),
+          clientId: 'c',
+          scope: null,
+          clientSecret: { set: true },
+        }),
+        { clientSecret: 's' },
+      ),
+    ).rejects.toThrow('a defect');
   });
 
   it('is asked for JSON as the service, whatever headers the integration names', async () => {
@@ -186,6 +234,30 @@ describe('OAuth2 client credentials', () => {
     clock += 1;
     await fetch();
     expect(source.requestsTo('/oauth/token')).toHaveLength(2);
+  });
+
+  it('keeps a token for the credentials it was issued for: another secret asks again', async () => {
+    source.answers['/rotated/token'] = { json: { access_token: 'token-r', expires_in: 3600 } };
+    source.answers['/rotated/value'] = { json: { value: 1 } };
+    const shared = deps();
+    const fetch = (clientSecret: string) =>
+      fetchSource(shared, sourceAt(source.url('/rotated/value'), oauth('/rotated/token')), { clientSecret });
+    await fetch('first');
+    await fetch('first');
+    expect(source.requestsTo('/rotated/token')).toHaveLength(1);
+    await fetch('second');
+    expect(source.requestsTo('/rotated/token')).toHaveLength(2);
+  });
+
+  it('keeps no token whose expires_in is no number', async () => {
+    source.answers['/texty/token'] = { json: { access_token: 'token-t', expires_in: '3600' } };
+    source.answers['/texty/value'] = { json: { value: 1 } };
+    const shared = deps();
+    const fetch = () =>
+      fetchSource(shared, sourceAt(source.url('/texty/value'), oauth('/texty/token')), { clientSecret: 's' });
+    expect(await fetch()).toMatchObject({ ok: true });
+    await fetch();
+    expect(source.requestsTo('/texty/token')).toHaveLength(2);
   });
 
   it('keeps no token that lives two minutes or less, or says not how long, and drops one the source refuses', async () => {

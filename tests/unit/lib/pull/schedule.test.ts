@@ -39,6 +39,9 @@ describe('the slots of each schedule unit (UTC)', () => {
       '2026-12-01T02:00:00.000Z',
     );
     expect(next({ every: 'month' }, '2026-12-15T00:00:00.000Z')).toBe('2027-01-01T00:00:00.000Z');
+    expect(next({ every: 'month', at: '02:00' }, '2026-12-01T02:00:00.000Z')).toBe(
+      '2027-01-01T02:00:00.000Z',
+    );
   });
 });
 

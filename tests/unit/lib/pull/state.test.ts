@@ -60,4 +60,19 @@ describe('the state after a run', () => {
     });
     expect(stateAfter(since, run('failed'), AT - 1)).toMatchObject({ status: 'failing', disabledAt: null });
   });
+
+  it('needs both: the third failure in a row and 24 hours of failing', () => {
+    const dayAgo = new Date(AT - 86_400_000).toISOString();
+    const third = { ...failing, status: 'active' as const, consecutiveFailures: 2, failingSince: dayAgo };
+    expect(stateAfter(third, run('failed'), AT)).toMatchObject({
+      status: 'disabled',
+      consecutiveFailures: 3,
+    });
+    const first = { ...third, consecutiveFailures: 0 };
+    expect(stateAfter(first, run('failed'), AT)).toMatchObject({
+      status: 'active',
+      consecutiveFailures: 1,
+      disabledAt: null,
+    });
+  });
 });
