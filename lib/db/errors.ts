@@ -1,3 +1,4 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { isRetryableByTrait, isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 
 /** True when a conditional write was refused; repositories turn this into a domain error. */
@@ -20,10 +21,9 @@ export const writtenUnlessConditionFails = async (write: Promise<unknown>): Prom
 
 /** The per-item reasons of a cancelled transaction, e.g. `['None', 'ConditionalCheckFailed']`. */
 export const cancellationReasons = (error: unknown): string[] | undefined => {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const { CancellationReasons: reasons } = error as { CancellationReasons?: { Code?: string }[] };
+  if (!(error instanceof TransactionCanceledException)) return undefined;
   // Stryker disable next-line ArrayDeclaration: DynamoDB's cancelled transaction always names its reasons
-  return (reasons ?? []).map((reason) => reason.Code ?? 'None');
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 };
 
 /**

@@ -1,3 +1,4 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
 import type { Database } from '../../lib/db/client';
 
@@ -11,9 +12,8 @@ export const throttling = () =>
 
 /** DynamoDB's answer to a cancelled transaction: one reason code per item. */
 export const cancelled = (...codes: string[]) =>
-  Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'), {
-    name: 'TransactionCanceledException',
-    $fault: 'client',
+  new TransactionCanceledException({
+    message: 'Transaction cancelled, please refer cancellation reasons for specific reasons',
     $metadata: { httpStatusCode: 400 },
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
