@@ -4,7 +4,7 @@ import { USAGE_REFUSALS, type UsageDay, type UsageRefusal, usageDaySchema } from
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
 import { MalformedItem, writtenUnlessConditionFails } from './errors';
-import { keyPart, keys } from './keys';
+import { keys } from './keys';
 
 /**
  * How an API key is used: one small item per key and UTC day (`APIKEY#<sha256>` / `USAGE#<day>`), the
@@ -72,7 +72,7 @@ export const apiKeyUsageDays = /* @__PURE__ */ defineEntity(() => ({
   stored: {
     keyHash: inKey('pk', keys.apiKey),
     date: {
-      read: (item) => keyPart(item.sk, keys.apiKeyUsageDay('', '').sk),
+      read: inKey('sk', keys.apiKeyUsageDay).read,
       write: (date) => ({ ttl: expiryOf(date) }),
     },
     requests: { default: 0 },

@@ -197,6 +197,7 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
       const checked = hiddenParser ? z.safeParse(hiddenParser, prepared) : undefined;
       if (parsed.success && checked?.success !== false) return parsed.data;
       const issues = [...(parsed.error?.issues ?? []), ...(checked?.error?.issues ?? [])];
+      // Stryker disable next-line OptionalChaining: without a hidden parse the field parse failed, and ?? stops there
       throw new MalformedItem(spec.type, item, issues, parsed.error ?? checked?.error);
     },
   };

@@ -273,7 +273,8 @@ export const putRunState = async (
       .join(', ')}`,
     ConditionExpression: `${slot === null ? 'attribute_exists(pk)' : 'claimedSlot = :slot'}${record ? ' AND #status = :seenStatus' : ''}`,
     ExpressionAttributeNames: Object.fromEntries(
-      [...set, ...remove, ...(record ? ['status'] : [])].map((name) => [`#${name}`, name]),
+      // The state always sets the status, which the condition with `record` names too.
+      [...set, ...remove].map((name) => [`#${name}`, name]),
     ),
     ExpressionAttributeValues: {
       ...Object.fromEntries(set.map((name) => [`:${name}`, fields[name]])),

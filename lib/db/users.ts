@@ -111,6 +111,7 @@ export const getUser = async (
   userId: string,
 ): Promise<User | undefined> => {
   const { Item } = await client.send(
+    // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
     new GetCommand({ TableName: tableName, Key: keys.user(tenantId, userId), ConsistentRead: true }),
   );
   return Item ? toUser(Item) : undefined;
@@ -160,6 +161,7 @@ export const findUserByEmail = async (
   email: string,
 ): Promise<{ user: User; tenant: Tenant } | undefined> => {
   const { Item } = await db.client.send(
+    // Stryker disable next-line BooleanLiteral: DynamoDB Local serves every read consistently
     new GetCommand({ TableName: db.tableName, Key: keys.email(normalizeEmail(email)), ConsistentRead: true }),
   );
   const owner = Item ? emailOwners.fromItem(Item) : undefined;
@@ -210,8 +212,8 @@ export const updateUser = async (
     return toUser(Attributes ?? {});
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
-    // The item as it stood tells a missing user from a changed role.
-    if (ifRole && error instanceof ConditionalCheckFailedException && error.Item) {
+    // The item as it stood (asked for with ifRole only) tells a missing user from a changed role.
+    if (error instanceof ConditionalCheckFailedException && error.Item) {
       throw new WriteConflict('user', { cause: error });
     }
     throw new AppError('NOT_FOUND', `User ${userId} not found.`);

@@ -9,7 +9,13 @@ import {
   rollApiKey,
   updateApiKey,
 } from '../../../../lib/api-keys/service';
-import { findApiKey, getApiKeyByHash, putApiKey, putKeyRevocation } from '../../../../lib/db/api-keys';
+import {
+  findApiKey,
+  getApiKeyByHash,
+  putApiKey,
+  putKeyRevocation,
+  putRolledApiKey,
+} from '../../../../lib/db/api-keys';
 import { batchPut } from '../../../../lib/db/batch';
 import { GSI1, keys } from '../../../../lib/db/keys';
 import { createKpi } from '../../../../lib/db/kpis';
@@ -630,6 +636,36 @@ describe('a write that lost a race', () => {
       name: 'WriteConflict',
       on: 'key',
       message: 'A concurrent change of the key won.',
+      cause: { name: 'TransactionCanceledException' },
+    });
+    // A roll: the old key changed meanwhile (the first item's condition), or else the slot list.
+    const roll = (reasons: string[]) =>
+      caught(
+        putRolledApiKey(
+          instrument(db, (command) => {
+            if (command.name === 'TransactWriteItemsCommand') throw cancelled(...reasons);
+            return undefined;
+          }).db,
+          {
+            old: stored,
+            expiresAt: new Date().toISOString(),
+            replacedBy: { id: uuidv7(), prefix: stored.key.prefix },
+            rolledAt: new Date().toISOString(),
+            rolledBy: undefined,
+            created: stored,
+            slots: { list, holders: {} },
+          },
+          keyEventOf(limited.id),
+        ),
+      );
+    expect(await roll(['ConditionalCheckFailed', 'None', 'None', 'None'])).toMatchObject({
+      name: 'WriteConflict',
+      on: 'key',
+      cause: { name: 'TransactionCanceledException' },
+    });
+    expect(await roll(['None', 'None', 'ConditionalCheckFailed', 'None'])).toMatchObject({
+      name: 'WriteConflict',
+      on: 'slots',
       cause: { name: 'TransactionCanceledException' },
     });
   });

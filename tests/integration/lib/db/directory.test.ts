@@ -10,6 +10,7 @@ import {
   createUser,
   findUserByEmail,
   getUser,
+  getUserWithTenant,
   listUsers,
   putUserChange,
   updateUser,
@@ -17,6 +18,7 @@ import {
 import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { injectFaults } from '../../../support/faults';
 import { db } from '../../../support/fixtures';
+import { instrument } from '../../../support/instrumented-db';
 
 /**
  * The repositories the operator CLI (scripts/admin.ts) lists and creates with: tested here in-process,
@@ -80,6 +82,15 @@ describe('tenants', () => {
       });
       expect(await getTenant(db, missing)).toBeUndefined();
     }
+  });
+
+  it('a tenant gone between its change and the read of it as it is now is NOT_FOUND', async () => {
+    const { id } = await tenant();
+    const goneOnRead = instrument(db, ({ name }) => (name === 'GetItemCommand' ? { answer: {} } : undefined));
+    await expect(updateTenant(goneOnRead.db, id, { plan: 'business' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Tenant ${id} not found.`,
+    });
   });
 
   it('any other refusal of the change reaches the caller as it is, with or without a plan change', async () => {
@@ -191,6 +202,18 @@ describe('users', () => {
 });
 
 describe('users: changes', () => {
+  it('a user is read with their tenant, and not at all when either is missing', async () => {
+    const { id: tenantId } = await tenant();
+    const made = await user(tenantId);
+    expect(await getUserWithTenant(db, tenantId, made.id)).toMatchObject({
+      user: { id: made.id },
+      tenant: { id: tenantId },
+    });
+    expect(await getUserWithTenant(db, tenantId, randomUUID())).toBeUndefined();
+    await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.tenant(tenantId) }));
+    expect(await getUserWithTenant(db, tenantId, made.id)).toBeUndefined();
+  });
+
   it('changes a user and answers it as it is now; an unknown user is NOT_FOUND and nothing is created', async () => {
     const { id: tenantId } = await tenant();
     const made = await user(tenantId);

@@ -32,10 +32,17 @@ describe('the newest measurement with a target', () => {
     // Within the 31 newest there is none: the read stops at the 31st.
     expect(await latestWithTarget(probe.db, kpi.id, 31)).toBeUndefined();
     expect(probe.calls.map(({ input }) => input.Limit)).toEqual([25, 6]);
+    probe.reset();
+    // Within exactly one page: one read, however many periods lie further back.
+    expect(await latestWithTarget(probe.db, kpi.id, 25)).toBeUndefined();
+    expect(probe.calls.map(({ input }) => input.Limit)).toEqual([25]);
   });
 
   it('is undefined when the KPI has fewer periods than `within` and none has a target', async () => {
     const kpi = await kpiWith(3, []);
-    expect(await latestWithTarget(db, kpi.id, 50)).toBeUndefined();
+    const probe = instrument(db);
+    expect(await latestWithTarget(probe.db, kpi.id, 50)).toBeUndefined();
+    // The list ended on the first page: no second read.
+    expect(probe.calls).toHaveLength(1);
   });
 });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchPut } from '../../../../lib/db/batch';
+import { keys } from '../../../../lib/db/keys';
 import { queryPage, queryPrefix } from '../../../../lib/db/pagination';
+import { deliveryPage } from '../../../../lib/db/webhooks';
 import { db } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 
@@ -165,6 +167,7 @@ describe('pages of a key prefix', () => {
       { pk, sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'OTHER#000' },
       { pk: 'x'.repeat(2100), sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' },
       { pk: '', sk: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // an empty table key
+      { pk, other: 'ITEM#000', gsi1pk: `${pk}#INDEX`, gsi1sk: 'ITEM#000' }, // four names, one not a key
     ];
     for (const cursor of indexCursors) {
       await expect(
@@ -172,5 +175,16 @@ describe('pages of a key prefix', () => {
         JSON.stringify(cursor).slice(0, 80),
       ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     }
+  });
+});
+
+describe('pages of an entity', () => {
+  it('refuse a cursor of another partition: an endpoint’s deliveries', async () => {
+    const cursor = Buffer.from(JSON.stringify(keys.webhookDelivery(randomUUID(), randomUUID()))).toString(
+      'base64url',
+    );
+    await expect(deliveryPage(db, randomUUID(), { limit: 10, cursor })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 });

@@ -7,6 +7,7 @@ import {
   integrationPage,
   PULL_RETENTION_DAYS,
   putIntegration,
+  runPage,
   type StoredIntegration,
   usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
@@ -91,5 +92,19 @@ describe('an integration’s usage day', () => {
       new GetCommand({ TableName: db.tableName, Key: keys.pullUsageDay(integrationId, day) }),
     );
     expect(Item?.ttl).toBe(Date.parse(`${day}T00:00:00Z`) / 1000 + (PULL_RETENTION_DAYS + 1) * 86_400);
+    // A counter per class that failed, and none for runs that had no error class.
+    expect(Object.keys(Item ?? {}).sort()).toEqual(
+      ['failed', 'failed_timeout', 'measurements', 'pk', 'runs', 'sk', 'ttl', 'type'].sort(),
+    );
+  });
+});
+
+describe('an integration’s runs', () => {
+  it('page with cursors of the integration’s own partition only', async () => {
+    const other = uuidv7();
+    const cursor = Buffer.from(JSON.stringify(keys.pullRun(other, uuidv7()))).toString('base64url');
+    await expect(runPage(db, uuidv7(), { limit: 10, cursor })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 });

@@ -37,7 +37,11 @@ describe('a KPI settings change that meets a concurrent one', () => {
       (e: unknown) => e as Error,
     );
     expect(error.message).toBe(`KPI ${kpi!.id} kept changing; the change was not made.`);
-    expect(error.cause).toMatchObject({ name: 'WriteConflict', on: 'kpi' });
+    expect(error.cause).toMatchObject({
+      name: 'WriteConflict',
+      on: 'kpi',
+      cause: { name: 'TransactionCanceledException' },
+    });
     expect((await getKpiOfTenant(db, tenant.tenant.id, kpi!.id))?.cadence).toBe(kpi!.cadence);
   });
 });

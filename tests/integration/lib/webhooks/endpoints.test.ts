@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { auditEventPage } from '../../../../lib/db/audit-events';
 import { keys } from '../../../../lib/db/keys';
-import { putEndpoint, putEndpointDeletion } from '../../../../lib/db/webhooks';
+import { EndpointLimitReached, putEndpoint, putEndpointDeletion } from '../../../../lib/db/webhooks';
 import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../../../lib/domain/webhook';
 import { webhookSecrets } from '../../../../lib/runtime';
@@ -104,6 +104,32 @@ describe('an endpoint write that meets a concurrent change', () => {
     await expect(
       putEndpointDeletion(always.db, tenant.id, endpoint.id, new Date().toISOString(), 1, event),
     ).rejects.toMatchObject(conflict);
+  });
+
+  it('at the repository: an endpoint over the maximum is EndpointLimitReached, a second deletion false', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const { secret: _, ...endpoint } = await newEndpoint(db, tenant.id);
+    const event = auditEvent(systemContext('test'), {
+      type: 'webhook.created',
+      tenantId: tenant.id,
+      target: { type: 'webhook', id: endpoint.id },
+    });
+    const over = await putEndpoint(
+      db,
+      { endpoint: { ...endpoint, id: randomUUID() }, sealedSecret: 'x', deletedAt: null },
+      1,
+      event,
+    ).catch((error: unknown) => error);
+    expect(over).toBeInstanceOf(EndpointLimitReached);
+    expect(over).toMatchObject({
+      name: 'EndpointLimitReached',
+      message: 'at most 1 endpoints',
+      cause: { name: 'TransactionCanceledException' },
+    });
+    const at = new Date().toISOString();
+    expect(await putEndpointDeletion(db, tenant.id, endpoint.id, at, 1, event)).toBe(true);
+    expect(await putEndpointDeletion(db, tenant.id, endpoint.id, at, 1, event)).toBe(false);
+    expect(await putEndpointDeletion(db, tenant.id, randomUUID(), at, 1, event)).toBe(false);
   });
 
   it('passes any other refusal through at once, without trying again', async () => {

@@ -112,6 +112,22 @@ describe('an entity declaration', () => {
     expect((error as Error).cause).toBeInstanceOf(z.core.$ZodError);
   });
 
+  it('lets an error of a field’s own reading that is no parse through as it is', () => {
+    const broken = defineEntity(() => ({
+      type: 'BROKEN',
+      schema: z.object({ id: z.string() }),
+      key: (b) => ({ pk: `BROKEN#${b.id}`, sk: 'B' }),
+      stored: {
+        id: {
+          read: () => {
+            throw new RangeError('a defect');
+          },
+        },
+      },
+    }));
+    expect(() => broken.fromItem({ pk: 'BROKEN#1', sk: 'B', type: 'BROKEN' })).toThrow(RangeError);
+  });
+
   it('names an item without an id by its entity, and a mismatch of the whole item as "(item)"', () => {
     expect(new MalformedItem('GADGET', {}, [{ path: [], message: 'expected an object' }]).message).toBe(
       'Stored GADGET item is malformed: (item): expected an object',
