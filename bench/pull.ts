@@ -6,7 +6,6 @@ import { createKpi } from '../lib/db/kpis';
 import { getIntegration, pullIntegrations, type StoredIntegration } from '../lib/db/pull-integrations';
 import { createTenant, getTenant } from '../lib/db/tenants';
 import { createEgress } from '../lib/egress';
-import { uuidv7 } from '../lib/ids';
 import { createTokenCache } from '../lib/pull/fetch';
 import { executeRun, runMessage } from '../lib/pull/run';
 import { schedulePass } from '../lib/pull/scheduler';
@@ -15,6 +14,7 @@ import type { PullRunDeps } from '../lib/pull/service';
 import { createTenantCache } from '../lib/tenant-cache';
 import { median } from './bundles';
 import { type Call, capacityOf, recordCalls } from './capacity';
+import { pullIntegrationRecord } from './records';
 
 /**
  * What pull integrations cost in DynamoDB (docs/operations.md, "Pull integrations"): one scheduler pass
@@ -55,32 +55,13 @@ export const measurePull = async (db: Database, timing: boolean): Promise<PullRe
     const kpi = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'MRR' });
     // 1,000 integrations as the service stores them: 10 due now, the others later today.
     const now = Date.now();
-    const integration = (dueAt: number): StoredIntegration => {
-      const id = uuidv7();
-      const at = new Date(dueAt).toISOString();
-      return {
-        id,
-        tenantId: tenant.id,
-        name: `Source ${id}`,
+    const integration = (dueAt: number) =>
+      pullIntegrationRecord({ id: kpi.id, tenantId: tenant.id }, new Date(dueAt).toISOString(), {
         url,
-        headers: {},
-        auth: { type: 'none' },
         schedule: { every: 'hour' },
         period: 'month',
         measurements: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'data.mrr', target: 'data.goal' }],
-        status: 'active',
-        consecutiveFailures: 0,
-        failingSince: null,
-        disabledAt: null,
-        lastRun: null,
-        nextRunAt: at,
-        createdAt: at,
-        createdBy: null,
-        updatedAt: at,
-        sealedSecrets: null,
-        claimedSlot: null,
-      };
-    };
+      });
     const items = Array.from({ length: INTEGRATIONS }, (_, i) =>
       integration(i < DUE ? now - 60_000 : now + 3_600_000 + i * 1000),
     );

@@ -6,7 +6,6 @@ import { startSession } from '../../lib/auth/sign-in';
 import type { Database } from '../../lib/db/client';
 import { createKpi } from '../../lib/db/kpis';
 import { measurements } from '../../lib/db/measurements';
-import type { StoredIntegration } from '../../lib/db/pull-integrations';
 import { createStrategicCycle } from '../../lib/db/strategic-cycles';
 import { createTenant, type Tenant } from '../../lib/db/tenants';
 import { createUser, type User } from '../../lib/db/users';
@@ -15,6 +14,9 @@ import type { Measurement } from '../../lib/domain/measurement';
 import type { Feature, Plan } from '../../lib/domain/plan';
 import type { Role } from '../../lib/domain/user';
 import { uuidv7 } from '../../lib/ids';
+
+export { pullIntegrationRecord } from '../../bench/records';
+
 import { db, publish, tokens } from '../../lib/runtime';
 
 export { db, publish, tokens };
@@ -128,38 +130,3 @@ export const putMeasurement = async (...args: Parameters<typeof measurementRecor
 /** A raw API key of the tenant, created through the library like the endpoint does. */
 export const createRawKey = async (tenantId: string, expiresAt?: string) =>
   (await createApiKey(db, { tenantId, name: `key ${randomUUID()}`, expiresAt })).key;
-
-/**
- * A pull integration as the service stores it, active with auth `none`, due at `at` (also its
- * creation); `changes` sets anything else. Written through the entity's codec by `putIntegration`.
- */
-export const pullIntegrationRecord = (
-  kpi: Pick<Kpi, 'id' | 'tenantId'>,
-  at: string,
-  changes: Partial<StoredIntegration> = {},
-): StoredIntegration => {
-  const id = uuidv7();
-  return {
-    id,
-    tenantId: kpi.tenantId,
-    name: `Source ${id}`,
-    url: 'https://source.example.com/value',
-    headers: {},
-    auth: { type: 'none' },
-    schedule: { every: 'day' },
-    period: 'day',
-    measurements: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'value' }],
-    status: 'active',
-    consecutiveFailures: 0,
-    failingSince: null,
-    disabledAt: null,
-    lastRun: null,
-    nextRunAt: at,
-    createdAt: at,
-    createdBy: null,
-    updatedAt: at,
-    sealedSecrets: null,
-    claimedSlot: null,
-    ...changes,
-  };
-};
