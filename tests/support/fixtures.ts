@@ -6,18 +6,20 @@ import { startSession } from '../../lib/auth/sign-in';
 import type { Database } from '../../lib/db/client';
 import { createKpi } from '../../lib/db/kpis';
 import { measurements } from '../../lib/db/measurements';
+import { putIntegration, type StoredIntegration } from '../../lib/db/pull-integrations';
 import { createStrategicCycle } from '../../lib/db/strategic-cycles';
 import { createTenant, type Tenant } from '../../lib/db/tenants';
 import { createUser, type User } from '../../lib/db/users';
+import { auditEvent, systemContext } from '../../lib/domain/audit-event';
 import { KPI_TYPES, type Kpi, type KpiType } from '../../lib/domain/kpi';
 import type { Measurement } from '../../lib/domain/measurement';
 import type { Feature, Plan } from '../../lib/domain/plan';
 import type { Role } from '../../lib/domain/user';
 import { uuidv7 } from '../../lib/ids';
 
-export { pullIntegrationRecord } from '../../bench/records';
-
 import { db, publish, tokens } from '../../lib/runtime';
+
+export { pullIntegrationRecord } from '../../bench/records';
 
 export { db, publish, tokens };
 
@@ -130,3 +132,17 @@ export const putMeasurement = async (...args: Parameters<typeof measurementRecor
 /** A raw API key of the tenant, created through the library like the endpoint does. */
 export const createRawKey = async (tenantId: string, expiresAt?: string) =>
   (await createApiKey(db, { tenantId, name: `key ${randomUUID()}`, expiresAt })).key;
+
+/** Stores a pull integration through its repository, with the audit event its creation writes. */
+export const storePullIntegration = async (integration: StoredIntegration) => {
+  await putIntegration(
+    db,
+    integration,
+    auditEvent(systemContext('test'), {
+      type: 'integration.created',
+      tenantId: integration.tenantId,
+      target: { type: 'integration', id: integration.id },
+    }),
+  );
+  return integration;
+};

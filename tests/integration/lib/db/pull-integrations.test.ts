@@ -6,14 +6,12 @@ import {
   dueIntegrations,
   integrationPage,
   PULL_RETENTION_DAYS,
-  putIntegration,
   runPage,
   type StoredIntegration,
   usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
-import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { uuidv7 } from '../../../../lib/ids';
-import { createTestTenant, db, pullIntegrationRecord } from '../../../support/fixtures';
+import { createTestTenant, db, pullIntegrationRecord, storePullIntegration } from '../../../support/fixtures';
 
 /**
  * Pull integrations at the repository: the due index holds an integration while it is active and has a
@@ -22,18 +20,7 @@ import { createTestTenant, db, pullIntegrationRecord } from '../../../support/fi
 const stored = (tenantId: string, kpiId: string, changes: Partial<StoredIntegration> = {}) =>
   pullIntegrationRecord({ id: kpiId, tenantId }, '2004-01-01T00:00:00.000Z', changes);
 
-const put = async (integration: StoredIntegration) => {
-  await putIntegration(
-    db,
-    integration,
-    auditEvent(systemContext('test'), {
-      type: 'integration.created',
-      tenantId: integration.tenantId,
-      target: { type: 'integration', id: integration.id },
-    }),
-  );
-  return integration;
-};
+const put = storePullIntegration;
 
 const newTenant = () =>
   createTestTenant({ features: ['kpi_push_measurement', 'kpi_api_integration'], kpiTypes: ['BSC_KPI'] });

@@ -5,12 +5,10 @@ import {
   countRun,
   getIntegration,
   PULL_RETENTION_DAYS,
-  putIntegration,
   runPage,
   type StoredIntegration,
   usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
-import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import { executeRun, runMessage, runNow } from '../../../../lib/pull/run';
 import {
   assertMayPull,
@@ -20,7 +18,13 @@ import {
 } from '../../../../lib/pull/service';
 import { pullRunDeps } from '../../../../lib/runtime';
 import type { Publish } from '../../../../lib/webhooks/events';
-import { createTestTenant, db, pullIntegrationRecord, type TestTenant } from '../../../support/fixtures';
+import {
+  createTestTenant,
+  db,
+  pullIntegrationRecord,
+  storePullIntegration,
+  type TestTenant,
+} from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput } from '../../../support/output';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
@@ -45,22 +49,10 @@ beforeAll(async () => {
 afterAll(() => source.close());
 
 /** An integration as the service stores it, on a path of the source. */
-const stored = async (path: string, changes: Partial<StoredIntegration> = {}) => {
-  const integration = pullIntegrationRecord(tenant.kpis[0]!, '2026-01-01T00:00:00.000Z', {
-    url: source.url(path),
-    ...changes,
-  });
-  await putIntegration(
-    db,
-    integration,
-    auditEvent(systemContext('test'), {
-      type: 'integration.created',
-      tenantId: integration.tenantId,
-      target: { type: 'integration', id: integration.id },
-    }),
+const stored = (path: string, changes: Partial<StoredIntegration> = {}) =>
+  storePullIntegration(
+    pullIntegrationRecord(tenant.kpis[0]!, '2026-01-01T00:00:00.000Z', { url: source.url(path), ...changes }),
   );
-  return integration;
-};
 
 /** Publishes into a list: what a run announced to the tenant's webhooks. */
 const recording = () => {

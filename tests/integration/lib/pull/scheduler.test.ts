@@ -4,12 +4,10 @@ import { handler as schedulerHandler } from '../../../../functions/schedule-pull
 import {
   dueIntegrations,
   getIntegration,
-  putIntegration,
   type StoredIntegration,
 } from '../../../../lib/db/pull-integrations';
 import { getTenant, updateTenant } from '../../../../lib/db/tenants';
 import { deliveryPage } from '../../../../lib/db/webhooks';
-import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import type { PullSchedule } from '../../../../lib/domain/pull-integration';
 import { uuidv7 } from '../../../../lib/ids';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
@@ -20,7 +18,13 @@ import { createTenantLimiter } from '../../../../lib/pull/tenant-limit';
 import { pullDeps, pullRunDeps, webhookDeps } from '../../../../lib/runtime';
 import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createEndpoint } from '../../../../lib/webhooks/service';
-import { createTestTenant, db, pullIntegrationRecord, type TestTenant } from '../../../support/fixtures';
+import {
+  createTestTenant,
+  db,
+  pullIntegrationRecord,
+  storePullIntegration,
+  type TestTenant,
+} from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput } from '../../../support/output';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
@@ -47,19 +51,8 @@ afterAll(() => source.close());
  * of its own, in the past and earlier than the scenarios before it, so the due Query of one scenario
  * sees none of the others' entries (their leases end in their own, later, windows).
  */
-const putDue = async (dueAt: string, path = '/ok', schedule: PullSchedule = { every: 'day' }) => {
-  const stored = pullIntegrationRecord(tenant.kpis[0]!, dueAt, { url: source.url(path), schedule });
-  await putIntegration(
-    db,
-    stored,
-    auditEvent(systemContext('test'), {
-      type: 'integration.created',
-      tenantId: stored.tenantId,
-      target: { type: 'integration', id: stored.id },
-    }),
-  );
-  return stored;
-};
+const putDue = (dueAt: string, path = '/ok', schedule: PullSchedule = { every: 'day' }) =>
+  storePullIntegration(pullIntegrationRecord(tenant.kpis[0]!, dueAt, { url: source.url(path), schedule }));
 
 const queueNamed = () => pullLocalQueue(db);
 
@@ -173,15 +166,7 @@ describe('credentials that no longer open', () => {
       auth: { type: 'bearer' as const, token: { set: true as const } },
       sealedSecrets: 'p1.sealed-under-a-key-the-service-no-longer-has',
     };
-    await putIntegration(
-      db,
-      locked,
-      auditEvent(systemContext('test'), {
-        type: 'integration.created',
-        tenantId: tenant.tenant.id,
-        target: { type: 'integration', id: locked.id },
-      }),
-    );
+    await storePullIntegration(locked);
     const run = await runNow(pullRunDeps, tenant.tenant.id, locked.id);
     expect(run).toMatchObject({
       errorClass: 'auth',
