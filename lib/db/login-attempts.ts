@@ -232,7 +232,7 @@ export const reserveAttempt = async (
       const open = current(raw ? unmarshall(raw) : undefined, windowSeconds, now);
       // The continuation failed with the window open: the limit or the delay refused it, unless only
       // the count it expected had moved (a parallel attempt), which the next try starts from.
-      const refused = open && ((limit !== undefined && open.count >= limit) || open.retryAt > now);
+      const refused = open && (open.count >= (limit ?? Number.POSITIVE_INFINITY) || open.retryAt > now);
       if (update === continueWindow && open && (refused || delay === undefined)) {
         return { reserved: false, counter: open };
       }
