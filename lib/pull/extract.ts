@@ -42,7 +42,7 @@ const numberAt = (field: string, expression: string, answer: unknown) => {
   const evaluated = evaluate(expression, answer);
   if (!evaluated.ok) return { problem: `${field}: ${evaluated.problem}` };
   const { value } = evaluated;
-  if (value === null || value === undefined) return { problem: `${field}: the path matched nothing` };
+  if (value == null) return { problem: `${field}: the path matched nothing` };
   if (typeof value !== 'number') {
     return {
       problem: `${field}: not a number (found ${kindOf(value)}; to_number() converts a numeric string)`,
@@ -80,7 +80,7 @@ const dayAt = (field: string, expression: string, answer: unknown) => {
   const evaluated = evaluate(expression, answer);
   if (!evaluated.ok) return { problem: `${field}: ${evaluated.problem}` };
   const { value } = evaluated;
-  if (value === null || value === undefined) return { problem: `${field}: the path matched nothing` };
+  if (value == null) return { problem: `${field}: the path matched nothing` };
   if (typeof value === 'string') {
     if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return { value };
     const parsed = Date.parse(value);
@@ -133,7 +133,7 @@ export const extract = (
   const span = periodFrom(period, answer, at);
   const results = bindings.map((binding): Extracted => {
     const fields = { actual: binding.actual, target: binding.target, forecast: binding.forecast };
-    const read: Record<string, number | null> = { actual: null, target: null, forecast: null };
+    const read: Record<string, number> = {};
     const problems: string[] = [];
     for (const [field, expression] of Object.entries(fields)) {
       if (expression === undefined) continue;

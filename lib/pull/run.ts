@@ -27,6 +27,7 @@ import { openSecrets } from './secrets';
 import {
   assertMayPull,
   integrationDetails,
+  notFound,
   type PullFetchDeps,
   type PullRunDeps,
   readIntegration,
@@ -357,7 +358,8 @@ const announceDisabled = async (deps: PullRunDeps, stored: StoredIntegration, st
 
 /**
  * `POST …/run`: fetch and store now; counts as a run (a disabled integration that stores is active
- * again), recorded as `integration.run` in the caller's name once it is.
+ * again), recorded as `integration.run` in the caller's name once it is. NOT_FOUND when the
+ * integration is gone, also when it is deleted while it runs.
  */
 export const runNow = async (
   deps: PullRunDeps,
@@ -366,7 +368,9 @@ export const runNow = async (
   context: AuditContext = systemContext('service'),
 ): Promise<PullRun> => {
   const stored = await readIntegration(deps, tenantId, id);
-  const run = (await executeRun(deps, stored, 'manual', null, context)) as PullRun;
+  const run = await executeRun(deps, stored, 'manual', null, context);
+  // Deleted while it ran: nothing was recorded, as for any integration that is gone.
+  if (!run) throw notFound(id);
   const event = auditEvent(context, {
     type: 'integration.run',
     tenantId,

@@ -1,7 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../../../lib/db/keys';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
 import { pullDeps } from '../../../../lib/runtime';
-import { createTestTenant, type TestTenant } from '../../../support/fixtures';
+import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { captureOutput } from '../../../support/output';
 
 /**
@@ -116,5 +118,40 @@ describe('a change of a pull integration', () => {
     expect(lines.filter((line) => line.audit === 'integration.updated')).toEqual([
       expect.objectContaining({ integrationId: created.id, fields: 'name,url', actorId: 'service' }),
     ]);
+  });
+});
+
+describe('a change of an integration whose stored secret no longer opens', () => {
+  it('needs the secret sent again to keep its type, takes a new one, and names a KPI it does not find', async () => {
+    const created = await createIntegration(pullDeps, {
+      ...definition(),
+      auth: { type: 'bearer', token: 'first-token' },
+    });
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.pullIntegration(created.tenantId, created.id),
+        UpdateExpression: 'SET sealedSecrets = :sealed',
+        ExpressionAttributeValues: { ':sealed': 'p1.sealed-under-a-key-the-service-no-longer-has' },
+      }),
+    );
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+        auth: { type: 'bearer', token: undefined },
+      }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'auth.token', message: 'the stored secret could not be opened: send it again' }],
+    });
+    const renewed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+      auth: { type: 'bearer', token: 'second-token' },
+    });
+    expect(renewed.sealedSecrets).toMatch(/^p1\./);
+    const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c8';
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+        measurements: [{ kpiId: unknown, kpiType: 'BSC_KPI', actual: 'value' }],
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND', extensions: { missingKpiIds: [unknown] } });
   });
 });

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../../lib/db/keys';
 import {
@@ -9,6 +9,8 @@ import {
   type StoredIntegration,
   usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
+import { createIntegration } from '../../../../lib/pull/definitions';
+import { createTokenCache } from '../../../../lib/pull/fetch';
 import { executeRun, runMessage, runNow } from '../../../../lib/pull/run';
 import {
   assertMayPull,
@@ -16,7 +18,7 @@ import {
   readIntegration,
   removeIntegration,
 } from '../../../../lib/pull/service';
-import { pullRunDeps } from '../../../../lib/runtime';
+import { pullDeps, pullRunDeps } from '../../../../lib/runtime';
 import type { Publish } from '../../../../lib/webhooks/events';
 import {
   createTestTenant,
@@ -364,5 +366,92 @@ describe('the service around runs', () => {
         auth: 'none',
       }),
     ]);
+  });
+});
+
+describe('an integration deleted while it runs', () => {
+  const deletedBefore = (integration: StoredIntegration, command: string) =>
+    instrument(db, async ({ name }, nth) => {
+      if (name === command && nth === 0) {
+        await db.client.send(
+          new DeleteCommand({
+            TableName: db.tableName,
+            Key: keys.pullIntegration(integration.tenantId, integration.id),
+          }),
+        );
+      }
+      return undefined;
+    }).db;
+
+  it('run by hand, is NOT_FOUND and records no run, whether the run would disable it or not', async () => {
+    const plain = await stored('/ok');
+    const edge = await stored('/down', onTheEdge);
+    for (const [integration, command] of [
+      [plain, 'UpdateItemCommand'],
+      [edge, 'TransactWriteItemsCommand'],
+    ] as const) {
+      const deps = { ...pullRunDeps, db: deletedBefore(integration, command), now: () => DAYS_LATER };
+      await expect(runNow(deps, tenant.tenant.id, integration.id)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: `Pull integration ${integration.id} not found.`,
+      });
+      expect((await runPage(db, integration.id, { limit: 10 })).items).toEqual([]);
+    }
+  });
+});
+
+describe('a scheduled run whose claim changes while it runs', () => {
+  it('is skipped as not claimed, and records no run', async () => {
+    const integration = await stored('/ok', { claimedSlot: 's3' });
+    const reclaimed = instrument(db, async ({ name }, nth) => {
+      if (name === 'UpdateItemCommand' && nth === 0) {
+        await db.client.send(
+          new UpdateCommand({
+            TableName: db.tableName,
+            Key: keys.pullIntegration(integration.tenantId, integration.id),
+            UpdateExpression: 'SET claimedSlot = :other',
+            ExpressionAttributeValues: { ':other': 's4' },
+          }),
+        );
+      }
+      return undefined;
+    }).db;
+    const message = JSON.stringify({
+      tenantId: integration.tenantId,
+      integrationId: integration.id,
+      slot: 's3',
+    });
+    expect(await runMessage({ ...pullRunDeps, db: reclaimed }, message)).toEqual({
+      kind: 'skipped',
+      reason: 'not-claimed',
+    });
+    expect((await runPage(db, integration.id, { limit: 10 })).items).toEqual([]);
+  });
+});
+
+describe('an OAuth2 token of a run', () => {
+  it('lives by the run’s clock: a run two hours later asks for a new one', async () => {
+    source.answers['/run-token'] = { json: { access_token: 'run-token', expires_in: 3600 } };
+    source.answers['/run-value'] = { json: { value: 4 } };
+    const created = await createIntegration(pullDeps, {
+      name: 'OAuth source',
+      url: source.url('/run-value'),
+      auth: {
+        type: 'oauth2_client_credentials',
+        tokenUrl: source.url('/run-token'),
+        clientId: 'client',
+        clientSecret: 'secret',
+      },
+      schedule: { every: 'day' },
+      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      tenantId: tenant.tenant.id,
+      createdBy: null,
+    });
+    let clock = Date.parse('2030-01-01T00:00:00.000Z');
+    const deps = { ...pullRunDeps, tokens: createTokenCache(), now: () => clock };
+    await runNow(deps, tenant.tenant.id, created.id);
+    clock += 2 * 3_600_000;
+    await runNow(deps, tenant.tenant.id, created.id);
+    expect(source.requestsTo('/run-token')).toHaveLength(2);
   });
 });

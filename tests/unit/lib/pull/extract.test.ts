@@ -94,6 +94,15 @@ describe('extracting a binding’s values', () => {
       AT,
     );
     expect(withBad?.problem).toBe('target: the path matched nothing');
+    const [both] = extract([binding({ actual: 'data.none', target: 'data.nothing' })], 'month', {}, AT);
+    expect(both?.problem).toBe('actual: the path matched nothing; target: the path matched nothing');
+    const [unstorable] = extract(
+      [binding({ actual: 'data.huge', target: 'data.huge' })],
+      'month',
+      { data: { huge: 1e200 } },
+      AT,
+    );
+    expect(unstorable?.problem).toMatch(/^actual: must be 0 or .+; target: must be 0 or .+$/);
     expect(without?.measurement).toMatchObject({ actual: 5, target: undefined, forecast: undefined });
   });
 
@@ -138,6 +147,8 @@ describe('what a binding reads', () => {
       ['2026-10-01x', 'a string'],
       ['2026-13-45T00:00:00Z', 'a string'],
       ['T2026-10-01', 'a string'],
+      ['+002026-10-01T00:00:00Z', 'a string'], // a date-time JavaScript reads, with a six-digit year
+
       [20261001, 'a number'],
       [['2026-10-01'], 'an array'],
     ] as const) {
