@@ -352,4 +352,23 @@ describe('the per-tenant cap of a worker', () => {
     expect(peak.get('a')).toBe(2);
     expect(limiter.runningOf('a')).toBe(0);
   });
+
+  it('counts a tenant’s running tasks down one at a time when none waits', async () => {
+    const limiter = createTenantLimiter(3);
+    const release: (() => void)[] = [];
+    const tasks = [0, 1, 2].map(() =>
+      limiter.run('c', () => new Promise<void>((resolve) => release.push(resolve))),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(limiter.runningOf('c')).toBe(3);
+    release.shift()!();
+    await tasks[0];
+    expect(limiter.runningOf('c')).toBe(2);
+    release.shift()!();
+    await tasks[1];
+    expect(limiter.runningOf('c')).toBe(1);
+    release.shift()!();
+    await tasks[2];
+    expect(limiter.runningOf('c')).toBe(0);
+  });
 });
