@@ -92,10 +92,13 @@ describe('key check: errors, as a push', () => {
 });
 
 describe('key check: the library (lib/push/key-check.ts)', () => {
+  // One instant for every call: the counts stay in one window however slowly a loaded machine runs.
+  const at = Date.now();
   const deps = (perPlan = 2): PushDeps => ({
     db,
     tenants: createTenantCache({ ttlSeconds: 0, load: (id) => getTenant(db, id) }),
     rateLimits: { windowSeconds: 60, perPlan: { free: perPlan, business: perPlan, enterprise: perPlan } },
+    now: () => at,
   });
 
   it('remaining counts down with pushes and stops at 0', async () => {
