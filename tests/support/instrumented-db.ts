@@ -83,3 +83,14 @@ export const smallPages = (db: Database, limit = 1) =>
   instrument(db, (command) =>
     command.name === 'QueryCommand' ? { input: { ...command.input, Limit: limit } } : undefined,
   );
+
+/**
+ * A client that another writer overtakes: before each of the first `times` sends of `command`,
+ * `act` changes the table, as a concurrent request that writes between a reader's read and its write
+ * does.
+ */
+export const overtaken = (db: Database, command: string, act: (nth: number) => Promise<unknown>, times = 1) =>
+  instrument(db, async ({ name }, nth) => {
+    if (name === command && nth < times) await act(nth);
+    return undefined;
+  });

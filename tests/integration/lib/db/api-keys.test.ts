@@ -26,7 +26,7 @@ import type { Plan } from '../../../../lib/domain/plan';
 import { uuidv7 } from '../../../../lib/ids';
 import { cancelled, injectFaults, throttling } from '../../../support/faults';
 import { db, publish } from '../../../support/fixtures';
-import { instrument } from '../../../support/instrumented-db';
+import { instrument, overtaken } from '../../../support/instrumented-db';
 
 /**
  * The plan maximum of the key repository (spec 3, 8; lib/db/api-keys.ts): what holds a slot, the slots
@@ -372,12 +372,9 @@ describe('revoking a key', () => {
       remove();
     }
     // Someone else revokes the key just before this revocation's write, whose condition then fails.
-    const probe = instrument(db, async ({ name }, nth) => {
-      if (name === 'TransactWriteItemsCommand' && nth === 0) {
-        await revokeApiKey(db, tenant.id, key.id, undefined, publish);
-      }
-      return undefined;
-    });
+    const probe = overtaken(db, 'TransactWriteItemsCommand', () =>
+      revokeApiKey(db, tenant.id, key.id, undefined, publish),
+    );
     await expect(revokeApiKey(probe.db, tenant.id, key.id, undefined, publish)).resolves.toEqual({
       graceEnded: undefined,
       event: undefined,

@@ -27,7 +27,7 @@ import {
   storePullIntegration,
   type TestTenant,
 } from '../../../support/fixtures';
-import { instrument } from '../../../support/instrumented-db';
+import { overtaken } from '../../../support/instrumented-db';
 import { captureOutput } from '../../../support/output';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
 
@@ -194,31 +194,30 @@ describe('disabling', () => {
   });
 });
 
+/** Sets fields of a stored integration, as another request does. */
+const change = (integration: StoredIntegration, fields: Record<string, unknown>) => {
+  const names = Object.keys(fields);
+  return db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: keys.pullIntegration(integration.tenantId, integration.id),
+      UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
+    }),
+  );
+};
+
 /**
  * A client whose first `times` transactions find the integration changed just before: the test
- * writes the integration's status (and whatever else `change` says) between the run's read and its
+ * writes the integration's status (and whatever else `fields` says) between the run's read and its
  * write.
  */
 const changedBeforeTransactions = (
   integration: StoredIntegration,
   times: number,
-  change: (nth: number) => Record<string, unknown>,
-) =>
-  instrument(db, async ({ name }, nth) => {
-    if (name !== 'TransactWriteItemsCommand' || nth >= times) return undefined;
-    const fields = change(nth);
-    const names = Object.keys(fields);
-    await db.client.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: keys.pullIntegration(integration.tenantId, integration.id),
-        UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
-      }),
-    );
-    return undefined;
-  }).db;
+  fields: (nth: number) => Record<string, unknown>,
+) => overtaken(db, 'TransactWriteItemsCommand', (nth) => change(integration, fields(nth)), times).db;
 
 describe('a disabling run whose integration changed meanwhile', () => {
   it('run by hand, decides again from the integration as it is now: a reset one is not disabled', async () => {
@@ -371,17 +370,14 @@ describe('the service around runs', () => {
 
 describe('an integration deleted while it runs', () => {
   const deletedBefore = (integration: StoredIntegration, command: string) =>
-    instrument(db, async ({ name }, nth) => {
-      if (name === command && nth === 0) {
-        await db.client.send(
-          new DeleteCommand({
-            TableName: db.tableName,
-            Key: keys.pullIntegration(integration.tenantId, integration.id),
-          }),
-        );
-      }
-      return undefined;
-    }).db;
+    overtaken(db, command, () =>
+      db.client.send(
+        new DeleteCommand({
+          TableName: db.tableName,
+          Key: keys.pullIntegration(integration.tenantId, integration.id),
+        }),
+      ),
+    ).db;
 
   it('run by hand, is NOT_FOUND and records no run, whether the run would disable it or not', async () => {
     const plain = await stored('/ok');
@@ -403,19 +399,7 @@ describe('an integration deleted while it runs', () => {
 describe('a scheduled run whose claim changes while it runs', () => {
   it('is skipped as not claimed, and records no run', async () => {
     const integration = await stored('/ok', { claimedSlot: 's3' });
-    const reclaimed = instrument(db, async ({ name }, nth) => {
-      if (name === 'UpdateItemCommand' && nth === 0) {
-        await db.client.send(
-          new UpdateCommand({
-            TableName: db.tableName,
-            Key: keys.pullIntegration(integration.tenantId, integration.id),
-            UpdateExpression: 'SET claimedSlot = :other',
-            ExpressionAttributeValues: { ':other': 's4' },
-          }),
-        );
-      }
-      return undefined;
-    }).db;
+    const reclaimed = overtaken(db, 'UpdateItemCommand', () => change(integration, { claimedSlot: 's4' })).db;
     const message = JSON.stringify({
       tenantId: integration.tenantId,
       integrationId: integration.id,
