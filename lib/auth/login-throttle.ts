@@ -309,12 +309,13 @@ export const loginThrottle = (
     // for the reason the counter that refused it gives.
     if (!pair.reserved || !address.reserved || (gate && !gate.reserved)) {
       await give();
+      // The gate's counter stands for both: judged with the admission, only its own is read.
       const counted: Counters = {
         fromSource: pair.counter,
         ofSource: address.counter,
         ofEmail: perEmail.counter,
-        newDevices: admission === 'new-device' ? gate?.counter : undefined,
-        device: admission === 'device' ? gate?.counter : undefined,
+        newDevices: gate?.counter,
+        device: gate?.counter,
       };
       throw tooManyAttempts(judge(counted, policy, now, { admission }).refusal as Refusal);
     }

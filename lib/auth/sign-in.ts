@@ -194,12 +194,12 @@ const authenticate = async (
   const presented = deviceToken === undefined ? undefined : await verifiedDevice(tokens, deviceToken);
   const user = findUserByEmail(db, email);
   // A device token counts for the account it was given to, while the user's token version is the one
-  // it carries: known once the user is read, in parallel with the counters.
+  // it carries: known once the user is read, in parallel with the counters. A failed read fails the
+  // login below, whatever the counters say.
   const device = presented && {
     id: presented.deviceId,
     ofAccount: user.then(
       (found) => found?.user.id === presented.userId && found.user.tokenVersion === presented.tokenVersion,
-      () => false,
     ),
   };
   const throttle = loginThrottle(db, lockout, { email, source, clock, device });
@@ -318,6 +318,7 @@ export const logout = async (
     const state = await getSessionState(db, subject);
     const refused = sessionRefusal(subject, state);
     if (refused) throw refused;
+    // Stryker disable next-line OptionalChaining: a session without its user was refused just above; the chain is for the types
     email = state.user?.email ?? null;
     await revokeAllSessions(db, subject.tenantId, subject.userId, {
       actor: { type: 'user', id: subject.userId, email },

@@ -1,15 +1,17 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/login';
 import { revokeAllSessions } from '../../../lib/auth/accounts';
-import type { LoginThrottlePolicy } from '../../../lib/auth/login-throttle';
+import { type LoginThrottlePolicy, sourceOf } from '../../../lib/auth/login-throttle';
 import { verifyPassword } from '../../../lib/auth/passwords';
 import { login } from '../../../lib/auth/sign-in';
 import { keys } from '../../../lib/db/keys';
-import { readAttemptCounters } from '../../../lib/db/login-attempts';
+import { readAttemptCounters, reserveAttempt } from '../../../lib/db/login-attempts';
 import { normalizeEmail } from '../../../lib/db/users';
 import { invoke } from '../../support/events';
 import { createTestTenant, db, type TestUser, tokens } from '../../support/fixtures';
+import { instrument } from '../../support/instrumented-db';
 import { captureOutput, metricsOf } from '../../support/output';
 
 /**
@@ -56,7 +58,7 @@ const service = (lockout: LoginThrottlePolicy) => {
       (error: { code: string; headers: Record<string, string>; message: string; deviceToken?: undefined }) =>
         error,
     );
-  return { clock, verified, attempt, source };
+  return { clock, verified, attempt, source, deps };
 };
 
 const expectLocked = (result: Awaited<ReturnType<typeof post>>, maxSeconds = 900) => {
@@ -422,5 +424,89 @@ describe('POST /auth/login lockout: a distributed attack, and device tokens past
     }
     expect(answers[0]).toMatchObject({ code: 'TOO_MANY_LOGIN_ATTEMPTS' });
     expect(answers[0]).toEqual(answers[1]);
+  });
+});
+
+describe('POST /auth/login lockout: attempts that lose a race past the ceiling', () => {
+  type Key = { pk: string; sk: string };
+  /** The table through a client on which another attempt reserves on `key` (up to `limit`) just before this one does. */
+  const overtakenOn = (key: Key, limit: number) => {
+    let done = false;
+    return instrument(db, async ({ name, input }) => {
+      if (!done && name === 'UpdateItemCommand' && input.Key.pk === key.pk && input.Key.sk === key.sk) {
+        done = true;
+        await reserveAttempt(db, key, { windowSeconds: 900, now: Date.now(), limit });
+      }
+      return undefined;
+    }).db;
+  };
+  const email = () => normalizeEmail(user.email);
+  const counterOf = async (key: Key) =>
+    (await readAttemptCounters(db, [key], { windowSeconds: 900 }))[0]?.count;
+  const deviceKeyOf = (token: string) => keys.loginAttemptsOfDevice(email(), decodeJwt(token).jti as string);
+
+  it('refused for the address that filled up meanwhile, and what it reserved past the ceiling is given back', async () => {
+    const { attempt, deps } = service(
+      policy({ emailCeiling: 1, maxFailuresPerSource: 1, newDeviceAttemptsPerMinute: 1 }),
+    );
+    const laptop = (await attempt(user.email, user.password, '192.0.2.80')).deviceToken as string;
+    expect((await attempt(user.email, 'guess', '198.18.9.1')).code).toBe('INVALID_CREDENTIALS');
+    // With the laptop's token, and as a new device: each takes its place past the ceiling, then finds
+    // its address used up by another attempt.
+    for (const [sourceIp, deviceToken] of [
+      ['198.18.9.2', laptop],
+      ['198.18.9.3', undefined],
+    ] as const) {
+      const racing = overtakenOn(keys.loginAttemptsOfSource(sourceOf(sourceIp)), 1);
+      await expect(
+        login({ ...deps, db: racing }, { email: user.email, password: user.password, sourceIp, deviceToken }),
+      ).rejects.toMatchObject({
+        code: 'TOO_MANY_LOGIN_ATTEMPTS',
+        message: expect.stringMatching(/^Too many failed logins from this address\./),
+      });
+    }
+    expect(await counterOf(deviceKeyOf(laptop))).toBe(0);
+    expect(await counterOf(keys.loginAttemptsOfNewDevices(email()))).toBe(0);
+    // The minute's one new-device attempt is still there.
+    expect((await attempt(user.email, 'guess', '198.18.9.4')).code).toBe('INVALID_CREDENTIALS');
+  });
+
+  it('a device token whose last failure another attempt took is refused for that device', async () => {
+    const { attempt, deps } = service(
+      policy({ emailCeiling: 1, maxFailures: 2, newDeviceAttemptsPerMinute: 1 }),
+    );
+    const laptop = (await attempt(user.email, user.password, '192.0.2.81')).deviceToken as string;
+    expect((await attempt(user.email, 'guess', '198.18.10.1')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.10.2', laptop)).code).toBe('INVALID_CREDENTIALS');
+    const racing = overtakenOn(deviceKeyOf(laptop), 2);
+    await expect(
+      login(
+        { ...deps, db: racing },
+        { email: user.email, password: user.password, sourceIp: '198.18.10.3', deviceToken: laptop },
+      ),
+    ).rejects.toMatchObject({
+      code: 'TOO_MANY_LOGIN_ATTEMPTS',
+      message: expect.stringMatching(/^Too many failed logins for this e-mail from this device\./),
+    });
+    expect(await counterOf(deviceKeyOf(laptop))).toBe(2);
+  });
+
+  it('a device token’s sign-in gives back its place: it fails no closer to its limit', async () => {
+    const { attempt } = service(policy({ emailCeiling: 1, maxFailures: 2, newDeviceAttemptsPerMinute: 1 }));
+    const laptop = (await attempt(user.email, user.password, '192.0.2.82')).deviceToken as string;
+    expect((await attempt(user.email, 'guess', '198.18.11.1')).code).toBe('INVALID_CREDENTIALS');
+    // The minute's new-device attempt is used up: past its limit, the token would count for nothing.
+    expect((await attempt(user.email, 'guess', '198.18.11.2')).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, 'guess', '198.18.11.3', laptop)).code).toBe('INVALID_CREDENTIALS');
+    expect((await attempt(user.email, user.password, '198.18.11.4', laptop)).code).toBe('OK');
+    expect(await counterOf(deviceKeyOf(laptop))).toBe(1);
+    expect((await attempt(user.email, 'guess', '198.18.11.5', laptop)).code).toBe('INVALID_CREDENTIALS');
+  });
+
+  it('an unknown e-mail with a device token of another account is judged as without one', async () => {
+    const { attempt } = service(policy());
+    const laptop = (await attempt(user.email, user.password, '192.0.2.83')).deviceToken as string;
+    const unknown = `nobody-${randomUUID()}@example.test`;
+    expect((await attempt(unknown, 'guess', '198.18.12.1', laptop)).code).toBe('INVALID_CREDENTIALS');
   });
 });

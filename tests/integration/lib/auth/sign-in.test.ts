@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { login, logout, refresh, type SessionDeps, startSession } from '../../../../lib/auth/sign-in';
+import { createTokenService } from '../../../../lib/auth/tokens';
 import { keys } from '../../../../lib/db/keys';
 import { updateTenant } from '../../../../lib/db/tenants';
 import { updateUser } from '../../../../lib/db/users';
@@ -122,6 +123,45 @@ describe('login: answers and audit lines', () => {
     }
   });
 
+  it('every later line of the request names the tenant and user, once the e-mail is known', async () => {
+    const { tenant, users } = await createTestTenant({ kpiTypes: [] });
+    for (const password of [users.EDITOR.password, 'wrong']) {
+      const { lines } = await captureOutput(async () => {
+        await login(
+          { db, tokens, lockout },
+          { email: users.EDITOR.email, password, sourceIp: '192.0.2.2' },
+        ).catch(() => undefined);
+        logger.info('the request ends');
+      });
+      logger.resetKeys();
+      expect(lines.find((line) => line.message === 'the request ends')).toMatchObject({
+        tenantId: tenant.id,
+        userId: users.EDITOR.id,
+      });
+    }
+  });
+
+  it('a device token whose key cannot be read fails the login as the service’s fault, not as no token', async () => {
+    const { users } = await createTestTenant({ kpiTypes: [] });
+    const deviceToken = await tokens.issueDeviceToken({ userId: users.EDITOR.id, tokenVersion: 0 });
+    const failure = new Error('The key store is down.');
+    const unreadable = createTokenService({
+      secret: async () => {
+        throw failure;
+      },
+      issuer: 'strategy-service',
+      audience: 'strategy-service-api',
+      refreshTtlSeconds: 3600,
+    });
+    await expect(
+      login(
+        { db, tokens: unreadable, lockout },
+        { email: users.EDITOR.email, password: 'wrong', sourceIp: '192.0.2.3', deviceToken },
+      ),
+    ).rejects.toBe(failure);
+    logger.resetKeys();
+  });
+
   it('the failure that locks an e-mail is audited with the e-mail and the count', async () => {
     const deps = { db, tokens, lockout };
     const email = `lock-${randomUUID()}@example.test`;
@@ -176,8 +216,15 @@ describe('refresh and logout', () => {
   it('a logout without options ends only its own session, audited with its user', async () => {
     const { tenant, users } = await createTestTenant({ kpiTypes: [] });
     const other = await startSession({ db, tokens }, users.VIEWER);
-    const { lines } = await captureOutput(() => logout({ db, tokens }, users.VIEWER.refreshToken));
+    const { lines } = await captureOutput(async () => {
+      await logout({ db, tokens }, users.VIEWER.refreshToken);
+      logger.info('the request ends');
+    });
     logger.resetKeys();
+    expect(lines.find((line) => line.message === 'the request ends')).toMatchObject({
+      tenantId: tenant.id,
+      userId: users.VIEWER.id,
+    });
     expect(lines.filter((line) => line.audit)).toEqual([
       expect.objectContaining({
         audit: 'logout',

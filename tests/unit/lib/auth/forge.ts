@@ -69,8 +69,20 @@ export const refreshClaims = {
   token_use: 'refresh',
 };
 
+export const deviceClaims = {
+  sub: 'u1',
+  iss: settings.issuer,
+  aud: settings.audience,
+  iat: NOW,
+  exp: NOW + 600,
+  jti: 'j3',
+  ver: 3,
+  token_use: 'device',
+};
+
 export const ACCESS_HEADER = { alg: 'HS256', typ: 'at+jwt' };
 export const REFRESH_HEADER = { alg: 'HS256', typ: 'rt+jwt' };
+export const DEVICE_HEADER = { alg: 'HS256', typ: 'device+jwt' };
 
 export const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

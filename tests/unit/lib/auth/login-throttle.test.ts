@@ -98,11 +98,15 @@ describe('judging an attempt from its counters', () => {
 
   it('past the ceiling, lets a device token of the account in as before, and every other attempt share the minute’s new-device attempts', () => {
     const ofEmail = counter(1000, { windowStart: NOW - 600_000 });
-    // Below the ceiling, a device token changes nothing.
-    expect(judge({ ...none, ofEmail: counter(999) }, policy, NOW, { deviceOfAccount: true })).toEqual({
-      refusal: undefined,
-      admission: 'open',
-    });
+    // Below the ceiling, a device token changes nothing, nor do its failures.
+    for (const device of [undefined, counter(10)]) {
+      expect(
+        judge({ ...none, ofEmail: counter(999), device }, policy, NOW, { deviceOfAccount: true }),
+      ).toEqual({
+        refusal: undefined,
+        admission: 'open',
+      });
+    }
     // Past it: with a device token of the account, the per-source rules alone, even for a source that failed.
     expect(
       judge({ ...none, ofEmail, fromSource: counter(5) }, policy, NOW, { deviceOfAccount: true }),
@@ -126,7 +130,13 @@ describe('judging an attempt from its counters', () => {
           'Too many failed logins for this e-mail: a device that has not signed in to it waits its turn.',
       },
     });
-    // A device token that failed `maxFailures` times past the ceiling is a new device again.
+    // A device token that failed `maxFailures` times past the ceiling is a new device again: admitted
+    // while the minute has room, whatever its own failures.
+    expect(
+      judge({ ...none, ofEmail, device: counter(10), newDevices: minute(9) }, policy, NOW, {
+        deviceOfAccount: true,
+      }),
+    ).toEqual({ refusal: undefined, admission: 'new-device' });
     expect(
       judge(
         { ...none, ofEmail, device: counter(10), newDevices: { ...minute(10), windowEndsAt: NOW + 45_000 } },

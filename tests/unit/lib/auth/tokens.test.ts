@@ -1,8 +1,14 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ACCESS_TOKEN_TTL_SECONDS, createTokenService } from '../../../../lib/auth/tokens';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  createTokenService,
+  DEVICE_TOKEN_TTL_SECONDS,
+} from '../../../../lib/auth/tokens';
 import {
   accessClaims,
+  DEVICE_HEADER,
+  deviceClaims,
   forge,
   freezeClock,
   NOW,
@@ -60,6 +66,38 @@ describe('token service', () => {
     await expect(service.verifyAccessToken(refresh)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(service.verifyRefreshToken(access)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await service.verifyRefreshToken(refresh)).toEqual(refreshSubject);
+  });
+
+  it('issues a device token naming only the user and their token version, and reads it back with its id', async () => {
+    const device = await service.issueDeviceToken({ userId: 'u1', tokenVersion: 3 }, NOW);
+    expect(decodeProtectedHeader(device)).toEqual({ alg: 'HS256', typ: 'device+jwt' });
+    const claims = decodeJwt(device);
+    expect(claims).toEqual({
+      ...deviceClaims,
+      exp: NOW + DEVICE_TOKEN_TTL_SECONDS,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    const fresh = await service.issueDeviceToken({ userId: 'u1', tokenVersion: 3 });
+    expect(await service.verifyDeviceToken(fresh)).toEqual({
+      userId: 'u1',
+      tokenVersion: 3,
+      deviceId: decodeJwt(fresh).jti,
+    });
+  });
+
+  it('refuses an access or refresh token as a device token, and a device token as either', async () => {
+    const device = await service.issueDeviceToken({ userId: 'u1', tokenVersion: 3 });
+    for (const token of [
+      await service.issueAccessToken(principal),
+      await service.issueRefreshToken(principal),
+    ]) {
+      await expect(service.verifyDeviceToken(token)).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+        message: 'The token is invalid.',
+      });
+    }
+    await expect(service.verifyAccessToken(device)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(service.verifyRefreshToken(device)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('refuses tokens of another issuer or audience', async () => {
@@ -190,6 +228,21 @@ describe('token service', () => {
         code: 'UNAUTHENTICATED',
         message: 'The token is not a refresh token.',
         headers: { 'WWW-Authenticate': 'Bearer realm="strategy-service", error="invalid_token"' },
+      });
+    });
+    it.each([
+      ['token_use', 'access'],
+      ['token_use', undefined],
+      ['sub', ''],
+      ['jti', ''],
+      ['ver', undefined],
+      ['ver', -1],
+      ['ver', '3'],
+    ])('a device token whose %s is %j is not a device token', async (claim, value) => {
+      const claims = value === undefined ? without(deviceClaims, claim) : { ...deviceClaims, [claim]: value };
+      await expect(service.verifyDeviceToken(await forge(claims, DEVICE_HEADER))).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+        message: 'The token is not a device token.',
       });
     });
   });
