@@ -85,6 +85,7 @@ export const allowedSourcesSchema = z.pipe(
         const first = new Map<string, number>();
         for (const [index, text] of texts.entries()) {
           const normal = normalSource(text);
+          // Stryker disable next-line ConditionalExpression: no text's normal form is undefined in the map; the test is for the types
           const seen = normal === undefined ? undefined : first.get(normal);
           if (normal !== undefined && seen === undefined) {
             first.set(normal, index);

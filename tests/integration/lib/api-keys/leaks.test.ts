@@ -2,12 +2,12 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../../lib/api-keys/key-format';
 import { revokeLeakedKeys } from '../../../../lib/api-keys/leaks';
-import { createApiKey } from '../../../../lib/api-keys/service';
+import { createApiKey, revokeApiKey } from '../../../../lib/api-keys/service';
 import { getApiKeyByHash } from '../../../../lib/db/api-keys';
 import { keys } from '../../../../lib/db/keys';
 import { throttling } from '../../../support/faults';
 import { createTestTenant, db, publish } from '../../../support/fixtures';
-import { instrument } from '../../../support/instrumented-db';
+import { instrument, overtaken } from '../../../support/instrumented-db';
 import { captureOutput } from '../../../support/output';
 
 /** What judging a report costs in DynamoDB calls, recorded on a client of its own. */
@@ -62,6 +62,34 @@ describe('keys found in public: what a report reads', () => {
 });
 
 describe('keys found in public: what a revocation records, and when it cannot be made', () => {
+  it('a key revoked before, or by another request meanwhile, gets the report recorded on its own', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const before = await createApiKey(db, { tenantId: tenant.id, name: 'revoked before' });
+    await revokeApiKey(db, tenant.id, before.id, undefined, publish);
+    const meanwhile = await createApiKey(db, { tenantId: tenant.id, name: 'revoked meanwhile' });
+    const racing = overtaken(db, 'TransactWriteItemsCommand', () =>
+      revokeApiKey(db, tenant.id, meanwhile.id, undefined, publish),
+    );
+    for (const key of [before, meanwhile]) {
+      const { result, lines } = await captureOutput(() =>
+        revokeLeakedKeys(racing.db, publish, [match(key.key)]),
+      );
+      expect(result.map(({ label }) => label)).toEqual(['true_positive']);
+      expect(lines.filter((line) => line.audit === 'api_key.leaked')).toEqual([
+        expect.objectContaining({
+          tenantId: tenant.id,
+          actorType: 'github_secret_scanning',
+          keyId: key.id,
+          keyPrefix: key.prefix,
+          name: key.name,
+          url: 'https://github.com/o/r/blob/s/f',
+          githubSource: 'content',
+          revoked: false,
+        }),
+      ]);
+    }
+  });
+
   it('stores the first 512 characters of a long URL with the revocation, its event and its audit line', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const live = await createApiKey(db, { tenantId: tenant.id, name: 'leaked' });

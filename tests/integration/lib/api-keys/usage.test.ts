@@ -39,6 +39,19 @@ describe('a key’s usage over days', () => {
     });
   });
 
+  it('names where the newest refusal for its source came from, though a later day had other requests', async () => {
+    const { tenant } = await createTestTenant({ kpiTypes: [] });
+    const key = await createApiKey(db, { tenantId: tenant.id, name: 'Fenced' });
+    const hash = hashApiKey(key.key);
+    const refuse = (date: string, reason: 'source' | 'validation', sourceIp: string) =>
+      countRefusal(db, hash, date, reason, { at: `${date}T08:00:00.000Z`, sourceIp, userAgent: 'job/1.0' });
+    await refuse('2026-11-20', 'source', '198.51.100.1');
+    await refuse('2026-11-21', 'source', '198.51.100.2');
+    await refuse('2026-11-22', 'validation', '203.0.113.3');
+    const usage = await keyUsage(db, tenant.id, key.id, { from: '2026-11-19', to: '2026-11-23' });
+    expect(usage.totals).toMatchObject({ lastRefusedSourceIp: '198.51.100.2', lastSourceIp: '203.0.113.3' });
+  });
+
   it('a range without requests has no last request; an unknown key is NOT_FOUND, naming it', async () => {
     const { tenant } = await createTestTenant({ kpiTypes: [] });
     const key = await createApiKey(db, { tenantId: tenant.id, name: 'Idle' });
@@ -48,6 +61,7 @@ describe('a key’s usage over days', () => {
       lastRequestAt: null,
       lastSourceIp: null,
       lastUserAgent: null,
+      lastRefusedSourceIp: null,
     });
     const missing = randomUUID();
     await expect(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../../../lib/api-keys/key-format';
 import {
@@ -9,6 +9,7 @@ import {
   rollApiKey,
   updateApiKey,
 } from '../../../../lib/api-keys/service';
+import { recordUse } from '../../../../lib/db/api-key-usage';
 import {
   findApiKey,
   getApiKeyByHash,
@@ -24,9 +25,11 @@ import { createUser } from '../../../../lib/db/users';
 import { auditEvent, systemContext } from '../../../../lib/domain/audit-event';
 import type { Plan } from '../../../../lib/domain/plan';
 import { uuidv7 } from '../../../../lib/ids';
+import type { Publish } from '../../../../lib/webhooks/events';
 import { cancelled, injectFaults, throttling } from '../../../support/faults';
 import { db, publish } from '../../../support/fixtures';
 import { instrument, overtaken } from '../../../support/instrumented-db';
+import { captureOutput } from '../../../support/output';
 
 /**
  * The plan maximum of the key repository (spec 3, 8; lib/db/api-keys.ts): what holds a slot, the slots
@@ -381,6 +384,101 @@ describe('revoking a key', () => {
     });
   });
 
+  it('a revocation that keeps losing its race gives up with 503 after 25 tries rather than looping', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    let tries = 0;
+    const remove = injectFaults(db, (operation, input) => {
+      if (operation !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes(tenant.id))
+        return undefined;
+      tries++;
+      return lostRace();
+    });
+    try {
+      await expect(revokeApiKey(db, tenant.id, key.id, undefined, publish)).rejects.toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+      });
+    } finally {
+      remove();
+    }
+    expect(tries).toBe(25);
+    expect((await findApiKey(db, tenant.id, key.id))?.key.revokedAt).toBeNull();
+  });
+
+  it('a key deleted after a lost race is NOT_FOUND, naming it', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const probe = overtaken(db, 'TransactWriteItemsCommand', () =>
+      db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(key.key)) })),
+    );
+    await expect(revokeApiKey(probe.db, tenant.id, key.id, undefined, publish)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `API key ${key.id} not found.`,
+    });
+  });
+
+  /** A key rolled with a grace period: the old one works on, and the new one replaces it. */
+  const rolledPair = async () => {
+    const tenant = await tenantOn('enterprise');
+    const old = await create(tenant.id);
+    const rolled = await rollApiKey(
+      db,
+      { tenantId: tenant.id, keyId: old.id, gracePeriodHours: 24 },
+      publish,
+    );
+    return { tenant, old, rolled };
+  };
+  const recording = () => {
+    const published: Parameters<Publish>[0][] = [];
+    const record: Publish = async (event) => {
+      published.push(event);
+    };
+    return { published, record };
+  };
+
+  it('the replacement revoked after a lost race still ends the grace period of the key it replaced', async () => {
+    const { tenant, old, rolled } = await rolledPair();
+    let refused = false;
+    const remove = injectFaults(db, (operation, input) => {
+      if (
+        refused ||
+        operation !== 'TransactWriteItemsCommand' ||
+        !JSON.stringify(input).includes(tenant.id)
+      ) {
+        return undefined;
+      }
+      refused = true;
+      return lostRace();
+    });
+    try {
+      const revocation = await revokeApiKey(db, tenant.id, rolled.created.id, undefined, publish);
+      expect(revocation.graceEnded).toEqual({ id: old.id, prefix: old.prefix });
+      expect(revocation.event?.details).toMatchObject({ revoked: true, graceEndedOf: old.id });
+    } finally {
+      remove();
+    }
+    expect(refused).toBe(true);
+    const ended = (await findApiKey(db, tenant.id, old.id))?.key;
+    expect(Date.parse(ended?.expiresAt as string)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('a revocation left half done (the replacement revoked, the old key in grace) is finished, and announced no second time', async () => {
+    const { tenant, old, rolled } = await rolledPair();
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.apiKey(hashApiKey(rolled.created.key)),
+        UpdateExpression: 'SET revokedAt = :at',
+        ExpressionAttributeValues: { ':at': new Date().toISOString() },
+      }),
+    );
+    const { published, record } = recording();
+    const revocation = await revokeApiKey(db, tenant.id, rolled.created.id, undefined, record);
+    expect(revocation.graceEnded).toEqual({ id: old.id, prefix: old.prefix });
+    expect(revocation.event?.details).toMatchObject({ revoked: false, graceEndedOf: old.id });
+    expect(published).toEqual([]);
+  });
+
   it('a key already revoked is left as it is, without a write', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
@@ -506,6 +604,23 @@ describe('who made and changed a key, as stored and listed', () => {
   });
 });
 
+describe('the audit event of a new key', () => {
+  it('names its sources in one field, space-separated, or null for any address', async () => {
+    const tenant = await tenantOn('enterprise');
+    const { lines } = await captureOutput(async () => {
+      await createApiKey(db, {
+        tenantId: tenant.id,
+        name: 'fenced',
+        allowedSources: ['203.0.113.0/24', '198.51.100.7/32'],
+      });
+      await createApiKey(db, { tenantId: tenant.id, name: 'open' });
+    });
+    expect(
+      lines.filter((line) => line.audit === 'api_key.created').map((line) => line.allowedSources),
+    ).toEqual(['203.0.113.0/24 198.51.100.7/32', undefined]);
+  });
+});
+
 describe('listing keys made by operators', () => {
   it('reads no user: one batch read holds only the tenant', async () => {
     const tenant = await tenantOn('enterprise');
@@ -569,6 +684,56 @@ describe('a KPI scope at the repository', () => {
 });
 
 describe('changing a key, at the repository', () => {
+  it('a key revoked between the read and the write is API_KEY_NOT_ACTIVE, and keeps its name', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const probe = overtaken(db, 'TransactWriteItemsCommand', () =>
+      revokeApiKey(db, tenant.id, key.id, undefined, publish),
+    );
+    await expect(
+      updateApiKey(probe.db, { tenantId: tenant.id, keyId: key.id, changes: { name: 'renamed' } }),
+    ).rejects.toMatchObject({ code: 'API_KEY_NOT_ACTIVE', extensions: { keyStatus: 'revoked' } });
+    expect((await findApiKey(db, tenant.id, key.id))?.key.name).toBe(key.name);
+  });
+
+  it('a key deleted between the read and the write is NOT_FOUND, naming it', async () => {
+    const tenant = await tenantOn('enterprise');
+    const key = await create(tenant.id);
+    const probe = overtaken(db, 'TransactWriteItemsCommand', () =>
+      db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.apiKey(hashApiKey(key.key)) })),
+    );
+    await expect(
+      updateApiKey(probe.db, { tenantId: tenant.id, keyId: key.id, changes: { name: 'renamed' } }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND', message: `API key ${key.id} not found.` });
+  });
+
+  it('answers the key as the list shows it: who made it, with their e-mail, and its last use', async () => {
+    const tenant = await tenantOn('enterprise');
+    const admin = await createUser(db, {
+      tenantId: tenant.id,
+      email: `admin-${randomUUID()}@example.test`,
+      role: 'ADMIN',
+      passwordHash: 'scrypt$x',
+    });
+    const key = await createApiKey(db, {
+      tenantId: tenant.id,
+      name: 'used',
+      createdBy: { type: 'user', userId: admin.id },
+    });
+    const at = new Date().toISOString();
+    await recordUse(db, hashApiKey(key.key), { day: at.slice(0, 10), at, measurements: 1, staleWindows: [] });
+    const changed = await updateApiKey(db, {
+      tenantId: tenant.id,
+      keyId: key.id,
+      changes: { name: 'renamed' },
+    });
+    expect(changed).toMatchObject({
+      name: 'renamed',
+      createdBy: { type: 'user', userId: admin.id, email: admin.email },
+      lastUsedAt: at,
+    });
+  });
+
   it('renames, sets or clears the sources, each alone, and the stored key reads back as changed', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   API_KEY_LIMITS,
   apiKeyStatus,
+  assertChangeable,
   assertGracePeriod,
   assertRollable,
   assertSlotFree,
   holdsSlot,
+  inGracePeriodOf,
   instant,
   ROLL_GRACE_HOURS,
   rollExpiries,
@@ -93,6 +95,34 @@ describe('rolling a key', () => {
       expect(refusalOf(() => assertRollable(key(overrides), NOW))).toMatchObject({
         code: 'API_KEY_NOT_ACTIVE',
         message: `API key skm_P97W… is ${status}; only an active key can be rolled. Create a new key instead.`,
+        extensions: { keyStatus: status },
+      });
+    }
+  });
+
+  it('the rolled key works through its grace period while the key that replaced it is the one named', () => {
+    const replacedBy = { id: 'k2', prefix: 'skm_7Qx2' };
+    const rolled = (overrides: Partial<ApiKey> = {}) =>
+      key({ replacedBy, expiresAt: at(NOW + HOUR), ...overrides });
+    expect(inGracePeriodOf(rolled(), 'k2', NOW)).toBe(true);
+    expect(inGracePeriodOf(rolled(), 'k3', NOW)).toBe(false);
+    expect(inGracePeriodOf(rolled({ replacedBy: null }), 'k2', NOW)).toBe(false);
+    expect(inGracePeriodOf(rolled({ revokedAt: at(NOW - 1) }), 'k2', NOW)).toBe(false);
+    expect(inGracePeriodOf(rolled({ expiresAt: null }), 'k2', NOW)).toBe(false);
+    expect(inGracePeriodOf(rolled({ expiresAt: at(NOW) }), 'k2', NOW)).toBe(false);
+    expect(inGracePeriodOf(rolled({ expiresAt: at(NOW + 1) }), 'k2', NOW)).toBe(true);
+    expect(inGracePeriodOf(undefined, 'k2', NOW)).toBe(false);
+  });
+
+  it('only an active key is changed; a stopped one keeps what it was', () => {
+    expect(() => assertChangeable(key(), NOW)).not.toThrow();
+    for (const [overrides, status] of [
+      [{ revokedAt: at(NOW) }, 'revoked'],
+      [{ expiresAt: at(NOW) }, 'expired'],
+    ] as const) {
+      expect(refusalOf(() => assertChangeable(key(overrides), NOW))).toMatchObject({
+        code: 'API_KEY_NOT_ACTIVE',
+        message: `API key skm_P97W… is ${status}; only an active key can be changed. It keeps its name and sources as they were when it stopped.`,
         extensions: { keyStatus: status },
       });
     }
