@@ -98,18 +98,21 @@ describe('plan maximum: which keys hold a slot', () => {
   });
 });
 
-describe('plan maximum: when the transaction that takes a slot is refused', () => {
-  const transactions = (tenantId: string, fault: () => Error) => {
-    let count = 0;
-    const remove = injectFaults(db, (operation, input) => {
-      const forTenant = JSON.stringify(input).includes(tenantId);
-      if (operation !== 'TransactWriteItemsCommand' || !forTenant) return undefined;
-      count++;
-      return fault();
-    });
-    return { count: () => count, remove };
-  };
+/**
+ * Answers the tenant's transactions with `fault`, given how many came before (undefined sends it),
+ * and counts them.
+ */
+const transactions = (tenantId: string, fault: (nth: number) => Error | undefined) => {
+  let count = 0;
+  const remove = injectFaults(db, (operation, input) => {
+    const forTenant = JSON.stringify(input).includes(tenantId);
+    if (operation !== 'TransactWriteItemsCommand' || !forTenant) return undefined;
+    return fault(count++);
+  });
+  return { count: () => count, remove };
+};
 
+describe('plan maximum: when the transaction that takes a slot is refused', () => {
   it('a lost race is read again and retried, and gives up with 503 after 25 tries rather than looping', async () => {
     const tenant = await tenantOn('business');
     const injected = transactions(tenant.id, lostRace);
@@ -203,32 +206,22 @@ describe('rolling a key, at the repository', () => {
   it('a transaction conflict is retried, and after 25 tries answered 503 rather than looping', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    let count = 0;
-    const remove = injectFaults(db, (operation, input) => {
-      if (operation !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes(tenant.id))
-        return undefined;
-      count++;
-      return conflict();
-    });
+    const always = transactions(tenant.id, conflict);
     try {
       await expect(rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish)).rejects.toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
       });
-      expect(count).toBe(25);
+      expect(always.count()).toBe(25);
     } finally {
-      remove();
+      always.remove();
     }
-    const once = injectFaults(db, (operation, input) =>
-      operation === 'TransactWriteItemsCommand' && JSON.stringify(input).includes(tenant.id) && count++ === 25
-        ? conflict()
-        : undefined,
-    );
+    const once = transactions(tenant.id, (nth) => (nth === 0 ? conflict() : undefined));
     try {
       const rolled = await rollApiKey(db, { tenantId: tenant.id, keyId: key.id }, publish);
       expect(rolled.previous.replacedBy?.id).toBe(rolled.created.id);
-      expect(count).toBe(27);
+      expect(once.count()).toBe(2);
     } finally {
-      once();
+      once.remove();
     }
   });
 
@@ -387,21 +380,15 @@ describe('revoking a key', () => {
   it('a revocation that keeps losing its race gives up with 503 after 25 tries rather than looping', async () => {
     const tenant = await tenantOn('enterprise');
     const key = await create(tenant.id);
-    let tries = 0;
-    const remove = injectFaults(db, (operation, input) => {
-      if (operation !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes(tenant.id))
-        return undefined;
-      tries++;
-      return lostRace();
-    });
+    const injected = transactions(tenant.id, lostRace);
     try {
       await expect(revokeApiKey(db, tenant.id, key.id, undefined, publish)).rejects.toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
       });
     } finally {
-      remove();
+      injected.remove();
     }
-    expect(tries).toBe(25);
+    expect(injected.count()).toBe(25);
     expect((await findApiKey(db, tenant.id, key.id))?.key.revokedAt).toBeNull();
   });
 
@@ -438,26 +425,15 @@ describe('revoking a key', () => {
 
   it('the replacement revoked after a lost race still ends the grace period of the key it replaced', async () => {
     const { tenant, old, rolled } = await rolledPair();
-    let refused = false;
-    const remove = injectFaults(db, (operation, input) => {
-      if (
-        refused ||
-        operation !== 'TransactWriteItemsCommand' ||
-        !JSON.stringify(input).includes(tenant.id)
-      ) {
-        return undefined;
-      }
-      refused = true;
-      return lostRace();
-    });
+    const once = transactions(tenant.id, (nth) => (nth === 0 ? lostRace() : undefined));
     try {
       const revocation = await revokeApiKey(db, tenant.id, rolled.created.id, undefined, publish);
       expect(revocation.graceEnded).toEqual({ id: old.id, prefix: old.prefix });
       expect(revocation.event?.details).toMatchObject({ revoked: true, graceEndedOf: old.id });
     } finally {
-      remove();
+      once.remove();
     }
-    expect(refused).toBe(true);
+    expect(once.count()).toBe(2);
     const ended = (await findApiKey(db, tenant.id, old.id))?.key;
     expect(Date.parse(ended?.expiresAt as string)).toBeLessThanOrEqual(Date.now());
   });
