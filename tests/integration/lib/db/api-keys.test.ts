@@ -43,6 +43,15 @@ const tenantOn = (plan: Plan) =>
     active: true,
   });
 
+/** An ADMIN of the tenant, to make and change keys in their name. */
+const adminOf = (tenantId: string) =>
+  createUser(db, {
+    tenantId,
+    email: `admin-${randomUUID()}@example.test`,
+    role: 'ADMIN',
+    passwordHash: 'scrypt$x',
+  });
+
 const create = (tenantId: string, expiresAt?: string) =>
   createApiKey(db, { tenantId, name: `key ${randomUUID()}`, expiresAt });
 
@@ -546,12 +555,7 @@ describe('plan maximum: slots of keys that are gone, and a slots item rebuilt', 
 describe('who made and changed a key, as stored and listed', () => {
   it('stores a user by id and lists them with their e-mail; an operator by name', async () => {
     const tenant = await tenantOn('enterprise');
-    const admin = await createUser(db, {
-      tenantId: tenant.id,
-      email: `admin-${randomUUID()}@example.test`,
-      role: 'ADMIN',
-      passwordHash: 'scrypt$x',
-    });
+    const admin = await adminOf(tenant.id);
     const byUser = await createApiKey(db, {
       tenantId: tenant.id,
       name: 'by user',
@@ -685,12 +689,7 @@ describe('changing a key, at the repository', () => {
 
   it('answers the key as the list shows it: who made it, with their e-mail, and its last use', async () => {
     const tenant = await tenantOn('enterprise');
-    const admin = await createUser(db, {
-      tenantId: tenant.id,
-      email: `admin-${randomUUID()}@example.test`,
-      role: 'ADMIN',
-      passwordHash: 'scrypt$x',
-    });
+    const admin = await adminOf(tenant.id);
     const key = await createApiKey(db, {
       tenantId: tenant.id,
       name: 'used',
