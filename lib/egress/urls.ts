@@ -61,3 +61,36 @@ export const urlForLog = (text: string): { urlOrigin: string; urlRestSha256: str
     urlRestSha256: createHash('sha256').update(rest, 'utf8').digest('hex').slice(0, 16),
   };
 };
+
+/** A URL's origin (scheme, host, port) as the URL parser spells it, or the text itself when it is no URL. */
+export const originOf = (text: string): string => {
+  try {
+    return new URL(text).origin;
+  } catch {
+    return text;
+  }
+};
+
+/** What a query value is shown as to those who may not read it. */
+export const REDACTED = '[redacted]';
+
+/**
+ * The URL as stored, with the value of every query parameter replaced by `[redacted]` (the names
+ * stay, and so does a parameter without a value): sources that take `?api_key=` carry a credential
+ * there. Spelled as given otherwise, so the rest reads as the tenant wrote it.
+ */
+export const withoutQueryValues = (text: string): string => {
+  const hash = text.indexOf('#');
+  const [before, fragment] = hash < 0 ? [text, ''] : [text.slice(0, hash), text.slice(hash)];
+  const question = before.indexOf('?');
+  if (question < 0) return text;
+  const query = before
+    .slice(question + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals < 0 ? pair : `${pair.slice(0, equals)}=${REDACTED}`;
+    })
+    .join('&');
+  return `${before.slice(0, question + 1)}${query}${fragment}`;
+};

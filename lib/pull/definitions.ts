@@ -21,7 +21,7 @@ import { logAuditEvent } from '../logger';
 import { expressionProblem } from './extract';
 import type { AuthInput, AuthPatch, CreatePullIntegration, UpdatePullIntegration } from './inputs';
 import { nextSlot } from './schedule';
-import { openSecrets, sealSecrets } from './secrets';
+import { destinationChange, openSecrets, sealSecrets } from './secrets';
 import { assertMayPull, integrationDetails, notFound, type PullDeps, readIntegration } from './service';
 
 /**
@@ -203,10 +203,11 @@ export const createIntegration = async (
 };
 
 /**
- * Changes an integration: fields not sent stay; a secret is replaced only when sent (a change of the
- * authentication type must send the new type's secret). Any change makes a failing or disabled
- * integration active again and due at once; a new schedule moves an active one's next run to the new
- * schedule's next slot.
+ * Changes an integration: fields not sent stay; a secret is replaced only when sent. A change of the
+ * authentication type must send the new type's secret, and so must a change of the destination (the
+ * URL's origin, the token URL's origin, the header's name): a stored secret never follows a new
+ * destination. Any change makes a failing or disabled integration active again and due at once; a new
+ * schedule moves an active one's next run to the new schedule's next slot.
  */
 export const updateIntegration = async (
   deps: PullDeps,
@@ -222,34 +223,34 @@ export const updateIntegration = async (
     patch.auth ??
     (stored.auth.type === 'header' ? { type: 'header' as const, name: stored.auth.name } : undefined);
   const problems = definitionProblems(deps, { ...patch, headers, auth: authName });
+  const url = patch.url ?? stored.url;
+  const given = patch.auth ?? stored.auth;
+  const field = SECRET_FIELD[given.type];
+  const sent = field === null || !patch.auth ? undefined : (patch.auth as Record<string, unknown>)[field];
+  const moved = destinationChange(stored, { url, auth: given });
   let auth = stored.auth;
   let sealedSecrets = stored.sealedSecrets;
-  if (patch.auth) {
-    const field = SECRET_FIELD[patch.auth.type];
-    const sent = field === null ? undefined : (patch.auth as Record<string, unknown>)[field];
-    if (field !== null && sent === undefined && patch.auth.type !== stored.auth.type) {
+  if (field !== null && sent === undefined && given.type !== stored.auth.type) {
+    problems.push({ path: `auth.${field}`, message: `is required when the type changes to ${given.type}` });
+  } else if (field !== null && sent === undefined && moved !== null) {
+    problems.push({
+      path: `auth.${field}`,
+      message: `is required when ${moved} changes: a stored secret is never sent to a new destination`,
+    });
+  }
+  if (problems.length === 0) {
+    const kept = field !== null && sent === undefined;
+    const secrets = kept ? await openSecrets(deps.secrets, stored, stored.sealedSecrets) : {};
+    if (secrets === undefined && patch.auth) {
       problems.push({
         path: `auth.${field}`,
-        message: `is required when the type changes to ${patch.auth.type}`,
+        message: 'the stored secret could not be opened: send it again',
       });
-    }
-    if (problems.length === 0) {
-      let secrets: PullSecrets = {};
-      if (field !== null && sent === undefined) {
-        const kept = await openSecrets(deps.secrets, stored, stored.sealedSecrets);
-        if (kept === undefined) {
-          problems.push({
-            path: `auth.${field}`,
-            message: 'the stored secret could not be opened: send it again',
-          });
-        } else secrets = kept;
-      }
-      const split = splitAuth({
-        ...(patch.auth as AuthInput),
-        ...(field !== null && sent === undefined ? secrets : {}),
-      } as AuthInput);
-      auth = split.view;
-      if (problems.length === 0) sealedSecrets = await sealSecrets(deps.secrets, stored, split.secrets);
+    } else if (secrets !== undefined) {
+      // Sealed anew on every change, for the destination as it is now (and in the current form).
+      const split = splitAuth({ ...(given as AuthInput), ...(kept ? secrets : {}) } as AuthInput);
+      if (patch.auth) auth = split.view;
+      sealedSecrets = await sealSecrets(deps.secrets, { tenantId, id, url, auth }, split.secrets);
     }
   }
   if (problems.length > 0) throw invalid(problems);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PullAuthView, PullSecrets, RunErrorClass } from '../domain/pull-integration';
 import { type Egress, EgressError, type EgressResponse } from '../egress';
+import { originOf } from '../egress/urls';
 
 /**
  * One fetch of a pull source: the GET with its headers and authentication, through the egress guard
@@ -17,9 +18,17 @@ export const TOKEN_TIMEOUT_MS = 5_000;
 /** The most of an answer read (the guard's default): a KPI answer is small. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 /** A token endpoint's answer is a few hundred bytes. */
-const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+export const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 /** A cached token is not used in its last minute, so it never expires on the way. */
 const TOKEN_MARGIN_MS = 60_000;
+/**
+ * The longest a token is kept, whatever its `expires_in` says (a huge or infinite one would keep it
+ * for the container's life): an hour, the usual lifetime of client-credentials tokens, after which the
+ * token endpoint is asked again.
+ */
+export const MAX_TOKEN_LIFETIME_MS = 3_600_000;
+/** A token goes into a header: no control characters (RFC 9110 §5.5), which would fail every fetch. */
+const TOKEN_TEXT = /^\P{Cc}+$/u;
 
 export const USER_AGENT = 'strategy-service-pull/1';
 
@@ -65,12 +74,16 @@ export interface Source {
   auth: PullAuthView;
 }
 
-const egressProblem = (error: EgressError): { errorClass: RunErrorClass; error: string } => {
+/** `maxBytes`: the most the request read, which the refusal of a larger answer names. */
+const egressProblem = (
+  error: EgressError,
+  maxBytes: number,
+): { errorClass: RunErrorClass; error: string } => {
   switch (error.kind) {
     case 'timeout':
       return { errorClass: 'timeout', error: 'the source did not answer in time' };
     case 'too_large':
-      return { errorClass: 'too_large', error: `the answer is larger than ${MAX_ANSWER_BYTES} bytes` };
+      return { errorClass: 'too_large', error: `the answer is larger than ${maxBytes} bytes` };
     case 'refused':
       return { errorClass: 'connection', error: 'refused by egress rules' };
     default:
@@ -95,13 +108,16 @@ const parseJson = (response: EgressResponse): { ok: true; value: unknown } | { o
   }
 };
 
-/** The token cache's key: the integration and a hash of what the token was issued for. */
+/**
+ * The token cache's key: the integration and a hash of what the token was issued for and where it
+ * goes (the source's origin), so a token is never sent to an origin it was not fetched for.
+ */
 const tokenKey = (
   source: Source,
   auth: Extract<PullAuthView, { type: 'oauth2_client_credentials' }>,
   secret: string,
 ) => {
-  const issuedFor = JSON.stringify([auth.tokenUrl, auth.clientId, auth.scope, secret]);
+  const issuedFor = JSON.stringify([auth.tokenUrl, auth.clientId, auth.scope, secret, originOf(source.url)]);
   // Stryker disable next-line StringLiteral: any encoding of the digest is a key; only its spelling changes
   const digest = createHash('sha256').update(issuedFor).digest('base64url');
   return `${source.id}:${digest}`;
@@ -140,7 +156,10 @@ const accessToken = async (
     });
   } catch (error) {
     if (!(error instanceof EgressError)) throw error;
-    return { ok: false, error: `the token request failed: ${egressProblem(error).error}` };
+    return {
+      ok: false,
+      error: `the token request failed: ${egressProblem(error, MAX_TOKEN_ANSWER_BYTES).error}`,
+    };
   }
   // Node's client answers the final status only: a 1xx never ends a request, so below 300 is success.
   if (response.status >= 300) {
@@ -151,8 +170,12 @@ const accessToken = async (
   if (typeof body?.access_token !== 'string' || body.access_token === '') {
     return { ok: false, error: 'the token endpoint answered without an access_token' };
   }
+  if (!TOKEN_TEXT.test(body.access_token)) {
+    return { ok: false, error: 'the token endpoint answered an access_token with control characters' };
+  }
   // Without expires_in nobody knows how long the token lives: it is used for this fetch only.
-  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 0;
+  const expiresIn =
+    typeof body.expires_in === 'number' ? Math.min(body.expires_in * 1000, MAX_TOKEN_LIFETIME_MS) : 0;
   if (expiresIn > 2 * TOKEN_MARGIN_MS) {
     tokens.set(key, body.access_token, now() + expiresIn - TOKEN_MARGIN_MS);
   }
@@ -217,7 +240,7 @@ export const fetchSource = async (
     });
   } catch (error) {
     if (!(error instanceof EgressError)) throw error;
-    const { errorClass, error: text } = egressProblem(error);
+    const { errorClass, error: text } = egressProblem(error, MAX_ANSWER_BYTES);
     return failed(errorClass, text);
   }
   const { status } = response;

@@ -1,4 +1,3 @@
-import type { Seal } from '../crypto/seal';
 import type { Database } from '../db/client';
 import type { Page, PageRequest } from '../db/pagination';
 import {
@@ -20,6 +19,7 @@ import { logAuditEvent } from '../logger';
 import type { TenantCache } from '../tenant-cache';
 import type { Publish } from '../webhooks/events';
 import type { TokenCache } from './fetch';
+import type { PullSecretSeal } from './secrets';
 
 /**
  * The use cases of pull integrations: list, read, delete, and read the run log; creating and changing
@@ -30,7 +30,7 @@ import type { TokenCache } from './fetch';
 export interface PullDeps {
   db: Database;
   /** Seals and opens the credentials (./secrets.ts). */
-  secrets: Seal;
+  secrets: PullSecretSeal;
   tenants: TenantCache;
   /** The local stage: `http://` to this machine is allowed. */
   local: boolean;

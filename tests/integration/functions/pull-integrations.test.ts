@@ -159,7 +159,7 @@ describe('POST /integrations/pull', () => {
         new GetCommand({ TableName: db.tableName, Key: keys.pullIntegration(tenant.tenant.id, id) }),
       );
       expect(JSON.stringify(Item)).not.toContain(secret);
-      expect(Item?.sealedSecrets).toMatch(/^p1\./);
+      expect(Item?.sealedSecrets).toMatch(/^p2\./);
     });
   }
 

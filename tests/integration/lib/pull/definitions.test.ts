@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../../lib/db/keys';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
+import { openSecrets } from '../../../../lib/pull/secrets';
 import { pullDeps } from '../../../../lib/runtime';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { captureOutput } from '../../../support/output';
@@ -94,14 +95,27 @@ describe('a change of a pull integration', () => {
       code: 'VALIDATION_FAILED',
       errors: [{ path: 'auth.token', message: 'is required when the type changes to bearer' }],
     });
-    // The same type without its value keeps the stored secret; a header of the auth's name is refused.
-    const renamed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, {
-      auth: { type: 'header', name: 'X-Other-Token', value: undefined },
-    });
-    expect(renamed.auth).toEqual({ type: 'header', name: 'X-Other-Token', value: { set: true } });
-    expect(renamed.sealedSecrets).not.toBeNull();
+    // Another header name is another destination: the stored value does not follow it.
     await expect(
-      updateIntegration(pullDeps, tenant.tenant.id, created.id, { headers: { 'x-other-token': 'b' } }),
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+        auth: { type: 'header', name: 'X-Other-Token', value: undefined },
+      }),
+    ).rejects.toMatchObject({
+      errors: [
+        {
+          path: 'auth.value',
+          message: 'is required when auth.name changes: a stored secret is never sent to a new destination',
+        },
+      ],
+    });
+    // The same type and header without its value keeps the stored secret; a header of the auth's name is refused.
+    const respelled = await updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+      auth: { type: 'header', name: 'x-api-token', value: undefined },
+    });
+    expect(respelled.auth).toEqual({ type: 'header', name: 'x-api-token', value: { set: true } });
+    expect(respelled.sealedSecrets).not.toBeNull();
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { headers: { 'X-API-TOKEN': 'b' } }),
     ).rejects.toMatchObject({ errors: [{ path: 'auth.name', message: 'is also in headers: name it once' }] });
   });
 
@@ -146,12 +160,50 @@ describe('a change of an integration whose stored secret no longer opens', () =>
     const renewed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, {
       auth: { type: 'bearer', token: 'second-token' },
     });
-    expect(renewed.sealedSecrets).toMatch(/^p1\./);
+    expect(renewed.sealedSecrets).toMatch(/^p2\./);
     const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c8';
     await expect(
       updateIntegration(pullDeps, tenant.tenant.id, created.id, {
         measurements: [{ kpiId: unknown, kpiType: 'BSC_KPI', actual: 'value' }],
       }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND', extensions: { missingKpiIds: [unknown] } });
+  });
+});
+
+describe('credentials sealed before they were bound to their destination (p1.)', () => {
+  it('still open for their integration, and any change seals them anew for the destination (p2.)', async () => {
+    const created = await createIntegration(pullDeps, {
+      ...definition(),
+      auth: { type: 'bearer', token: 'former-token' },
+    });
+    const former = await pullDeps.secrets.former.seal(
+      JSON.stringify({ token: 'former-token' }),
+      `pull-credentials:${created.tenantId}:${created.id}`,
+    );
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.pullIntegration(created.tenantId, created.id),
+        UpdateExpression: 'SET sealedSecrets = :sealed',
+        ExpressionAttributeValues: { ':sealed': former },
+      }),
+    );
+    expect(await openSecrets(pullDeps.secrets, created, former)).toEqual({ token: 'former-token' });
+    // A change of the URL's origin needs the secret sent again, whatever form it is stored in.
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { url: 'https://elsewhere.example.com/x' }),
+    ).rejects.toMatchObject({ errors: [{ path: 'auth.token' }] });
+    const renamed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, { name: 'Renamed' });
+    expect(renamed.sealedSecrets).toMatch(/^p2\./);
+    expect(await openSecrets(pullDeps.secrets, renamed, renamed.sealedSecrets)).toEqual({
+      token: 'former-token',
+    });
+    expect(
+      await openSecrets(
+        pullDeps.secrets,
+        { ...renamed, url: 'https://elsewhere.example.com/x' },
+        renamed.sealedSecrets,
+      ),
+    ).toBeUndefined();
   });
 });
