@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCache, fetchSource, MAX_ANSWER_BYTES, type Source } from '../../../../lib/pull/fetch';
+import {
+  createTokenCache,
+  fetchSource,
+  MAX_ANSWER_BYTES,
+  MAX_TOKEN_ANSWER_BYTES,
+  MAX_TOKEN_LIFETIME_MS,
+  type Source,
+} from '../../../../lib/pull/fetch';
 import { egress } from '../../../../lib/runtime';
 import { freePort } from '../../../../scripts/local/processes';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
@@ -310,5 +317,85 @@ describe('OAuth2 client credentials', () => {
       expect(result, path).toMatchObject({ ok: false, errorClass: 'auth', error });
     }
     expect(source.requestsTo('/bad/value')).toEqual([]);
+  });
+
+  it('names the token answer’s own limit (64 KiB) when the token endpoint answers more', async () => {
+    source.answers['/big/token'] = {
+      json: { access_token: 'x'.repeat(MAX_TOKEN_ANSWER_BYTES), expires_in: 3600 },
+    };
+    source.answers['/big/value'] = { json: { value: 1 } };
+    const result = await fetchSource(deps(), sourceAt(source.url('/big/value'), oauth('/big/token')), {
+      clientSecret: 's',
+    });
+    expect(MAX_TOKEN_ANSWER_BYTES).toBe(65_536);
+    expect(result).toMatchObject({
+      ok: false,
+      errorClass: 'auth',
+      error: 'the token request failed: the answer is larger than 65536 bytes',
+    });
+    expect(source.requestsTo('/big/value')).toEqual([]);
+  });
+
+  it('keeps a token an hour at most, whatever its expires_in says, an infinite one too', async () => {
+    source.answers['/forever/value'] = { json: { value: 1 } };
+    const cases: [string, string][] = [
+      ['/forever/infinite', '{"access_token":"token-inf","expires_in":1e400}'],
+      ['/forever/day', '{"access_token":"token-day","expires_in":86400}'],
+    ];
+    for (const [path, text] of cases) {
+      source.answers[path] = { text, contentType: 'application/json' };
+      let clock = 5_000_000;
+      const shared = deps(() => clock);
+      const fetch = () =>
+        fetchSource(shared, sourceAt(source.url('/forever/value'), oauth(path)), { clientSecret: 's' });
+      expect(await fetch(), path).toMatchObject({ ok: true });
+      // Kept until the last minute of its hour...
+      clock += MAX_TOKEN_LIFETIME_MS - 60_001;
+      await fetch();
+      expect(source.requestsTo(path), path).toHaveLength(1);
+      // ...and asked for again after it.
+      clock += 1;
+      await fetch();
+      expect(source.requestsTo(path), path).toHaveLength(2);
+    }
+    expect(MAX_TOKEN_LIFETIME_MS).toBe(3_600_000);
+  });
+
+  it('refuses at once, as auth, a token that is no header value (CR, LF or another control character), and keeps none', async () => {
+    source.answers['/crlf/value'] = { json: { value: 1 } };
+    for (const [path, token] of [
+      ['/crlf/both', 'token\r\nX-Injected: 1'],
+      ['/crlf/lf', 'token\nmore'],
+      ['/crlf/nul', 'token\u0000'],
+      ['/crlf/tab', 'token\tmore'],
+    ] as const) {
+      source.answers[path] = { json: { access_token: token, expires_in: 3600 } };
+      const shared = deps();
+      const fetch = () =>
+        fetchSource(shared, sourceAt(source.url('/crlf/value'), oauth(path)), { clientSecret: 's' });
+      for (let attempt = 0; attempt < 2; attempt++) {
+        expect(await fetch(), path).toMatchObject({
+          ok: false,
+          errorClass: 'auth',
+          error: 'the token endpoint answered an access_token with control characters',
+        });
+      }
+      expect(source.requestsTo(path), path).toHaveLength(2);
+    }
+    expect(source.requestsTo('/crlf/value')).toEqual([]);
+  });
+
+  it('keeps a token for the origin it was fetched for: the same credentials for another origin ask again', async () => {
+    source.answers['/origin/token'] = { json: { access_token: 'token-o', expires_in: 3600 } };
+    source.answers['/origin/value'] = { json: { value: 1 } };
+    const shared = deps();
+    const auth = oauth('/origin/token');
+    await fetchSource(shared, sourceAt(source.url('/origin/value'), auth), { clientSecret: 's' });
+    await fetchSource(shared, sourceAt(source.url('/origin/value?again'), auth), { clientSecret: 's' });
+    expect(source.requestsTo('/origin/token')).toHaveLength(1);
+    // localhost is another origin of the same server.
+    const otherOrigin = source.url('/origin/value').replace('127.0.0.1', 'localhost');
+    await fetchSource(shared, sourceAt(otherOrigin, auth), { clientSecret: 's' });
+    expect(source.requestsTo('/origin/token')).toHaveLength(2);
   });
 });
