@@ -48,7 +48,7 @@ export const route = defineRoute({
       { ...body, tenantId: user.tenantId, createdBy: { type: 'user', userId: user.userId } },
       audit,
     );
-    return reply(201, integrationView(created));
+    return reply(201, integrationView(created, user.role));
   },
 });
 

@@ -13,7 +13,7 @@ export const route = defineRoute({
   tag: 'Pull',
   summary: 'Get a pull integration',
   description:
-    'Every role; plan feature `kpi_api_integration`. The integration (secrets only as `{ "set": true }`) and its usage per UTC day of the last 30 days: runs, measurements stored, failed runs and their error classes.',
+    'Every role; plan feature `kpi_api_integration`. The integration (secrets only as `{ "set": true }`; for other roles than ADMIN, URLs without their query values: `?api_key=[redacted]`) and its usage per UTC day of the last 30 days: runs, measurements stored, failed runs and their error classes.',
   auth: 'jwt',
   pathParams: pullIntegrationIdParams,
   responses: {
@@ -37,7 +37,7 @@ export const route = defineRoute({
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
   core: async ({ params: { id }, user }) => {
     const { stored, usage } = await integrationWithUsage(pullDeps, user.tenantId, id);
-    return reply(200, { ...integrationView(stored), usage });
+    return reply(200, { ...integrationView(stored, user.role), usage });
   },
 });
 

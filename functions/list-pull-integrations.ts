@@ -12,7 +12,7 @@ export const route = defineRoute({
   path: '/integrations/pull',
   tag: 'Pull',
   summary: 'List pull integrations',
-  description: `Every role; plan feature \`kpi_api_integration\`. The tenant’s integrations, oldest first, each with its \`status\`, \`lastRun\` and \`nextRunAt\`; secrets only as \`{ "set": true }\`. ${PAGE_NOTE}`,
+  description: `Every role; plan feature \`kpi_api_integration\`. The tenant’s integrations, oldest first, each with its \`status\`, \`lastRun\` and \`nextRunAt\`; secrets only as \`{ "set": true }\`; for other roles than ADMIN, URLs without their query values (\`?api_key=[redacted]\`). ${PAGE_NOTE}`,
   auth: 'jwt',
   query: pageQuerySchema,
   responses: {
@@ -28,7 +28,7 @@ export const route = defineRoute({
   errors: ['FEATURE_NOT_ENABLED'],
   core: async ({ query, user }) => {
     const page = await listIntegrations(pullDeps, user.tenantId, query);
-    return reply(200, { ...page, items: page.items.map(integrationView) });
+    return reply(200, { ...page, items: page.items.map((item) => integrationView(item, user.role)) });
   },
 });
 

@@ -31,7 +31,7 @@ export const route = defineRoute({
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
   core: async ({ params: { id }, body, user, audit }) => {
     const updated = await updateIntegration(pullDeps, user.tenantId, id, body, audit);
-    return reply(200, integrationView(updated));
+    return reply(200, integrationView(updated, user.role));
   },
 });
 

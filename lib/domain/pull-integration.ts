@@ -127,7 +127,9 @@ export const pullAuthViewSchema = z
     z.object({ type: z.literal('basic'), username: z.string(), password: SET }),
     z.object({
       type: z.literal('oauth2_client_credentials'),
-      tokenUrl: z.string(),
+      tokenUrl: z
+        .string()
+        .check(z.describe('The token endpoint; query values `[redacted]` for other roles than ADMIN.')),
       clientId: z.string(),
       clientSecret: SET,
       scope: z.nullable(z.string()),
@@ -161,7 +163,13 @@ export const pullIntegrationSchema = z.object({
   id,
   tenantId: id,
   name: z.string(),
-  url: z.string().check(z.describe('The address fetched with GET.')),
+  url: z
+    .string()
+    .check(
+      z.describe(
+        'The address fetched with GET. Only ADMINs see it as stored; other roles see the value of every query parameter as `[redacted]`.',
+      ),
+    ),
   headers: z
     .record(z.string(), z.string())
     .check(z.describe('Request headers sent with every fetch (not secret: shown as stored).')),

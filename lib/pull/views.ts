@@ -7,6 +7,8 @@ import {
   pullIntegrationSchema,
   pullRunSchema,
 } from '../domain/pull-integration';
+import type { Role } from '../domain/user';
+import { withoutQueryValues } from '../egress/urls';
 import { plannedMeasurementSchema, pushedMeasurement, pushStatusSchema } from '../push/views';
 import type { Preview } from './run';
 
@@ -64,12 +66,25 @@ export const previewSchema = z
     }),
   );
 
-export const integrationView = ({
-  tenantId: _tenant,
-  sealedSecrets: _sealed,
-  claimedSlot: _claim,
-  ...integration
-}: StoredIntegration) => integration;
+/**
+ * An integration as a role sees it. Only ADMINs, who manage integrations, see its URLs as stored;
+ * other roles see them without their query values (`?api_key=[redacted]`), which may hold a credential.
+ */
+export const integrationView = (
+  { tenantId: _tenant, sealedSecrets: _sealed, claimedSlot: _claim, ...integration }: StoredIntegration,
+  role: Role,
+) => {
+  if (role === 'ADMIN') return integration;
+  const { auth } = integration;
+  return {
+    ...integration,
+    url: withoutQueryValues(integration.url),
+    auth:
+      auth.type === 'oauth2_client_credentials'
+        ? { ...auth, tokenUrl: withoutQueryValues(auth.tokenUrl) }
+        : auth,
+  };
+};
 export const runView = ({ tenantId: _tenant, ...run }: PullRun) => run;
 
 /** A preview's planned measurements as a push's dry run shows them: the record, without provenance. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tenantUrlProblem } from '../../../../lib/egress/urls';
+import { originOf, tenantUrlProblem, withoutQueryValues } from '../../../../lib/egress/urls';
 
 const deployed = { local: false };
 const local = { local: true };
@@ -74,5 +74,31 @@ describe('tenant URLs (text check at creation)', () => {
     }
     // The local stage delivers to this machine and its network.
     expect(tenantUrlProblem('https://192.168.0.1/', local)).toBeUndefined();
+  });
+});
+
+describe('a URL shown without its query values', () => {
+  it('keeps every name and replaces every value, an empty one too; the rest as written', () => {
+    const cases: [string, string][] = [
+      ['https://api.example.com/v1/mrr', 'https://api.example.com/v1/mrr'],
+      ['https://api.example.com/mrr?api_key=sk_live_1', 'https://api.example.com/mrr?api_key=[redacted]'],
+      [
+        'https://api.example.com/mrr?from=2026-01&api_key=s%3Dk&flag&empty=',
+        'https://api.example.com/mrr?from=[redacted]&api_key=[redacted]&flag&empty=[redacted]',
+      ],
+      ['https://api.example.com/mrr?key=a=b#part?x=y', 'https://api.example.com/mrr?key=[redacted]#part?x=y'],
+      ['https://api.example.com/mrr#only?token=x', 'https://api.example.com/mrr#only?token=x'],
+      ['https://API.example.com:8443/Path?T=1', 'https://API.example.com:8443/Path?T=[redacted]'],
+    ];
+    for (const [url, shown] of cases) expect(withoutQueryValues(url), url).toBe(shown);
+  });
+});
+
+describe('a URL’s origin', () => {
+  it('is the parser’s: scheme, host in lower case, a port other than the default; the text when it is no URL', () => {
+    expect(originOf('https://API.Example.com:443/x?y')).toBe('https://api.example.com');
+    expect(originOf('https://api.example.com:8443/x')).toBe('https://api.example.com:8443');
+    expect(originOf('http://0x7f.1/x')).toBe('http://127.0.0.1');
+    expect(originOf('not a url')).toBe('not a url');
   });
 });

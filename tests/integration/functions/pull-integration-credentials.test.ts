@@ -1,6 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../../functions/create-pull-integration';
+import { handler as getHandler } from '../../../functions/get-pull-integration';
+import { handler as listHandler } from '../../../functions/list-pull-integrations';
 import { handler as previewHandler } from '../../../functions/preview-pull-integration';
 import { handler as runHandler } from '../../../functions/run-pull-integration';
 import { handler as workerHandler } from '../../../functions/run-pull-integrations';
@@ -36,15 +38,18 @@ beforeAll(async () => {
 afterAll(() => Promise.all([source.close(), elsewhere.close()]));
 
 const admin = () => bearer(tenant.users.ADMIN.token);
-const withId = (method: string, suffix: string, handler: unknown) => (id: string, body?: unknown) =>
-  invoke(handler, {
-    method,
-    path: `/api/integrations/pull/${id}${suffix}`,
-    resource: `/api/integrations/pull/{id}${suffix}`,
-    pathParameters: { id },
-    headers: admin(),
-    ...(body === undefined ? {} : { body }),
-  });
+const withId =
+  (method: string, suffix: string, handler: unknown) =>
+  (id: string, body?: unknown, headers: Record<string, string> = admin()) =>
+    invoke(handler, {
+      method,
+      path: `/api/integrations/pull/${id}${suffix}`,
+      resource: `/api/integrations/pull/{id}${suffix}`,
+      pathParameters: { id },
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+const get = withId('GET', '', getHandler);
 const patch = withId('PATCH', '', updateHandler);
 const preview = withId('POST', '/preview', previewHandler);
 const run = withId('POST', '/run', runHandler);
@@ -261,4 +266,50 @@ describe('a stored secret whose integration was moved behind the use case’s ba
       expect(elsewhere.received).toEqual([]);
     },
   );
+});
+
+describe('integration URLs as each role reads them', () => {
+  it('ADMIN sees them as stored; EDITOR and VIEWER see every query value as [redacted], on GET /integrations/pull and /{id}', async () => {
+    const url = `${source.url('/value')}?api_key=sk_live_query_7b8c&region=eu`;
+    const tokenUrl = `${source.url('/token')}?client_key=ck_query_1d2e`;
+    const result = await invoke(createHandler, {
+      method: 'POST',
+      path: '/api/integrations/pull',
+      headers: admin(),
+      body: {
+        name: 'Query keys',
+        url,
+        auth: { ...authOf('oauth2_client_credentials', tokenUrl) },
+        schedule: { every: 'day' },
+        measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      },
+    });
+    expect(result.status).toBe(201);
+    expect(result.body).toMatchObject({ url, auth: { tokenUrl } });
+    const id = result.body.id as string;
+    const shown = {
+      url: `${source.url('/value')}?api_key=[redacted]&region=[redacted]`,
+      tokenUrl: `${source.url('/token')}?client_key=[redacted]`,
+    };
+    for (const role of ['ADMIN', 'EDITOR', 'VIEWER'] as const) {
+      const headers = bearer(tenant.users[role].token);
+      const one = await get(id, undefined, headers);
+      const listed = await invoke(listHandler, {
+        path: '/api/integrations/pull',
+        headers,
+        query: { limit: '100' },
+      });
+      const item = (listed.body.items as { id: string }[]).find((i) => i.id === id);
+      const expected = role === 'ADMIN' ? { url, tokenUrl } : shown;
+      for (const view of [one.body, item]) {
+        expect(view, role).toMatchObject({ url: expected.url, auth: { tokenUrl: expected.tokenUrl } });
+      }
+      if (role !== 'ADMIN') {
+        for (const text of [JSON.stringify(one.body), JSON.stringify(listed.body)]) {
+          expect(text).not.toContain('sk_live_query_7b8c');
+          expect(text).not.toContain('ck_query_1d2e');
+        }
+      }
+    }
+  });
 });
