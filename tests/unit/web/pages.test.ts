@@ -67,3 +67,28 @@ describe('the pages under web/', () => {
     }
   });
 });
+
+describe('what the pages render', () => {
+  /** Every way to put text into a page as markup instead of as text. */
+  const RAW_MARKUP =
+    /\bunsafeHTML\b|\bunsafeSVG\b|\bunsafeMathML\b|lit-html\/directives\/unsafe-|\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|document\.write|\bDOMParser\b|createContextualFragment|\beval\(|new Function\(/;
+  const sources = (folder: string): string[] =>
+    readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? sources(join(folder, entry.name))
+        : /\.(ts|html)$/.test(entry.name)
+          ? [join(folder, entry.name)]
+          : [],
+    );
+
+  it('is lit-html templates only: no unsafeHTML, no innerHTML, no markup built from text, in any page', () => {
+    const files = sources(web);
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(RAW_MARKUP);
+    }
+    // The check finds what it looks for.
+    expect("import { unsafeHTML } from 'lit-html/directives/unsafe-html.js';").toMatch(RAW_MARKUP);
+    expect('node.innerHTML = name;').toMatch(RAW_MARKUP);
+  });
+});

@@ -1,10 +1,13 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgress, EgressError, MAX_RESPONSE_BYTES } from '../../../../lib/egress';
 
 /** A server on this machine that records every request and answers by path. */
 const hits: string[] = [];
+const headersOf: Record<string, IncomingHttpHeaders> = {};
+const GZIP_BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
 let server: Server;
 let base: string;
 let port: number;
@@ -12,6 +15,7 @@ let port: number;
 beforeAll(async () => {
   server = createServer((request, response) => {
     hits.push(request.url ?? '');
+    headersOf[request.url ?? ''] = request.headers;
     const path = request.url ?? '/';
     if (path === '/silent') return; // accepts the connection and never answers
     if (path === '/late') {
@@ -36,6 +40,33 @@ beforeAll(async () => {
     }
     if (path.startsWith('/bytes/')) {
       response.end(Buffer.alloc(Number(path.slice('/bytes/'.length)), 0x61));
+      return;
+    }
+    if (path === '/chunked-2.5mib') {
+      // 2.5 MiB without a Content-Length, in 64 KiB chunks as a slow source sends them.
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let written = 0;
+      const next = () => {
+        if (response.destroyed) return;
+        if (written >= 2.5 * 1024 * 1024) {
+          response.end();
+          return;
+        }
+        written += chunk.length;
+        response.write(chunk, () => setImmediate(next));
+      };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      next();
+      return;
+    }
+    if (path === '/gzip-bomb') {
+      // 64 MiB of zeros as a few KiB of gzip: the guard never inflates what it reads.
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(GZIP_BOMB.length),
+      });
+      response.end(GZIP_BOMB);
       return;
     }
     if (path === '/chunked-big') {
@@ -154,6 +185,45 @@ describe('the egress guard', () => {
     expect((await failure(local.send(get(`${base}/chunked-big`)))).kind).toBe('too_large');
     const smaller = await failure(local.send({ ...get(`${base}/bytes/101`), maxBytes: 100 }));
     expect(smaller.kind).toBe('too_large');
+  });
+
+  it('refuses a 2.5 MiB answer sent chunked, without a Content-Length, as too large', async () => {
+    const local = createEgress({ allowLoopback: true });
+    expect((await failure(local.send(get(`${base}/chunked-2.5mib`)))).kind).toBe('too_large');
+    // With a smaller limit of the caller's, the same.
+    expect((await failure(local.send({ ...get(`${base}/chunked-2.5mib`), maxBytes: 64 * 1024 }))).kind).toBe(
+      'too_large',
+    );
+  });
+
+  it('never inflates an answer (a gzip bomb is its compressed bytes) and asks for no encoding', async () => {
+    const local = createEgress({ allowLoopback: true });
+    const answer = await local.send(get(`${base}/gzip-bomb`));
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(answer.body.byteLength).toBe(GZIP_BOMB.length);
+    expect(GZIP_BOMB.length).toBeLessThan(MAX_RESPONSE_BYTES);
+    expect(headersOf['/gzip-bomb']?.['accept-encoding']).toBeUndefined();
+  });
+
+  it('refuses every numeric spelling of a loopback or metadata address on deployed rules, before connecting', async () => {
+    const deployed = createEgress({ allowLoopback: false, lookup: resolvingTo('93.184.216.34') });
+    const before = hits.length;
+    for (const host of [
+      '0x7f.1',
+      '2130706433',
+      '0177.0.0.1',
+      '0x7f000001',
+      '127.1',
+      '127.0.0.1.',
+      '[::ffff:7f00:1]',
+      '[::ffff:127.0.0.1]',
+      '0xA9.0xFE.0xA9.0xFE',
+      '[64:ff9b::a9fe:a9fe]',
+    ]) {
+      const url = `http://${host}:${port}/value`;
+      expect((await failure(deployed.send(get(url)))).kind, url).toBe('refused');
+    }
+    expect(hits.length).toBe(before);
   });
 
   it('refuses an answer on its declared size, without waiting for the bytes', async () => {

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTokenCache,
@@ -151,6 +152,20 @@ describe('an answer of the source', () => {
       errorClass: 'connection',
       error: 'the connection to the source failed',
     });
+  });
+
+  it('is never inflated: a gzip bomb that says it is JSON is not_json, read as its few compressed bytes', async () => {
+    source.answers['/gzip-bomb'] = {
+      text: gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }),
+      contentType: 'application/json',
+      headers: { 'content-encoding': 'gzip' },
+    };
+    expect(await fetchSource(deps(), sourceAt(source.url('/gzip-bomb')), {})).toMatchObject({
+      ok: false,
+      httpStatus: 200,
+      errorClass: 'not_json',
+    });
+    expect(source.requestsTo('/gzip-bomb')[0]?.headers['accept-encoding']).toBeUndefined();
   });
 
   it('takes as long as the clock says between sending and the answer', async () => {

@@ -21,6 +21,37 @@ const REFUSED: Record<string, string[]> = {
   Teredo: ['2001::1', '2001:0:4136:e378::1'],
   NAT64: ['64:ff9b::a9fe:a9fe', '64:ff9b:1::a9fe:a9fe'],
   'not an address as a resolver writes it': ['1.2.3', '0x7f.1', 'localhost', '', '[::1]'],
+  // The third review's cases: the rest of each range, and the spellings of one address.
+  '"this network" (0.0.0.0/8)': ['0.1.2.3', '0.255.255.255'],
+  'documentation (TEST-NET-1 to 3, 2001:db8::/32, 3fff::/20)': [
+    '198.51.100.1',
+    '203.0.113.1',
+    '2001:db8::1',
+    '3fff::1',
+  ],
+  'the rest of the benchmarking and CGNAT ranges': ['198.19.255.255', '100.100.100.200'],
+  'IETF protocol assignments and the 6to4 relay anycast': [
+    '192.0.0.170',
+    '192.88.99.1',
+    '2001:2::1',
+    '2001:10::1',
+    '2001:20::1',
+  ],
+  'discard-only and other reserved IPv6': ['100::1', '5f00::1'],
+  'multicast at the ends of its ranges': ['233.252.0.1', 'ff00::1'],
+  'link-local with a zone, and the cloud metadata service’s IPv6 address': ['fe80::1%eth0', 'fd00:ec2::254'],
+  'IPv4-mapped in hex and long form, and IPv4-translated': [
+    '::ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    '0:0:0:0:0:ffff:127.0.0.1',
+    '::ffff:100.64.0.1',
+    '::ffff:0:7f00:1',
+  ],
+  'NAT64 and 6to4 of a public or a loopback address alike': [
+    '64:ff9b::808:808',
+    '64:ff9b::7f00:1',
+    '2002:0808:0808::1',
+  ],
 };
 
 describe('egress address rules', () => {
@@ -34,7 +65,7 @@ describe('egress address rules', () => {
   }
 
   it('refuses loopback on deployed stages and allows it on the local stage only', () => {
-    for (const address of ['127.0.0.1', '127.8.9.10', '::1']) {
+    for (const address of ['127.0.0.1', '127.8.9.10', '127.255.255.254', '::1']) {
       expect(isAllowedAddress(address, deployed), address).toBe(false);
       expect(isAllowedAddress(address, local), address).toBe(true);
     }
