@@ -415,9 +415,18 @@ describe('GET /audit-events: filters and paging', () => {
     const first = await exportOf(admin(owner), { format: 'ndjson', limit: '3' });
     expect(first.status).toBe(200);
     expect(first.headers['content-type']).toBe('application/x-ndjson');
+    // Never rendered or sniffed as a page, as every JSON answer.
+    expect(first.headers['x-content-type-options']).toBe('nosniff');
+    expect(first.headers['content-security-policy']).toBe("default-src 'none'");
     expect(first.lines.map((event) => event.id)).toEqual(all.slice(0, 3).map((event) => event.id));
     const cursor = first.headers[NEXT_CURSOR_HEADER.toLowerCase()];
     expect(cursor).toEqual(expect.any(String));
+    // Sealed: it shows neither the tenant nor the event it continues after, in any encoding.
+    const decoded = Buffer.from(cursor!.replace(/^[^.]*\./, ''), 'base64url').toString('latin1');
+    for (const text of [cursor!, decoded]) {
+      expect(text).not.toContain(owner.tenant.id);
+      expect(text).not.toContain(all[2]!.id);
+    }
     const rest = await exportOf({ ...admin(owner), Accept: 'application/x-ndjson' }, { cursor: cursor! });
     expect(rest.lines.map((event) => event.id)).toEqual(all.slice(3).map((event) => event.id));
     const atEnd = rest.headers[NEXT_CURSOR_HEADER.toLowerCase()]!;
