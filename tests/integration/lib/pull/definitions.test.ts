@@ -157,6 +157,12 @@ describe('a change of an integration whose stored secret no longer opens', () =>
       code: 'VALIDATION_FAILED',
       errors: [{ path: 'auth.token', message: 'the stored secret could not be opened: send it again' }],
     });
+    // A change that leaves the authentication and its destination alone keeps the sealed text as it is.
+    const renamed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, { name: 'Kept' });
+    expect(renamed.sealedSecrets).toBe('p1.sealed-under-a-key-the-service-no-longer-has');
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { url: 'https://other.example.com/x' }),
+    ).rejects.toMatchObject({ errors: [{ path: 'auth.token' }] });
     const renewed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, {
       auth: { type: 'bearer', token: 'second-token' },
     });
