@@ -240,7 +240,9 @@ export const updateIntegration = async (
   }
   if (problems.length === 0) {
     const kept = field !== null && sent === undefined;
-    const secrets = kept ? await openSecrets(deps.secrets, stored, stored.sealedSecrets) : {};
+    const opened = kept ? await openSecrets(deps.secrets, stored, stored.sealedSecrets) : {};
+    // Kept credentials that lack the type's secret are as good as none that open.
+    const secrets = kept && opened?.[field as keyof PullSecrets] === undefined ? undefined : opened;
     if (secrets === undefined && patch.auth) {
       problems.push({
         path: `auth.${field}`,

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../../lib/db/keys';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
-import { openSecrets } from '../../../../lib/pull/secrets';
+import { openSecrets, pullSecretBinding } from '../../../../lib/pull/secrets';
 import { pullDeps } from '../../../../lib/runtime';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { captureOutput } from '../../../support/output';
@@ -211,5 +211,33 @@ describe('credentials sealed before they were bound to their destination (p1.)',
         renamed.sealedSecrets,
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('a change of an integration whose stored credentials lack the type’s secret', () => {
+  it('never seals a shown placeholder as the secret: the secret must be sent again', async () => {
+    const created = await createIntegration(pullDeps, {
+      ...definition(),
+      auth: { type: 'bearer', token: 't' },
+    });
+    const emptied = await pullDeps.secrets.current.seal(
+      JSON.stringify({}),
+      pullSecretBinding({ ...created, auth: created.auth }),
+    );
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.pullIntegration(created.tenantId, created.id),
+        UpdateExpression: 'SET sealedSecrets = :sealed',
+        ExpressionAttributeValues: { ':sealed': emptied },
+      }),
+    );
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { auth: { type: 'bearer' } }),
+    ).rejects.toMatchObject({
+      errors: [{ path: 'auth.token', message: 'the stored secret could not be opened: send it again' }],
+    });
+    const renamed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, { name: 'Still' });
+    expect(renamed.sealedSecrets).toBe(emptied);
   });
 });
