@@ -233,7 +233,9 @@ describe('a change of an integration whose stored credentials lack the type’s 
       }),
     );
     await expect(
-      updateIntegration(pullDeps, tenant.tenant.id, created.id, { auth: { type: 'bearer' } }),
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, {
+        auth: { type: 'bearer', token: undefined },
+      }),
     ).rejects.toMatchObject({
       errors: [{ path: 'auth.token', message: 'the stored secret could not be opened: send it again' }],
     });
