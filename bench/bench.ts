@@ -52,6 +52,7 @@ import {
   type SdkMode,
   withoutSourceMaps,
 } from './bundles';
+import { type BurstResults, measureBurst } from './burst';
 import { type Call, capacityOf, recordCalls, roundGroups, roundsOf } from './capacity';
 import { measurePull, type PullResults } from './pull';
 
@@ -176,6 +177,8 @@ export interface BenchResults {
   beyondFloor: string[];
   /** Pull integrations: a scheduler pass over 1,000 of which 10 are due, and one scheduled run. */
   pull: PullResults;
+  /** 150 concurrent pushes with one Free key, through one warm push container; null with `--loads`. */
+  burst: BurstResults | null;
   budgets: Budget[];
 }
 
@@ -574,6 +577,46 @@ const functionNames = () =>
     .map((f) => basename(f, '.ts'))
     .sort();
 
+/** The environment the bench builds load with: the bench's table, no logs or metrics, no enterprise limit. */
+const benchEnv = (tableName: string, endpoint: string) => ({
+  TABLE_NAME: tableName,
+  DYNAMODB_ENDPOINT: endpoint,
+  AWS_REGION: 'eu-central-1',
+  JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+  LOG_LEVEL: 'silent',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  RATE_LIMIT_ENTERPRISE: '1000000000',
+  TENANT_CACHE_TTL_SECONDS: '30',
+});
+
+/** `--burst`: the burst alone, with the push function's bench build, on a DynamoDB Local of its own. */
+export const runBurst = async (outDirOption?: string): Promise<BurstResults> => {
+  const outDir = resolve(root, outDirOption ?? '.esbuild-bench-burst');
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const built = await buildBundle(
+    root,
+    outDir,
+    benchEntry('push-measurement'),
+    'push-measurement.bench',
+    deployedSdkMode(root),
+  );
+  const dynamo = await startDynamoDbLocal(await freePort());
+  const tableName = 'strategy-service-bench-burst';
+  const db = createDatabase({ tableName, region: 'eu-central-1', endpoint: dynamo.endpoint });
+  const savedEnv = { ...process.env };
+  try {
+    await createTable(db);
+    return await measureBurst(db, loadModule(built.outfile, benchEnv(tableName, dynamo.endpoint)));
+  } finally {
+    for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name];
+    Object.assign(process.env, savedEnv);
+    db.client.destroy();
+    await dynamo.stop();
+    rmSync(outDir, { recursive: true, force: true });
+  }
+};
+
 export const runBench = async (options: BenchOptions): Promise<BenchResults> => {
   const log = options.log ?? (() => undefined);
   const outDir = resolve(root, options.outDir ?? '.esbuild-bench');
@@ -614,16 +657,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
     await createTable(db);
     log('seeding…');
     const seeded = await seed(db);
-    const baseEnv = {
-      TABLE_NAME: tableName,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'eu-central-1',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
-      LOG_LEVEL: 'silent',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      RATE_LIMIT_ENTERPRISE: '1000000000',
-      TENANT_CACHE_TTL_SECONDS: '30',
-    };
+    const baseEnv = benchEnv(tableName, dynamo.endpoint);
     const load = async (fn: string, cold = false, coldSession = false, at = root) =>
       loadModule(await benchFile(fn, at), {
         ...baseEnv,
@@ -889,6 +923,8 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
 
     log('pull integrations…');
     const pull = await measurePull(db, options.timing);
+    log('burst of pushes on one Free key…');
+    const burst = options.scenarios === false ? null : await measureBurst(db, await load('push-measurement'));
 
     return {
       date: new Date().toISOString(),
@@ -909,7 +945,12 @@ export const runBench = async (options: BenchOptions): Promise<BenchResults> => 
       firstInvocation,
       beyondFloor: BEYOND_FLOOR,
       pull,
-      budgets: [...budgetsOf(results, functions, firstInvocation, deployedMode), ...pullBudgets(pull)],
+      burst,
+      budgets: [
+        ...budgetsOf(results, functions, firstInvocation, deployedMode),
+        ...pullBudgets(pull),
+        ...(burst ? burstBudgets(burst) : []),
+      ],
     };
   } finally {
     for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name];
@@ -1048,6 +1089,22 @@ export const pullBudgets = (pull: PullResults): Budget[] =>
   [
     ['pull scheduler, 10 due of 1,000: requests', 11, pull.scheduler.requests],
     ['pull scheduler, 10 due of 1,000: Queries', 1, pull.scheduler.queries],
+  ].map(([name, limit, measured]) => ({
+    name: name as string,
+    limit: limit as number,
+    measured: measured as number,
+    timed: false,
+    ok: (measured as number) <= (limit as number),
+  }));
+
+/**
+ * A burst on one key is answered 201 or 429, never 503 (what DynamoDB cannot take is the rate limit's
+ * to refuse), and no window admits more than the service's own counters let in.
+ */
+export const burstBudgets = (burst: BurstResults): Budget[] =>
+  [
+    [`burst of ${burst.pushes} on one Free key: 503 answers`, 0, burst.answers[503] ?? 0],
+    [`burst of ${burst.pushes} on one Free key: 201s past the limit of a window`, 0, burst.admittedOverLimit],
   ].map(([name, limit, measured]) => ({
     name: name as string,
     limit: limit as number,

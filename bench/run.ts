@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick | --loads | --pull] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads | --pull | --burst] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *               [--before <checkout>]
  *
  * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
@@ -8,6 +8,9 @@
  * Prints one table per part and the budgets, writes the results as JSON, and exits 1 when a budget is
  * broken. `--quick` (what `npm test` runs, tests/integration/bench/quick.test.ts) skips the timing pass
  * and checks only the budgets that do not depend on time: round trips, units, bundle sizes.
+ * `--burst` runs only the burst: 150 concurrent pushes with one Free key through a warm push
+ * container (every run includes it), its answers by status, the service's count per window and the
+ * DynamoDB requests per push; it exits 1 on a 503 or on a window that admitted past its limit.
  * `--before` times another checkout of the service (e.g. `git worktree add` or `git archive` of an
  * earlier commit, with its node_modules) against this one, interleaved, in the scenarios of the
  * handler/own-calls budget, and prints both side by side; the other scenarios are then only counted.
@@ -19,7 +22,8 @@ import { createDatabase } from '../lib/db/client';
 import { logger } from '../lib/logger';
 import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { createTable } from '../scripts/local/table';
-import { type BenchResults, costPerMillionUsd, runBench } from './bench';
+import { type BenchResults, burstBudgets, costPerMillionUsd, runBench, runBurst } from './bench';
+import type { BurstResults } from './burst';
 import { measurePull } from './pull';
 
 const { values } = parseArgs({
@@ -28,6 +32,8 @@ const { values } = parseArgs({
     loads: { type: 'boolean', default: false },
     /** Only the pull integrations' figures (scheduler pass and run, with the run's time). */
     pull: { type: 'boolean', default: false },
+    /** Only the burst on one Free key. */
+    burst: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
@@ -81,6 +87,7 @@ export const printResults = (results: BenchResults) => {
       `first push after load: ${results.firstInvocation.pushSingleMs} ms = ${results.firstInvocation.ratio} × warm p50 (${results.firstInvocation.warmP50Ms} ms)`,
     );
   }
+  if (results.burst) printBurst(results.burst);
   const { scheduler, run } = results.pull;
   console.log(
     `\npull scheduler pass, ${scheduler.due} due of ${scheduler.integrations}: ${scheduler.requests} requests (${scheduler.queries} Query), ${scheduler.readUnits} RCU, ${scheduler.writeUnits} WCU`,
@@ -123,6 +130,28 @@ export const printResults = (results: BenchResults) => {
   return checked.filter((b) => !b.ok);
 };
 
+const printBurst = (burst: BurstResults) => {
+  const answers = Object.entries(burst.answers)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(', ');
+  console.log(
+    `\nburst of ${burst.pushes} concurrent pushes, one Free key (limit ${burst.limit}): ${answers}; counted per window ${JSON.stringify(burst.countedPerWindow)}; ${burst.requestsPerPush} DynamoDB requests per push, ${burst.retries} SDK retries`,
+  );
+};
+
+/** `npm run bench -- --burst`: the burst alone, on a DynamoDB Local of its own. */
+const burstOnly = async () => {
+  // Seeding logs its audit events; the figures are the output here.
+  logger.setLogLevel('SILENT');
+  const results = await runBurst();
+  printBurst(results);
+  const broken = burstBudgets(results).filter((b) => !b.ok);
+  if (broken.length > 0) {
+    console.error(`\n${broken.length} budget(s) broken: ${broken.map((b) => b.name).join('; ')}`);
+    process.exit(1);
+  }
+};
+
 /** `npm run bench -- --pull`: the pull figures alone, on a DynamoDB Local of their own. */
 const pullOnly = async () => {
   // Each run logs a line; the figures are the output here.
@@ -145,6 +174,7 @@ const pullOnly = async () => {
 
 const main = async () => {
   if (values.pull) return pullOnly();
+  if (values.burst) return burstOnly();
   const quick = values.quick;
   const results = await runBench({
     operations: Number(values.operations),

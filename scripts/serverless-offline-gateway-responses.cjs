@@ -23,6 +23,13 @@
  * with that identity takes one of them and is answered with AUTHORIZER_FAILURE instead. (The count, not
  * a flag: of concurrent requests with one identity, each failure turns exactly one 401.)
  *
+ * Concurrent requests with one identity share one run of the authorizer, as API Gateway answers them
+ * from one cached result: serverless-offline caches nothing and starts a worker (a cold start) for each
+ * invocation it cannot give an idle one, so a burst of 150 pushes with one key ran 150 authorizers
+ * beside its 150 pushes, on a loaded 2-core machine past their 60 s time-out, and each authorizer
+ * that timed out answered a 503 (AUTHORIZER_FAILURE). Only runs in flight are shared, never a settled
+ * answer: a request after them runs the authorizer again, so a revocation still counts as it did.
+ *
  * A request that matches no route gets serverless-offline's own 404 (`{"error":"Serverless-offline:
  * route not found.","existingRoutes":[…]}`, from its catch-all route `/{p*}`); API Gateway answers it
  * with MISSING_AUTHENTICATION_TOKEN, which the API renders as a 404 problem document: so does this.
@@ -96,6 +103,9 @@ class ServerlessOfflineGatewayResponses {
   async recordAuthorizerContexts(contexts, failures) {
     const { default: Lambda } = await import('serverless-offline/lambda');
     const wrapped = Symbol.for('strategy-service.authorizer-context');
+    /** The authorizer run in progress for each identity: concurrent requests with it share its answer. */
+    /** @type {Map<string, Promise<any>>} */
+    const inFlight = new Map();
     const get = Lambda.prototype.get;
     Lambda.prototype.get = function (/** @type {string} */ functionKey) {
       const lambdaFunction = get.call(this, functionKey);
@@ -116,15 +126,25 @@ class ServerlessOfflineGatewayResponses {
         )?.[1];
         const key =
           apiKey === undefined ? undefined : identity(apiKey, ran?.requestContext?.identity?.sourceIp);
+        const shared = key !== undefined && ran?.type === 'REQUEST';
+        let run = shared ? inFlight.get(String(key)) : undefined;
+        if (run === undefined) {
+          run = runHandler();
+          if (shared) {
+            inFlight.set(String(key), run);
+            run.then(
+              () => inFlight.delete(String(key)),
+              () => inFlight.delete(String(key)),
+            );
+          }
+        }
         let result;
         try {
-          result = await runHandler();
+          result = await run;
         } catch (error) {
           // The Lambda authorizer contract: only the error `Unauthorized` is a refusal (401).
           const refusal = error === 'Unauthorized' || /** @type {any} */ (error)?.message === 'Unauthorized';
-          if (key !== undefined && ran?.type === 'REQUEST' && !refusal) {
-            failures.set(String(key), (failures.get(String(key)) ?? 0) + 1);
-          }
+          if (shared && !refusal) failures.set(String(key), (failures.get(String(key)) ?? 0) + 1);
           throw error;
         }
         if (key && result?.policyDocument && result.context) contexts.set(String(key), result.context);

@@ -5,6 +5,12 @@ import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
 import { MalformedItem, writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
+import {
+  type CounterWindow,
+  expiredWindowAttribute,
+  expiredWindowAttributes,
+  windowAttribute,
+} from './window-counters';
 
 /**
  * How an API key is used: one small item per key and UTC day (`APIKEY#<sha256>` / `USAGE#<day>`), the
@@ -14,9 +20,11 @@ import { keys } from './keys';
  * DynamoDB Local never deletes expired items, so readers ask for a range of days.
  *
  * - Rate limit: one counter attribute per fixed window, named after the window's start
- *   (`w<epochSeconds>`), on the item of the window's day. `ADD` is atomic, so every concurrent request
- *   gets its own ordinal and admission (`count <= limit`) is exact across all Lambda containers. The
- *   same update removes the previous window's attribute, and a successful push removes any older one.
+ *   (`w<epochSeconds>`), on the item of the window's day, as ./window-counters.ts counts. `ADD` is
+ *   atomic, so every concurrent request gets its own ordinal and admission (`count <= limit`) is exact
+ *   across all Lambda containers. The same update removes the attribute of the window before the
+ *   previous one, and a successful push removes any older one; the previous window's stays, since
+ *   requests that started in it may still be counted (./window-counters.ts says why).
  * - Counts: `requests` (authenticated and counted against the rate limit), `accepted` and
  *   `measurements` (successful pushes), and refusals by reason (`refused_<reason>`), each by `ADD`
  *   in an update that the push already makes, or in one for a refused request of a known key.
@@ -27,8 +35,6 @@ import { keys } from './keys';
 export const USAGE_RETENTION_DAYS = 90;
 
 const DAY_MS = 86_400_000;
-const windowAttribute = (windowStart: number) => `w${windowStart}`;
-const WINDOW_ATTRIBUTE = /^w\d+$/;
 
 const counter = /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.nonnegative());
 
@@ -129,7 +135,7 @@ export interface RequestCount {
   count: number;
   /** The day whose item holds the window: the day of the window's start. */
   day: string;
-  /** Counter attributes of earlier windows still on the item; the next successful write removes them. */
+  /** Counter attributes of windows no request counts in any more; the next successful write removes them. */
   staleWindows: string[];
 }
 
@@ -141,9 +147,10 @@ export interface RequestCount {
 export const countRequest = async (
   { client, tableName }: Database,
   keyHash: string,
-  { windowStart, windowSeconds }: { windowStart: number; windowSeconds: number },
+  window: CounterWindow,
   source: RequestSource,
 ): Promise<RequestCount> => {
+  const { windowStart } = window;
   const day = dayOf(windowStart * 1000);
   const current = windowAttribute(windowStart);
   const fields = requestFields(day, source);
@@ -151,12 +158,12 @@ export const countRequest = async (
     new UpdateCommand({
       TableName: tableName,
       Key: keys.apiKeyUsageDay(keyHash, day),
-      UpdateExpression: `ADD #current :one, #requests :one SET ${fields.set.join(', ')} REMOVE #previous`,
+      UpdateExpression: `ADD #current :one, #requests :one SET ${fields.set.join(', ')} REMOVE #expired`,
       ExpressionAttributeNames: {
         ...fields.names,
         '#current': current,
         '#requests': 'requests',
-        '#previous': windowAttribute(windowStart - windowSeconds),
+        '#expired': expiredWindowAttribute(window),
       },
       ExpressionAttributeValues: { ...fields.values, ':one': 1 },
       ReturnValues: 'ALL_NEW',
@@ -165,7 +172,7 @@ export const countRequest = async (
   return {
     count: windowCount(Attributes, current),
     day,
-    staleWindows: Object.keys(Attributes).filter((name) => WINDOW_ATTRIBUTE.test(name) && name !== current),
+    staleWindows: expiredWindowAttributes(Attributes, window),
   };
 };
 

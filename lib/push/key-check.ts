@@ -24,7 +24,8 @@ export const checkApiKey = async (
 ) => {
   const now = deps.now ?? Date.now;
   const keyHash = apiKeyHashOf(apiKey);
-  const start = windowStart(now(), deps.rateLimits.windowSeconds);
+  const checkedAt = now();
+  const start = windowStart(checkedAt, deps.rateLimits.windowSeconds);
   const [key, counted] = await settleAll([
     getApiKeyByHash(deps.db, keyHash),
     requestsInWindow(deps.db, keyHash, start),
@@ -34,7 +35,7 @@ export const checkApiKey = async (
   const tenant = await deps.tenants.get(usable.tenantId);
   if (!tenant?.active) throw new AppError('TENANT_INACTIVE', 'The organization of this API key is inactive.');
   // The budget as the next push would see it: the requests counted so far, none spent by this check.
-  const { headers } = decide(counted, tenant.plan, deps.rateLimits, start, now());
+  const { headers } = decide(counted, tenant.plan, deps.rateLimits, checkedAt);
   const remaining = Number(headers['RateLimit-Remaining']);
   return {
     body: {

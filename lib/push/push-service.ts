@@ -256,6 +256,8 @@ interface Authenticated {
   apiKey: ApiKey;
   keyHash: string;
   tenant: Tenant;
+  /** The instant the request is counted at: its window is the one the count goes to. */
+  countedAt: number;
   window: { windowStart: number; windowSeconds: number };
   counted: RequestCount;
   /** What the first round trip read besides the key: the KPIs and the existing records. */
@@ -300,7 +302,7 @@ const authenticate = async (
   caller.plan = loaded?.plan;
   const tenant = assertTenantMayPush(loaded);
   const counted = earlyCount ?? (await count());
-  return { apiKey, keyHash, tenant, window, counted, read };
+  return { apiKey, keyHash, tenant, countedAt: startedAt, window, counted, read };
 };
 
 /**
@@ -382,9 +384,10 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
   const dryRun = input.ok && input.value.dryRun === true;
   const wanted: Wanted = { measurements, dryRun, readExisting: measurements.length > 1 || dryRun };
   const authenticated = await authenticate(deps, request, wanted, caller);
-  const { counted, tenant, window } = authenticated;
-  const now = (deps.now ?? Date.now)();
-  const rate = rateLimitDecision(counted.count, tenant.plan, deps.rateLimits, window.windowStart, now);
+  const { counted, tenant, countedAt } = authenticated;
+  // Decided on the instant the count was made for, not on the clock now: the headers then name the
+  // window the count went to, however long the first round trip took.
+  const rate = rateLimitDecision(counted.count, tenant.plan, deps.rateLimits, countedAt);
   try {
     const context = decide(deps, authenticated, rate, input);
     return await write(deps, request, authenticated, wanted, context, rate.headers);

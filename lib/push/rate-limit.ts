@@ -15,15 +15,23 @@ export interface RateLimitDecision {
 export const windowStart = (nowMs: number, windowSeconds: number): number =>
   Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
 
+/**
+ * The decision on a request counted at `countedAtMs`, the instant whose window its count went to.
+ * `RateLimit-Reset` is measured from that same instant, whenever the decision is made: it is
+ * 1 to `windowSeconds` and the counted window ends within the second after `countedAtMs + Reset`, so
+ * a client that knows when it sent the request and when the answer came attributes the answer to the
+ * window the service counted it in (docs/api.md, "Rate limits"), even when the answer comes after
+ * that window has ended.
+ */
 export const decide = (
   count: number,
   plan: Plan,
   settings: RateLimitSettings,
-  start: number,
-  nowMs: number,
+  countedAtMs: number,
 ): RateLimitDecision => {
   const limit = settings.perPlan[plan];
-  const reset = Math.max(1, Math.ceil(start + settings.windowSeconds - nowMs / 1000));
+  const end = windowStart(countedAtMs, settings.windowSeconds) + settings.windowSeconds;
+  const reset = Math.ceil(end - countedAtMs / 1000);
   const headers: Record<string, string> = {
     'RateLimit-Limit': String(limit),
     'RateLimit-Remaining': String(Math.max(0, limit - count)),

@@ -49,6 +49,20 @@ describe('npm run bench -- --quick', { timeout: 600_000 }, () => {
     );
   });
 
+  it('a burst of 150 concurrent pushes on one Free key: 201 and 429 only, each counted once, none past its window', () => {
+    const burst = results.burst;
+    if (!burst) throw new Error('no burst');
+    expect(Object.keys(burst.answers).sort()).toEqual(['201', '429']);
+    const counted = Object.values(burst.countedPerWindow);
+    expect(counted.reduce((sum, n) => sum + n, 0)).toBe(150);
+    expect(burst.answers[201]).toBe(counted.reduce((sum, n) => sum + Math.min(n, 60), 0));
+    expect(burst.admittedOverLimit).toBe(0);
+    expect(results.budgets.filter((b) => b.name.startsWith('burst of 150')).map((b) => b.ok)).toEqual([
+      true,
+      true,
+    ]);
+  });
+
   it('push: round trips and units at their floor', () => {
     expect(scenario('push single, tenant cached')).toMatchObject({
       requests: 4,

@@ -46,7 +46,7 @@ const use = (offset: number, measurements = 1, staleWindows: string[] = []) => (
 });
 
 describe('rate-limit counters, on the item of the window’s day', () => {
-  it('count 1, 2, 3 in a window; the next window starts at 1 and drops the one before', async () => {
+  it('count 1, 2, 3 in a window; the next starts at 1 and keeps it; the one after drops it', async () => {
     const key = hash();
     const counts = [];
     for (let i = 0; i < 3; i++) counts.push((await countRequest(db, key, inWindow(0), source(0))).count);
@@ -56,8 +56,18 @@ describe('rate-limit counters, on the item of the window’s day', () => {
       day: DAY,
       staleWindows: [],
     });
+    // A request that read its clock in the first window and reaches the table late counts on in it.
+    expect((await countRequest(db, key, inWindow(0), source(0))).count).toBe(4);
+    expect(await usageItem(key)).toMatchObject({
+      [`w${DAY_START}`]: 4,
+      [`w${DAY_START + 60}`]: 1,
+      requests: 5,
+    });
+    // A late request of the previous window reports the current one as live, not stale.
+    expect((await countRequest(db, key, inWindow(0), source(0))).staleWindows).toEqual([]);
+    await countRequest(db, key, inWindow(120), source(120));
     const item = await usageItem(key);
-    expect(item).toMatchObject({ [`w${DAY_START + 60}`]: 1, requests: 4 });
+    expect(item).toMatchObject({ [`w${DAY_START + 60}`]: 1, [`w${DAY_START + 120}`]: 1, requests: 7 });
     expect(item).not.toHaveProperty(`w${DAY_START}`);
   });
 

@@ -121,6 +121,47 @@ describe('push rate limit per API key', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(20);
   });
 
+  it('a request that started before its window ended and is counted after the next one began still counts in its own window', async () => {
+    // Window A is full; a request of window B is counted; then requests that read their clock in A
+    // reach the table: under load they arrive after B's first count. Each is counted on A's counter,
+    // which B's count must not have removed, so A admits no more than the limit.
+    const endOfA = Date.UTC(2030, 0, 7, 0, 1, 0);
+    const key = await createRawKey(tenant.tenant.id);
+    const inA = depsWith(() => endOfA - 1000);
+    const inB = depsWith(() => endOfA + 1000);
+    for (let i = 0; i < LIMIT; i++) expect((await attempt(inA, key)).status).toBe(200);
+    expect((await attempt(inB, key)).headers['RateLimit-Remaining']).toBe(String(LIMIT - 1));
+    const late = await attempt(inA, key);
+    expect(late.status).toBe(429);
+    expect(late.headers['RateLimit-Reset']).toBe('1');
+  });
+
+  it('a late request of the previous window removes nothing of the current one', async () => {
+    // A request of window A, admitted after window B has been counted, must not clear B's counter as
+    // stale: B would count from 1 again and admit twice its limit.
+    const endOfA = Date.UTC(2030, 0, 8, 0, 1, 0);
+    const key = await createRawKey(tenant.tenant.id);
+    const inA = depsWith(() => endOfA - 1000);
+    const inB = depsWith(() => endOfA + 1000);
+    expect((await attempt(inA, key)).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++) expect((await attempt(inB, key)).status).toBe(200);
+    expect((await attempt(inA, key)).status).toBe(200);
+    expect((await attempt(inB, key)).status).toBe(429);
+  });
+
+  it('RateLimit-Reset counts from the instant the request was counted, however late the decision', async () => {
+    // Counted 3 s before its window ends, decided 5 s after: the window it counted in ended 3 s after
+    // it was counted, and the headers say so (not "1 s", which would point at the next window).
+    const endOfA = Date.UTC(2030, 0, 9, 0, 1, 0);
+    const key = await createRawKey(tenant.tenant.id);
+    const times = [endOfA - 3000];
+    const deps = depsWith(() => times.shift() ?? endOfA + 5000);
+    const answer = await attempt(deps, key);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['RateLimit-Reset']).toBe('3');
+    expect(answer.headers['RateLimit-Remaining']).toBe(String(LIMIT - 1));
+  });
+
   it('requests refused before authentication (401) consume no key budget', async () => {
     const time = clock(Date.UTC(2030, 0, 5));
     const deps = depsWith(time.now);
