@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as workerHandler } from '../../../../functions/run-pull-integrations';
 import { handler as schedulerHandler } from '../../../../functions/schedule-pull-integrations';
+import { listMeasurements } from '../../../../lib/db/measurements';
 import {
   dueIntegrations,
   getIntegration,
+  runPage,
   type StoredIntegration,
 } from '../../../../lib/db/pull-integrations';
 import { getTenant, updateTenant } from '../../../../lib/db/tenants';
@@ -270,6 +272,68 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
     );
     expect(result.batchItemFailures).toEqual([]);
     expect(source.requestsTo('/batch')).toHaveLength(3);
+    for (const message of messages) await queue.delete(message.receipt);
+  });
+
+  it('one tenant’s expression bomb changes nothing of another tenant’s run in the same batch', async () => {
+    // Stored as an earlier version accepted it: the save-time check would refuse it now.
+    const bomb = `${'[@,@]|'.repeat(19)}length(to_string(@))`;
+    const other = await createTestTenant({
+      features: ['kpi_push_measurement', 'kpi_api_integration'],
+      kpiTypes: ['BSC_KPI'],
+    });
+    source.answers['/bomb'] = { json: { items: Array.from({ length: 20 }, (_, i) => ({ id: i, v: i })) } };
+    // The other tenant's source answers while the bomb's run evaluates.
+    source.answers['/slow'] = { json: { value: 42 }, delayMs: 300 };
+    const dueAt = '2000-05-01T00:00:00.000Z';
+    const bombing = await storePullIntegration(
+      pullIntegrationRecord(tenant.kpis[0]!, dueAt, {
+        url: source.url('/bomb'),
+        measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: bomb }],
+      }),
+    );
+    const innocent = await storePullIntegration(
+      pullIntegrationRecord(other.kpis[0]!, dueAt, { url: source.url('/slow') }),
+    );
+    const queue = queueNamed();
+    await schedulePass({ db, queue, now: Date.parse('2000-05-01T00:01:00.000Z') });
+    const messages = (await queue.receive()).filter(
+      (m) => m.body.includes(bombing.id) || m.body.includes(innocent.id),
+    );
+    expect(messages).toHaveLength(2);
+    const result = await workerHandler(
+      {
+        Records: messages.map((m, i) => ({
+          messageId: `m${i}`,
+          receiptHandle: m.receipt,
+          body: m.body,
+          attributes: {},
+        })),
+      } as never,
+      { functionName: 'runPullIntegrations' } as never,
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    const [bombRun] = (await runPage(db, bombing.id, { limit: 1 })).items;
+    expect(bombRun).toMatchObject({
+      outcome: 'failed',
+      errorClass: null,
+      bindings: [
+        {
+          result: 'failed',
+          actual: null,
+          problem: expect.stringMatching(/^actual: the expression was stopped: it can copy its input/),
+        },
+      ],
+    });
+    const [innocentRun] = (await runPage(db, innocent.id, { limit: 1 })).items;
+    expect(innocentRun).toMatchObject({
+      outcome: 'stored',
+      errorClass: null,
+      bindings: [{ result: 'created', actual: 42 }],
+    });
+    expect((await listMeasurements(db, other.kpis[0]!.id, { limit: 10 })).items.map((m) => m.actual)).toEqual(
+      [42],
+    );
     for (const message of messages) await queue.delete(message.receipt);
   });
 
