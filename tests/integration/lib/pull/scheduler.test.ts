@@ -40,7 +40,9 @@ import { type PullSource, startPullSource } from '../../../support/pull-source';
 let tenant: TestTenant;
 let source: PullSource;
 beforeAll(async () => {
+  // Enterprise: the scenarios store some 260 integrations for it, past a smaller plan's maximum.
   tenant = await createTestTenant({
+    plan: 'enterprise',
     features: ['kpi_push_measurement', 'kpi_api_integration'],
     kpiTypes: ['BSC_KPI'],
   });
