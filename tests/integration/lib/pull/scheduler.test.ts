@@ -95,7 +95,7 @@ describe('the scheduler finds due integrations with Queries that grow with the d
     const third = Date.parse('2003-06-01T00:10:00.000Z');
     for (let i = 0; i < 26; i++) await putDue('2003-06-01T00:00:00.000Z');
     const many = await measure(third);
-    expect(many.result).toEqual({ due: 26, claimed: 26, skipped: 0, failed: 0 });
+    expect(many.result).toEqual({ due: 26, claimed: 26, skipped: 0, failed: 0, deferred: 0 });
     expect(many.queries).toBe(3);
     expect(many.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(26);
     expect(many.commands).not.toContain('ScanCommand');
@@ -148,7 +148,7 @@ describe('a slot that cannot be handed to the worker', () => {
       retryLater: async () => {},
     };
     const { result, lines } = await captureOutput(() => schedulePass({ db, queue: broken, now }));
-    expect(result).toEqual({ due: 1, claimed: 0, skipped: 0, failed: 1 });
+    expect(result).toEqual({ due: 1, claimed: 0, skipped: 0, failed: 1, deferred: 0 });
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: 'ERROR',
@@ -436,5 +436,35 @@ describe('the per-tenant cap of a worker', () => {
     release.shift()!();
     await tasks[2];
     expect(limiter.runningOf('c')).toBe(0);
+  });
+});
+
+describe('a pass shares its claims among tenants', () => {
+  it('hands over another tenant’s slot second among 60 of one tenant, claims 50 of that one and leaves 10 for the next pass', async () => {
+    const other = await createTestTenant({
+      features: ['kpi_push_measurement', 'kpi_api_integration'],
+      kpiTypes: ['BSC_KPI'],
+    });
+    const dueAt = '1990-06-01T00:00:00.000Z';
+    const busy = await Promise.all(Array.from({ length: 60 }, () => putDue(dueAt)));
+    // Due as early as the others, and after all of them in the index's order.
+    const lone = await storePullIntegration(
+      pullIntegrationRecord(other.kpis[0]!, '1990-06-01T00:00:00.001Z', { url: source.url('/ok') }),
+    );
+    const sent: string[] = [];
+    const queue = {
+      send: async (body: string) => void sent.push(JSON.parse(body).integrationId),
+      retryLater: async () => {},
+    };
+    const now = Date.parse('1990-06-01T00:01:00.000Z');
+    const first = await schedulePass({ db, queue, now });
+    expect(first).toMatchObject({ due: 61, claimed: 51, skipped: 0, failed: 0, deferred: 10 });
+    // Claims run 25 at once: the other tenant's is in the first 25 handed over.
+    expect(sent.slice(0, 25)).toContain(lone.id);
+    const firstPass = sent.splice(0);
+    expect(firstPass.filter((id) => id !== lone.id)).toHaveLength(50);
+    const second = await schedulePass({ db, queue, now: now + 60_000 });
+    expect(second).toMatchObject({ due: 10, claimed: 10, deferred: 0 });
+    expect(new Set([...firstPass, ...sent])).toEqual(new Set([...busy.map((b) => b.id), lone.id]));
   });
 });
