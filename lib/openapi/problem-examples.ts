@@ -55,7 +55,8 @@ export const problemExampleDetails: Partial<
     extensions: { limit: 5, plan: 'business' },
   },
   PULL_INTEGRATION_LIMIT_REACHED: {
-    detail: 'The business plan allows 100 pull integrations and all 100 exist. Delete one or upgrade the plan.',
+    detail:
+      'The business plan allows 100 pull integrations and all 100 exist. Delete one or upgrade the plan.',
     extensions: { limit: 100, plan: 'business' },
   },
   PAYLOAD_TOO_LARGE: { detail: 'The request body must be at most 65536 bytes.' },

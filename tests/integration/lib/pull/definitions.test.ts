@@ -182,7 +182,8 @@ describe('the plan maximum of integrations', () => {
     for (const reason of refused) {
       expect(reason).toMatchObject({
         code: 'PULL_INTEGRATION_LIMIT_REACHED',
-        message: 'The free plan allows 10 pull integrations and all 10 exist. Delete one or upgrade the plan.',
+        message:
+          'The free plan allows 10 pull integrations and all 10 exist. Delete one or upgrade the plan.',
         extensions: { limit: 10, plan: 'free' },
       });
     }
