@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick | --loads | --pull | --burst] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *               [--before <checkout>]
  *
  * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
@@ -25,6 +25,7 @@ import { createTable } from '../scripts/local/table';
 import { type BenchResults, burstBudgets, costPerMillionUsd, runBench, runBurst } from './bench';
 import type { BurstResults } from './burst';
 import { measurePull } from './pull';
+import { measurePullFairness } from './pull-fairness';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     loads: { type: 'boolean', default: false },
     /** Only the pull integrations' figures (scheduler pass and run, with the run's time). */
     pull: { type: 'boolean', default: false },
+    /** Only the scheduler's fairness: two tenants, one with 1,000 due slots. */
+    'pull-fairness': { type: 'boolean', default: false },
     /** Only the burst on one Free key. */
     burst: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
@@ -152,8 +155,8 @@ const burstOnly = async () => {
   }
 };
 
-/** `npm run bench -- --pull`: the pull figures alone, on a DynamoDB Local of their own. */
-const pullOnly = async () => {
+/** `npm run bench -- --pull` (or `--pull-fairness`): the pull figures alone, on a DynamoDB Local of their own. */
+const pullOnly = async (fairness: boolean) => {
   // Each run logs a line; the figures are the output here.
   logger.setLogLevel('SILENT');
   const dynamo = await startDynamoDbLocal(await freePort());
@@ -164,6 +167,10 @@ const pullOnly = async () => {
   });
   try {
     await createTable(db);
+    if (fairness) {
+      console.log(JSON.stringify({ fairness: await measurePullFairness(db) }, null, 2));
+      return;
+    }
     const { scheduler, run } = await measurePull(db, true);
     console.log(JSON.stringify({ scheduler, run }, null, 2));
   } finally {
@@ -173,7 +180,7 @@ const pullOnly = async () => {
 };
 
 const main = async () => {
-  if (values.pull) return pullOnly();
+  if (values.pull || values['pull-fairness']) return pullOnly(values['pull-fairness']);
   if (values.burst) return burstOnly();
   const quick = values.quick;
   const results = await runBench({

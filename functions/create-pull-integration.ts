@@ -1,3 +1,4 @@
+import { PULL_INTEGRATION_LIMITS } from '../lib/domain/plan';
 import { defineRoute, reply } from '../lib/http/route';
 import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
 import { createIntegration } from '../lib/pull/definitions';
@@ -13,7 +14,8 @@ export const route = defineRoute({
   tag: 'Pull',
   summary: 'Create a pull integration',
   description:
-    'ADMIN; plan feature `kpi_api_integration`. The service GETs `url` on `schedule` and stores the values each binding’s JMESPath finds in the JSON answer as measurements of its KPI, as a push would. The first run is the scheduler’s next pass. Secrets in `auth` are write-only: every answer shows them as `{ "set": true }`. The url (and an OAuth `tokenUrl`) must be `https://` without credentials and not an address of a private, loopback or link-local network (400 naming the field); each binding’s KPI must be the tenant’s, of its type (404 with `missingKpiIds`).',
+    'ADMIN; plan feature `kpi_api_integration`. The service GETs `url` on `schedule` and stores the values each binding’s JMESPath finds in the JSON answer as measurements of its KPI, as a push would. The first run is the scheduler’s next pass. Secrets in `auth` are write-only: every answer shows them as `{ "set": true }`. The url (and an OAuth `tokenUrl`) must be `https://` without credentials and not an address of a private, loopback or link-local network (400 naming the field); each binding’s KPI must be the tenant’s, of its type (404 with `missingKpiIds`). A JMESPath expression that could never fit its evaluation bounds (more than 16 copies of its input, 100 parts or 20 levels) is 400 naming the binding and field.' +
+    ` The plan maximum of integrations: Free ${PULL_INTEGRATION_LIMITS.free}, Business ${PULL_INTEGRATION_LIMITS.business}, Enterprise ${PULL_INTEGRATION_LIMITS.enterprise}; past it, 409 \`pull-integration-limit-reached\`.`,
   auth: 'jwt',
   roles: ['ADMIN'],
   body: {
@@ -41,7 +43,7 @@ export const route = defineRoute({
       example: { ...pullIntegrationExample, lastRun: null, nextRunAt: pullIntegrationExample.createdAt },
     },
   },
-  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
+  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND', 'PULL_INTEGRATION_LIMIT_REACHED'],
   core: async ({ body, user, audit }) => {
     const created = await createIntegration(
       pullDeps,

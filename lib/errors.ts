@@ -41,6 +41,11 @@ export const errorCatalog = {
     slug: 'api-key-limit-reached',
     title: "The plan's API key limit is reached",
   },
+  PULL_INTEGRATION_LIMIT_REACHED: {
+    status: 409,
+    slug: 'pull-integration-limit-reached',
+    title: "The plan's pull integration limit is reached",
+  },
   /** Only an active key can be rolled (revoked and expired keys are final, spec 3). */
   API_KEY_NOT_ACTIVE: {
     status: 409,

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { isRetryableByTrait, isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { AppError } from '../errors';
 
 /** True when a conditional write was refused; repositories turn this into a domain error. */
 export const isConditionalCheckFailed = (error: unknown): boolean =>
@@ -51,7 +52,7 @@ export const isTransientDbFailure = (error: unknown): boolean => {
 export class WriteConflict extends Error {
   override name = 'WriteConflict';
   constructor(
-    readonly on: 'key' | 'slots' | 'user' | 'webhook count' | 'kpi' | 'integration',
+    readonly on: 'key' | 'slots' | 'user' | 'webhook count' | 'kpi' | 'integration' | 'integration count',
     options?: { cause?: unknown },
   ) {
     super(`A concurrent change of the ${on === 'slots' ? 'slot list' : on} won.`, options);
@@ -76,3 +77,24 @@ export class MalformedItem extends Error {
     super(`Stored ${entity} item${id} is malformed: ${what.join('; ')}`, { cause });
   }
 }
+
+/**
+ * Writes that count a tenant's items (webhook endpoints, pull integrations) meet each other on the
+ * tenant's count item when several run at once: each is tried again, after a short random wait, as the
+ * key use cases do, and after MAX_WRITE_ATTEMPTS the caller is told to retry (503), as they are.
+ */
+const MAX_WRITE_ATTEMPTS = 25;
+export const retryingConflicts = async <T>(subject: string, write: () => Promise<T>): Promise<T> => {
+  for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof WriteConflict)) throw error;
+      // Stryker disable next-line ArithmeticOperator,MethodExpression: a backoff constant; only the wait between tries changes
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+    }
+  }
+  throw new AppError('SERVICE_UNAVAILABLE', `Too many concurrent ${subject} changes; retry.`, {
+    headers: { 'Retry-After': '1' },
+  });
+};

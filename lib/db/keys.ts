@@ -24,6 +24,7 @@
  * | webhook delivery | WEBHOOK#<wid>       | DELIVERY#<did>              |                |                   |
  * | local queue msg  | QUEUE#<name>        | MESSAGE#<mid>               |                |                   |
  * | pull integration | TENANT#<tid>        | PULL#<iid>                  |                |                   |
+ * | pull count       | TENANT#<tid>        | PULLCOUNT                   |                |                   |
  * | pull run         | PULL#<iid>          | RUN#<rid>                   |                |                   |
  * | pull usage day   | PULL#<iid>          | USAGE#<yyyy-mm-dd>          |                |                   |
  * | audit event      | AUDIT#<tid>         | EVENT#<at>#<eid>            |                |                   |
@@ -66,7 +67,8 @@
  * fixed-window counter, lib/db/window-counters.ts), which holds them to their limit. The local queue (the local stage's substitute for SQS) keeps each queue's messages in one
  * partition; a drain reads it with one Query.
  * A tenant's pull integrations are in its partition, like its webhooks: a route reads one by (tenant,
- * id), so another tenant's id finds nothing, and the list is one Query. An integration's runs and its
+ * id), so another tenant's id finds nothing, and the list is one Query; their count item, written in
+ * the same transaction as an integration, holds the tenant to its plan's maximum under concurrency. An integration's runs and its
  * days of usage share a partition of their own, runs keyed by UUIDv7 (the run log is one Query, newest
  * first); both expire (`ttl`) after 90 days.
  * A tenant's audit events share a partition of their own, sorted by time (`at` as `toISOString` writes
@@ -160,6 +162,7 @@ export const keys = {
     sk: `PULL#${integrationId}`,
   }),
   pullIntegrationsOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'PULL#' }),
+  pullIntegrationCount: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'PULLCOUNT' }),
   /**
    * `dueAt` as `toISOString` writes it (the caller's duty), so that a range of sort keys is a range of
    * time; tenant and id make the entry unique and name the item it indexes.

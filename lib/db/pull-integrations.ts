@@ -15,10 +15,16 @@ import {
   RUN_ERROR_CLASSES,
   type RunErrorClass,
 } from '../domain/pull-integration';
+import { id } from '../domain/values';
 import { auditEventPut, writtenWithEvent } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
+import {
+  cancellationReasons,
+  isConditionalCheckFailed,
+  WriteConflict,
+  writtenUnlessConditionFails,
+} from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 
@@ -61,22 +67,79 @@ export type StoredIntegration = Parameters<typeof pullIntegrations.toItem>[0];
 
 const toStored = (item: Record<string, unknown>): StoredIntegration => pullIntegrations.fromItem(item);
 
-/** A new integration and its audit event; its first run is due at once (`nextRunAt`). */
-export const putIntegration = async (db: Database, stored: StoredIntegration, event: TenantAuditEvent) => {
-  await db.client.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: pullIntegrations.toItem(stored),
-            ConditionExpression: 'attribute_not_exists(pk)',
+/** The count item of a tenant's integrations, which holds the tenant to its plan's maximum under concurrency. */
+export const pullIntegrationCounts = /* @__PURE__ */ defineEntity(() => ({
+  type: 'PULLCOUNT',
+  schema: z.object({ tenantId: id, count: z.int() }),
+  key: (counted) => keys.pullIntegrationCount(counted.tenantId),
+  stored: { tenantId: inKey('pk', keys.tenant) },
+}));
+
+/** Why a new integration was not written: the tenant already has `max`. */
+export class IntegrationLimitReached extends Error {
+  override name = 'IntegrationLimitReached';
+}
+
+/**
+ * A new integration, counted, and its audit event, in one transaction; its first run is due at once
+ * (`nextRunAt`). The count item allows at most `max` integrations per tenant (`null`: any number, still
+ * counted), also when several are created at once. A transaction that met another on the count item
+ * is a WriteConflict: nothing was written, and the caller tries again.
+ */
+export const putIntegration = async (
+  db: Database,
+  stored: StoredIntegration,
+  event: TenantAuditEvent,
+  max: number | null = null,
+) => {
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.pullIntegrationCount(stored.tenantId),
+              UpdateExpression: 'SET #type = :type ADD #count :one',
+              ...(max === null
+                ? {}
+                : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
+              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+              ExpressionAttributeValues: {
+                ':one': 1,
+                ':type': pullIntegrationCounts.type,
+                ...(max === null ? {} : { ':max': max }),
+              },
+            },
           },
-        },
-        auditEventPut(db, event),
-      ],
-    }),
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: pullIntegrations.toItem(stored),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          auditEventPut(db, event),
+        ],
+      }),
+    );
+  } catch (error) {
+    // Stryker disable next-line ArrayDeclaration: no reasons and a made-up one are both no known reason
+    const [count] = cancellationReasons(error) ?? [];
+    if (count === 'ConditionalCheckFailed') {
+      throw new IntegrationLimitReached(`at most ${max} integrations`, { cause: error });
+    }
+    if (count === 'TransactionConflict') throw new WriteConflict('integration count', { cause: error });
+    throw error;
+  }
+};
+
+/** How many integrations a tenant has, as its count item says (strongly consistent). */
+export const integrationCount = async ({ client, tableName }: Database, tenantId: string) => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: keys.pullIntegrationCount(tenantId), ConsistentRead: true }),
   );
+  return Item ? pullIntegrationCounts.fromItem(Item).count : 0;
 };
 
 /** One integration of a tenant, strongly consistent; undefined for an unknown id or another tenant's. */
@@ -140,18 +203,41 @@ export const deleteIntegration = async (
   tenantId: string,
   id: string,
   event: TenantAuditEvent,
-): Promise<boolean> =>
-  writtenWithEvent(
-    db,
-    {
-      Delete: {
-        TableName: db.tableName,
-        Key: keys.pullIntegration(tenantId, id),
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    },
-    event,
-  );
+): Promise<boolean> => {
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: db.tableName,
+              Key: keys.pullIntegration(tenantId, id),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.pullIntegrationCount(tenantId),
+              UpdateExpression: 'ADD #count :minusOne',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+          auditEventPut(db, event),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    // Stryker disable next-line ArrayDeclaration: no reasons and a made-up one are both no known reason
+    const reasons = cancellationReasons(error) ?? [];
+    if (reasons[0] === 'ConditionalCheckFailed') return false;
+    if (reasons.includes('TransactionConflict'))
+      throw new WriteConflict('integration count', { cause: error });
+    throw error;
+  }
+};
 
 /** A due integration as the index names it: the entry (the slot it marks) and the item's address. */
 export interface DueEntry {

@@ -1,4 +1,7 @@
-/** Plans (spec 8) and the features they include (spec 1). What a plan allows is decided by the modules that enforce it. */
+/**
+ * Plans (spec 8) and the features they include (spec 1). What a plan allows is decided by the modules
+ * that enforce it; the maxima that storage conditions its writes on are here.
+ */
 export const Plan = { FREE: 'free', BUSINESS: 'business', ENTERPRISE: 'enterprise' } as const;
 export type Plan = (typeof Plan)[keyof typeof Plan];
 export const PLANS = Object.values(Plan) as [Plan, ...Plan[]];
@@ -10,3 +13,9 @@ export const Feature = {
 } as const;
 export type Feature = (typeof Feature)[keyof typeof Feature];
 export const FEATURES = Object.values(Feature) as [Feature, ...Feature[]];
+
+/**
+ * Pull integrations a tenant may have: every plan has a maximum, as the integrations of all tenants
+ * share the pull workers (the spec names none; the API key maximum is lib/api-keys/rules.ts).
+ */
+export const PULL_INTEGRATION_LIMITS: Record<Plan, number> = { free: 10, business: 100, enterprise: 500 };

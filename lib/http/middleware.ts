@@ -34,9 +34,21 @@ export const problemSchema = z
         .check(z.describe('For `validation-failed`: every offending field, e.g. `measurements[3].actual`.')),
     ),
     limit: z.optional(
-      z.int().check(z.describe('For `api-key-limit-reached`: the plan’s maximum of active keys.')),
+      z
+        .int()
+        .check(
+          z.describe(
+            'For `api-key-limit-reached` and `pull-integration-limit-reached`: the plan’s maximum of active keys or of integrations; for `webhook-limit-reached`: the maximum of endpoints.',
+          ),
+        ),
     ),
-    plan: z.optional(z.string().check(z.describe('For `api-key-limit-reached`: the tenant’s plan.'))),
+    plan: z.optional(
+      z
+        .string()
+        .check(
+          z.describe('For `api-key-limit-reached` and `pull-integration-limit-reached`: the tenant’s plan.'),
+        ),
+    ),
     feature: z.optional(
       z.string().check(z.describe('For `feature-not-enabled`: the plan feature that is missing.')),
     ),

@@ -54,6 +54,11 @@ export const problemExampleDetails: Partial<
       'The business plan allows 5 active API keys and all 5 are in use. Revoke a key or upgrade the plan.',
     extensions: { limit: 5, plan: 'business' },
   },
+  PULL_INTEGRATION_LIMIT_REACHED: {
+    detail:
+      'The business plan allows 100 pull integrations and all 100 exist. Delete one or upgrade the plan.',
+    extensions: { limit: 100, plan: 'business' },
+  },
   PAYLOAD_TOO_LARGE: { detail: 'The request body must be at most 65536 bytes.' },
   UNSUPPORTED_MEDIA_TYPE: { detail: 'Content-Type must be application/json, got "text/plain".' },
   RATE_LIMIT_EXCEEDED: {

@@ -2,7 +2,7 @@ import { batchGet } from '../db/batch';
 import type { Database } from '../db/client';
 import { keys } from '../db/keys';
 import { toKpi } from '../db/kpis';
-import { putIntegration, replaceIntegration, type StoredIntegration } from '../db/pull-integrations';
+import { replaceIntegration, type StoredIntegration } from '../db/pull-integrations';
 import { type AuditContext, auditEvent, systemContext } from '../domain/audit-event';
 import type { Kpi } from '../domain/kpi';
 import {
@@ -22,7 +22,14 @@ import { expressionProblem } from './extract';
 import type { AuthInput, AuthPatch, CreatePullIntegration, UpdatePullIntegration } from './inputs';
 import { nextSlot } from './schedule';
 import { destinationChange, openSecrets, sealSecrets } from './secrets';
-import { assertMayPull, integrationDetails, notFound, type PullDeps, readIntegration } from './service';
+import {
+  addIntegration,
+  assertMayPull,
+  integrationDetails,
+  notFound,
+  type PullDeps,
+  readIntegration,
+} from './service';
 
 /**
  * Creating and changing a pull integration: what zod cannot judge of a definition, the bindings' KPIs,
@@ -159,7 +166,7 @@ export const createIntegration = async (
   context: AuditContext = systemContext('service'),
 ): Promise<StoredIntegration> => {
   const { db, now = Date.now } = deps;
-  await assertMayPull(deps, input.tenantId);
+  const tenant = await assertMayPull(deps, input.tenantId);
   const problems = definitionProblems(deps, input);
   if (problems.length > 0) throw invalid(problems);
   await assertKpis(db, input.tenantId, input.measurements);
@@ -197,7 +204,7 @@ export const createIntegration = async (
     target: { type: 'integration', id: integration.id },
     details: integrationDetails(integration),
   });
-  await putIntegration(db, stored, event);
+  await addIntegration(db, tenant.plan, stored, event);
   logAuditEvent(event);
   return stored;
 };

@@ -1,10 +1,20 @@
-import { JMESPathTypeError, search } from '@aws-lambda-powertools/jmespath';
 import type { PullBinding, PullPeriod } from '../domain/pull-integration';
 import { type MeasurementInput, measurementInputSchema } from '../push/measurement-schema';
+import {
+  boundsProblem,
+  ExpressionBudgetError,
+  evaluateBounded,
+  JMESPathTypeError,
+  NotDecimalError,
+  parseExpression,
+  type RunBudget,
+  runBudget,
+} from './expression';
 
 /**
  * Reading KPI values out of a source's answer: each binding's JMESPath expressions, evaluated by
- * Powertools' JMESPath (no evaluator of our own), and the period the values stand for. What comes out
+ * Powertools' JMESPath (no evaluator of our own) within the bounds of ./expression.ts, and the period
+ * the values stand for. What comes out
  * is checked by the push's own measurement schema (lib/push/measurement-schema.ts): the same numbers
  * are storable, the same periods valid. A binding that yields nothing usable says why, in words that
  * name the field and the kind of value found, never the value itself or any other part of the body.
@@ -12,12 +22,20 @@ import { type MeasurementInput, measurementInputSchema } from '../push/measureme
 
 /** Why an expression cannot be used at all, or undefined: checked when an integration is written. */
 export const expressionProblem = (expression: string): string | undefined => {
+  let ast: ReturnType<typeof parseExpression>;
   try {
-    search(expression, {});
+    ast = parseExpression(expression);
+  } catch (error) {
+    return `is not a valid JMESPath expression (${(error as Error).message})`;
+  }
+  const bounds = boundsProblem(ast);
+  if (bounds) return `is refused: it ${bounds}`;
+  try {
+    evaluateBounded(expression, {}, runBudget());
     return undefined;
   } catch (error) {
     // A function given a value of the wrong type fails on this empty document only: the expression is fine.
-    if (error instanceof JMESPathTypeError) return undefined;
+    if (error instanceof JMESPathTypeError || error instanceof NotDecimalError) return undefined;
     return `is not a valid JMESPath expression (${(error as Error).message})`;
   }
 };
@@ -27,19 +45,25 @@ const kindOf = (value: unknown) => (Array.isArray(value) ? 'an array' : `a ${typ
 
 type Evaluated = { ok: true; value: unknown } | { ok: false; problem: string };
 
-const evaluate = (expression: string, answer: unknown): Evaluated => {
+const evaluate = (expression: string, answer: unknown, budget: RunBudget): Evaluated => {
   try {
-    return { ok: true, value: search(expression, answer as object) };
+    return { ok: true, value: evaluateBounded(expression, answer, budget) };
   } catch (error) {
-    // Type errors name the function and the types involved, never a value.
-    if (error instanceof JMESPathTypeError) return { ok: false, problem: error.message };
+    // Type errors name the function and the types involved, never a value; the others name a bound
+    // or the kind of text to_number() was given.
+    if (error instanceof JMESPathTypeError || error instanceof NotDecimalError) {
+      return { ok: false, problem: error.message };
+    }
+    if (error instanceof ExpressionBudgetError) {
+      return { ok: false, problem: `the expression was stopped: it ${error.message}` };
+    }
     return { ok: false, problem: 'the expression could not be evaluated' };
   }
 };
 
 /** A number read from the answer, or why there is none (the path matched nothing, not a number). */
-const numberAt = (field: string, expression: string, answer: unknown) => {
-  const evaluated = evaluate(expression, answer);
+const numberAt = (field: string, expression: string, answer: unknown, budget: RunBudget) => {
+  const evaluated = evaluate(expression, answer, budget);
   if (!evaluated.ok) return { problem: `${field}: ${evaluated.problem}` };
   const { value } = evaluated;
   if (value == null) return { problem: `${field}: the path matched nothing` };
@@ -76,8 +100,8 @@ export const periodOf = (unit: Exclude<PullPeriod, object>, at: number): [string
 };
 
 /** A day read from the answer: `YYYY-MM-DD`, or a date-time whose UTC day counts. */
-const dayAt = (field: string, expression: string, answer: unknown) => {
-  const evaluated = evaluate(expression, answer);
+const dayAt = (field: string, expression: string, answer: unknown, budget: RunBudget) => {
+  const evaluated = evaluate(expression, answer, budget);
   if (!evaluated.ok) return { problem: `${field}: ${evaluated.problem}` };
   const { value } = evaluated;
   if (value == null) return { problem: `${field}: the path matched nothing` };
@@ -94,14 +118,15 @@ export const periodFrom = (
   period: PullPeriod,
   answer: unknown,
   at: number,
+  budget: RunBudget = runBudget(),
 ): { start: string; end: string } | { problem: string } => {
   if (typeof period === 'string') {
     const [start, end] = periodOf(period, at);
     return { start, end };
   }
-  const start = dayAt('period start', period.start, answer);
+  const start = dayAt('period start', period.start, answer, budget);
   if (start.value === undefined) return { problem: start.problem as string };
-  const end = dayAt('period end', period.end, answer);
+  const end = dayAt('period end', period.end, answer, budget);
   if (end.value === undefined) return { problem: end.problem as string };
   return { start: start.value, end: end.value };
 };
@@ -122,22 +147,23 @@ export interface Extracted {
 /**
  * Every binding's values in the answer. The measurements are checked one by one with the push's
  * measurement schema; two bindings of one KPI that land on the same period are refused both, as a
- * push batch refuses a repeated (KPI, period).
+ * push batch refuses a repeated (KPI, period). All of them share one run's evaluation budget.
  */
 export const extract = (
   bindings: readonly PullBinding[],
   period: PullPeriod,
   answer: unknown,
   at: number,
+  budget: RunBudget = runBudget(),
 ): Extracted[] => {
-  const span = periodFrom(period, answer, at);
+  const span = periodFrom(period, answer, at, budget);
   const results = bindings.map((binding): Extracted => {
     const fields = { actual: binding.actual, target: binding.target, forecast: binding.forecast };
     const read: Record<string, number> = {};
     const problems: string[] = [];
     for (const [field, expression] of Object.entries(fields)) {
       if (expression === undefined) continue;
-      const found = numberAt(field, expression, answer);
+      const found = numberAt(field, expression, answer, budget);
       if ('problem' in found) problems.push(found.problem as string);
       else read[field] = found.value as number;
     }

@@ -1,16 +1,25 @@
 import type { Database } from '../db/client';
+import { retryingConflicts } from '../db/errors';
 import type { Page, PageRequest } from '../db/pagination';
 import {
   deleteIntegration,
   getIntegration,
+  IntegrationLimitReached,
   integrationPage,
   type PullUsageDay,
+  putIntegration,
   runPage,
   type StoredIntegration,
   usageDaysOf,
 } from '../db/pull-integrations';
-import { type AuditContext, type AuditDetails, auditEvent, systemContext } from '../domain/audit-event';
-import { Feature } from '../domain/plan';
+import {
+  type AuditContext,
+  type AuditDetails,
+  auditEvent,
+  systemContext,
+  type TenantAuditEvent,
+} from '../domain/audit-event';
+import { Feature, type Plan, PULL_INTEGRATION_LIMITS } from '../domain/plan';
 import type { PullIntegration, PullRun } from '../domain/pull-integration';
 import type { Egress } from '../egress';
 import { urlForLog } from '../egress/urls';
@@ -59,6 +68,30 @@ export const assertMayPull = async ({ tenants }: Pick<PullDeps, 'tenants'>, tena
       'FEATURE_NOT_ENABLED',
       `The plan of this organization does not include ${Feature.KPI_API_INTEGRATION}. Upgrade the plan to pull KPI values from other systems.`,
       { extensions: { feature: Feature.KPI_API_INTEGRATION } },
+    );
+  }
+  return tenant;
+};
+
+/**
+ * Stores a new integration within its tenant's plan maximum (the count item decides, also when
+ * several are created at once): past it, a 409 naming the maximum and the plan.
+ */
+export const addIntegration = async (
+  db: Database,
+  plan: Plan,
+  stored: StoredIntegration,
+  event: TenantAuditEvent,
+) => {
+  const limit = PULL_INTEGRATION_LIMITS[plan];
+  try {
+    await retryingConflicts('pull integration', () => putIntegration(db, stored, event, limit));
+  } catch (error) {
+    if (!(error instanceof IntegrationLimitReached)) throw error;
+    throw new AppError(
+      'PULL_INTEGRATION_LIMIT_REACHED',
+      `The ${plan} plan allows ${limit} pull integrations and all ${limit} exist. Delete one or upgrade the plan.`,
+      { extensions: { limit, plan } },
     );
   }
 };

@@ -1,6 +1,6 @@
 import type { Seal } from '../crypto/seal';
 import type { Database } from '../db/client';
-import { WriteConflict } from '../db/errors';
+import { retryingConflicts } from '../db/errors';
 import { keys } from '../db/keys';
 import type { Page, PageRequest } from '../db/pagination';
 import {
@@ -52,27 +52,6 @@ export interface CreatedEndpoint extends WebhookEndpoint {
   secret: string;
 }
 
-/**
- * Writes that count endpoints meet each other on the tenant's count item when several run at once:
- * each is tried again, after a short random wait, as the key use cases do, and after
- * MAX_WRITE_ATTEMPTS the caller is told to retry (503), as they are.
- */
-const MAX_WRITE_ATTEMPTS = 25;
-const retryingConflicts = async <T>(write: () => Promise<T>): Promise<T> => {
-  for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!(error instanceof WriteConflict)) throw error;
-      // Stryker disable next-line ArithmeticOperator,MethodExpression: a backoff constant; only the wait between tries changes
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
-    }
-  }
-  throw new AppError('SERVICE_UNAVAILABLE', 'Too many concurrent webhook changes; retry.', {
-    headers: { 'Retry-After': '1' },
-  });
-};
-
 const notFound = (id: string) => new AppError('NOT_FOUND', `Webhook endpoint ${id} not found.`);
 
 export const createEndpoint = async (
@@ -118,7 +97,7 @@ export const createEndpoint = async (
     at,
   );
   try {
-    await retryingConflicts(() =>
+    await retryingConflicts('webhook', () =>
       putEndpoint(db, { endpoint, sealedSecret, deletedAt: null }, MAX_WEBHOOK_ENDPOINTS, event),
     );
     logAuditEvent(event);
@@ -170,7 +149,7 @@ export const deleteEndpoint = async (
     },
     now,
   );
-  const deleted = await retryingConflicts(() =>
+  const deleted = await retryingConflicts('webhook', () =>
     putEndpointDeletion(
       db,
       tenantId,

@@ -9,9 +9,12 @@ export interface SourceRequest {
   body: string;
 }
 
-/** How the source answers a path: a status, a JSON body (or raw text or bytes with a content type), or never. */
+/**
+ * How the source answers a path: a status, a JSON body (or raw text or bytes with a content type), or
+ * never. A JSON answer can wait `delayMs` first, as a slow source does.
+ */
 export type SourceAnswer =
-  | { status?: number; json: unknown; headers?: Record<string, string> }
+  | { status?: number; json: unknown; headers?: Record<string, string>; delayMs?: number }
   | { status?: number; text: string | Uint8Array; contentType?: string; headers?: Record<string, string> }
   | { hang: true }
   | { reset: true };
@@ -44,9 +47,11 @@ export const startPullSource = async () => {
       } else if ('reset' in answer) {
         response.socket?.destroy();
       } else if ('json' in answer) {
-        response
-          .writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers })
-          .end(JSON.stringify(answer.json));
+        setTimeout(() => {
+          response
+            .writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers })
+            .end(JSON.stringify(answer.json));
+        }, answer.delayMs ?? 0);
       } else {
         response
           .writeHead(answer.status ?? 200, {

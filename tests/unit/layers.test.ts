@@ -61,8 +61,10 @@ const importsOf = (path: string): string[] =>
     .preProcessFile(readFileSync(join(root, path), 'utf8'), true, true)
     .importedFiles.map(({ fileName }) => fileName)
     .filter((name) => name.startsWith('.') && !name.endsWith('.json'))
-    .map((name) => {
-      const target = relative(root, resolve(dirname(join(root, path)), name));
+    .map((name) => relative(root, resolve(dirname(join(root, path)), name)))
+    // A package's module reached by path (one the package does not export) is a package's too.
+    .filter((target) => !target.startsWith('node_modules/'))
+    .map((target) => {
       if (target.endsWith('.ts')) return target;
       // A folder's import names its index module.
       return existsSync(join(root, `${target}.ts`)) ? `${target}.ts` : `${target}/index.ts`;

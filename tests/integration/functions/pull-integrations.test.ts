@@ -266,6 +266,32 @@ describe('POST /integrations/pull', () => {
     }
   });
 
+  it('400 naming the binding and the field for an expression that could never fit its evaluation bounds', async () => {
+    const kpi = tenant.kpis[0]!;
+    const doubling = `${'[@,@]|'.repeat(19)}length(to_string(@))`;
+    const result = await create(
+      admin(tenant),
+      definition(tenant, {
+        measurements: [
+          { kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'value' },
+          {
+            kpiId: tenant.kpis[1]?.id ?? randomUUID(),
+            kpiType: 'BSC_KPI',
+            actual: 'v',
+            forecast: `a && (${doubling})`,
+          },
+        ],
+      }),
+    );
+    expect(result.status).toBe(400);
+    expect(result.headers['content-type']).toBe('application/problem+json');
+    expect(result.body.errors).toContainEqual({
+      path: 'measurements[1].forecast',
+      message:
+        'is refused: it can copy its input 524288 times (multi-selects along pipes or projections); at most 16 is allowed',
+    });
+  });
+
   it('404 for a binding to another tenant’s KPI, an unknown one or one of another type, naming them', async () => {
     const foreign = other.kpis[0]!.id;
     const unknown = randomUUID();

@@ -1,8 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../../lib/db/keys';
+import { integrationCount, integrationPage } from '../../../../lib/db/pull-integrations';
+import { systemContext } from '../../../../lib/domain/audit-event';
+import { PULL_INTEGRATION_LIMITS } from '../../../../lib/domain/plan';
 import { createIntegration, updateIntegration } from '../../../../lib/pull/definitions';
 import { openSecrets, pullSecretBinding } from '../../../../lib/pull/secrets';
+import { removeIntegration } from '../../../../lib/pull/service';
 import { pullDeps } from '../../../../lib/runtime';
 import { createTestTenant, db, type TestTenant } from '../../../support/fixtures';
 import { captureOutput } from '../../../support/output';
@@ -241,5 +245,47 @@ describe('a change of an integration whose stored credentials lack the type’s 
     });
     const renamed = await updateIntegration(pullDeps, tenant.tenant.id, created.id, { name: 'Still' });
     expect(renamed.sealedSecrets).toBe(emptied);
+  });
+});
+
+describe('the plan maximum of integrations', () => {
+  it('holds under concurrency: of 13 creations at once on the free plan, 10 are stored and 3 refused naming the maximum; a deletion makes room', async () => {
+    const free = await createTestTenant({
+      plan: 'free',
+      features: ['kpi_push_measurement', 'kpi_api_integration'],
+      kpiTypes: ['BSC_KPI'],
+    });
+    const of = () => ({
+      ...definition(),
+      measurements: [{ kpiId: free.kpis[0]!.id, kpiType: 'BSC_KPI' as const, actual: 'value' }],
+      tenantId: free.tenant.id,
+    });
+    const results = await Promise.allSettled(
+      Array.from({ length: 13 }, () => createIntegration(pullDeps, of())),
+    );
+    const stored = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+    expect(stored).toHaveLength(PULL_INTEGRATION_LIMITS.free);
+    expect(refused).toHaveLength(3);
+    for (const reason of refused) {
+      expect(reason).toMatchObject({
+        code: 'PULL_INTEGRATION_LIMIT_REACHED',
+        message:
+          'The free plan allows 10 pull integrations and all 10 exist. Delete one or upgrade the plan.',
+        extensions: { limit: 10, plan: 'free' },
+      });
+    }
+    expect((await integrationPage(db, free.tenant.id, { limit: 100 })).items).toHaveLength(10);
+    expect(await integrationCount(db, free.tenant.id)).toBe(10);
+    await removeIntegration(pullDeps, free.tenant.id, stored[0]!.id, systemContext('test'));
+    expect(await integrationCount(db, free.tenant.id)).toBe(9);
+    await expect(createIntegration(pullDeps, of())).resolves.toMatchObject({ tenantId: free.tenant.id });
+    await expect(createIntegration(pullDeps, of())).rejects.toMatchObject({
+      code: 'PULL_INTEGRATION_LIMIT_REACHED',
+    });
+  });
+
+  it('is a maximum of every plan', () => {
+    expect(PULL_INTEGRATION_LIMITS).toEqual({ free: 10, business: 100, enterprise: 500 });
   });
 });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as workerHandler } from '../../../../functions/run-pull-integrations';
 import { handler as schedulerHandler } from '../../../../functions/schedule-pull-integrations';
+import { listMeasurements } from '../../../../lib/db/measurements';
 import {
   dueIntegrations,
   getIntegration,
+  runPage,
   type StoredIntegration,
 } from '../../../../lib/db/pull-integrations';
 import { getTenant, updateTenant } from '../../../../lib/db/tenants';
@@ -38,7 +40,9 @@ import { type PullSource, startPullSource } from '../../../support/pull-source';
 let tenant: TestTenant;
 let source: PullSource;
 beforeAll(async () => {
+  // Enterprise: the scenarios store some 260 integrations for it, past a smaller plan's maximum.
   tenant = await createTestTenant({
+    plan: 'enterprise',
     features: ['kpi_push_measurement', 'kpi_api_integration'],
     kpiTypes: ['BSC_KPI'],
   });
@@ -91,7 +95,7 @@ describe('the scheduler finds due integrations with Queries that grow with the d
     const third = Date.parse('2003-06-01T00:10:00.000Z');
     for (let i = 0; i < 26; i++) await putDue('2003-06-01T00:00:00.000Z');
     const many = await measure(third);
-    expect(many.result).toEqual({ due: 26, claimed: 26, skipped: 0, failed: 0 });
+    expect(many.result).toEqual({ due: 26, claimed: 26, skipped: 0, failed: 0, deferred: 0 });
     expect(many.queries).toBe(3);
     expect(many.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(26);
     expect(many.commands).not.toContain('ScanCommand');
@@ -144,7 +148,7 @@ describe('a slot that cannot be handed to the worker', () => {
       retryLater: async () => {},
     };
     const { result, lines } = await captureOutput(() => schedulePass({ db, queue: broken, now }));
-    expect(result).toEqual({ due: 1, claimed: 0, skipped: 0, failed: 1 });
+    expect(result).toEqual({ due: 1, claimed: 0, skipped: 0, failed: 1, deferred: 0 });
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: 'ERROR',
@@ -273,6 +277,68 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
     for (const message of messages) await queue.delete(message.receipt);
   });
 
+  it('one tenant’s expression bomb changes nothing of another tenant’s run in the same batch', async () => {
+    // Stored as an earlier version accepted it: the save-time check would refuse it now.
+    const bomb = `${'[@,@]|'.repeat(19)}length(to_string(@))`;
+    const other = await createTestTenant({
+      features: ['kpi_push_measurement', 'kpi_api_integration'],
+      kpiTypes: ['BSC_KPI'],
+    });
+    source.answers['/bomb'] = { json: { items: Array.from({ length: 20 }, (_, i) => ({ id: i, v: i })) } };
+    // The other tenant's source answers while the bomb's run evaluates.
+    source.answers['/slow'] = { json: { value: 42 }, delayMs: 300 };
+    const dueAt = '2000-05-01T00:00:00.000Z';
+    const bombing = await storePullIntegration(
+      pullIntegrationRecord(tenant.kpis[0]!, dueAt, {
+        url: source.url('/bomb'),
+        measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: bomb }],
+      }),
+    );
+    const innocent = await storePullIntegration(
+      pullIntegrationRecord(other.kpis[0]!, dueAt, { url: source.url('/slow') }),
+    );
+    const queue = queueNamed();
+    await schedulePass({ db, queue, now: Date.parse('2000-05-01T00:01:00.000Z') });
+    const messages = (await queue.receive()).filter(
+      (m) => m.body.includes(bombing.id) || m.body.includes(innocent.id),
+    );
+    expect(messages).toHaveLength(2);
+    const result = await workerHandler(
+      {
+        Records: messages.map((m, i) => ({
+          messageId: `m${i}`,
+          receiptHandle: m.receipt,
+          body: m.body,
+          attributes: {},
+        })),
+      } as never,
+      { functionName: 'runPullIntegrations' } as never,
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    const [bombRun] = (await runPage(db, bombing.id, { limit: 1 })).items;
+    expect(bombRun).toMatchObject({
+      outcome: 'failed',
+      errorClass: null,
+      bindings: [
+        {
+          result: 'failed',
+          actual: null,
+          problem: expect.stringMatching(/^actual: the expression was stopped: it can copy its input/),
+        },
+      ],
+    });
+    const [innocentRun] = (await runPage(db, innocent.id, { limit: 1 })).items;
+    expect(innocentRun).toMatchObject({
+      outcome: 'stored',
+      errorClass: null,
+      bindings: [{ result: 'created', actual: 42 }],
+    });
+    expect((await listMeasurements(db, other.kpis[0]!.id, { limit: 10 })).items.map((m) => m.actual)).toEqual(
+      [42],
+    );
+    for (const message of messages) await queue.delete(message.receipt);
+  });
+
   it('the scheduler function reports its pass', async () => {
     const result = await schedulerHandler({}, { functionName: 'schedulePullIntegrations' } as never);
     expect(result).toMatchObject({ failed: 0 });
@@ -370,5 +436,35 @@ describe('the per-tenant cap of a worker', () => {
     release.shift()!();
     await tasks[2];
     expect(limiter.runningOf('c')).toBe(0);
+  });
+});
+
+describe('a pass shares its claims among tenants', () => {
+  it('hands over another tenant’s slot second among 60 of one tenant, claims 50 of that one and leaves 10 for the next pass', async () => {
+    const other = await createTestTenant({
+      features: ['kpi_push_measurement', 'kpi_api_integration'],
+      kpiTypes: ['BSC_KPI'],
+    });
+    const dueAt = '1990-06-01T00:00:00.000Z';
+    const busy = await Promise.all(Array.from({ length: 60 }, () => putDue(dueAt)));
+    // Due as early as the others, and after all of them in the index's order.
+    const lone = await storePullIntegration(
+      pullIntegrationRecord(other.kpis[0]!, '1990-06-01T00:00:00.001Z', { url: source.url('/ok') }),
+    );
+    const sent: string[] = [];
+    const queue = {
+      send: async (body: string) => void sent.push(JSON.parse(body).integrationId),
+      retryLater: async () => {},
+    };
+    const now = Date.parse('1990-06-01T00:01:00.000Z');
+    const first = await schedulePass({ db, queue, now });
+    expect(first).toMatchObject({ due: 61, claimed: 51, skipped: 0, failed: 0, deferred: 10 });
+    // Claims run 25 at once: the other tenant's is in the first 25 handed over.
+    expect(sent.slice(0, 25)).toContain(lone.id);
+    const firstPass = sent.splice(0);
+    expect(firstPass.filter((id) => id !== lone.id)).toHaveLength(50);
+    const second = await schedulePass({ db, queue, now: now + 60_000 });
+    expect(second).toMatchObject({ due: 10, claimed: 10, deferred: 0 });
+    expect(new Set([...firstPass, ...sent])).toEqual(new Set([...busy.map((b) => b.id), lone.id]));
   });
 });
