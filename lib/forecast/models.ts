@@ -197,10 +197,10 @@ const ets =
   };
 
 /** The candidates, in the order a tie is settled: the simplest first, naive the fallback. */
-export const MODELS: readonly { method: Method; fit: Fit }[] = [
-  { method: 'naive', fit: naive },
-  { method: 'drift', fit: drift },
-  { method: 'seasonal_naive', fit: seasonalNaive },
-  { method: 'ets', fit: ets(false) },
-  { method: 'ets_log', fit: ets(true) },
+export const MODELS: readonly { method: Method; forecast: Fit }[] = [
+  { method: 'naive', forecast: naive },
+  { method: 'drift', forecast: drift },
+  { method: 'seasonal_naive', forecast: seasonalNaive },
+  { method: 'ets', forecast: ets(false) },
+  { method: 'ets_log', forecast: ets(true) },
 ];

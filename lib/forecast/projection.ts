@@ -71,7 +71,7 @@ export const backtestWindow = (n: number): number =>
 
 export interface Choice {
   method: Method;
-  fit: Fit;
+  forecast: Fit;
   accuracy: Accuracy;
   /** Every candidate's backtest on this history, in the candidates' order. */
   candidates: { method: Method; accuracy: Accuracy | undefined }[];
@@ -85,7 +85,7 @@ export const chooseModel = (values: readonly number[], seasonLength: number): Ch
   const window = backtestWindow(values.length);
   const candidates = MODELS.map((model) => ({
     ...model,
-    accuracy: rollingOrigin(values, seasonLength, window, forecastsOf(model.fit, values, seasonLength)),
+    accuracy: rollingOrigin(values, seasonLength, window, forecastsOf(model.forecast, values, seasonLength)),
   }));
   const naive = candidates[0] as (typeof candidates)[number] & { accuracy: Accuracy };
   let best = naive;
@@ -99,7 +99,7 @@ export const chooseModel = (values: readonly number[], seasonLength: number): Ch
   }
   return {
     method: best.method,
-    fit: best.fit,
+    forecast: best.forecast,
     accuracy: best.accuracy,
     candidates: candidates.map(({ method, accuracy }) => ({ method, accuracy })),
   };
@@ -117,7 +117,7 @@ export const project = (input: ProjectionInput): Projection => {
       reason: `A projection needs at least ${MIN_HISTORY} periods of history; this KPI has ${values.length}.`,
     };
   const choice = chooseModel(values, seasonLength);
-  const forecast = choice.fit(values, seasonLength, periods) as Predictive[];
+  const forecast = choice.forecast(values, seasonLength, periods) as Predictive[];
   return {
     method: choice.method,
     basedOn,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Method, MODELS } from '../../../../lib/forecast/models';
 
-const model = (method: Method) => (MODELS.find((m) => m.method === method) as (typeof MODELS)[number]).fit;
+const model = (method: Method) =>
+  (MODELS.find((m) => m.method === method) as (typeof MODELS)[number]).forecast;
 
 /** Twelve periods a year, a rising trend and a seasonal swing: what ETS is for. */
 const seasonal = Array.from({ length: 72 }, (_, t) => 100 + 0.5 * t + 10 * Math.sin((2 * Math.PI * t) / 12));
@@ -42,17 +43,17 @@ describe('the candidate models', () => {
   });
 
   it('fits the same history to the same forecast, every model', () => {
-    for (const { fit } of MODELS) {
-      const once = fit(seasonal, 12, 6);
-      const again = fit([...seasonal], 12, 6);
+    for (const { forecast } of MODELS) {
+      const once = forecast(seasonal, 12, 6);
+      const again = forecast([...seasonal], 12, 6);
       expect(once).toBeDefined();
       expect(again).toEqual(once);
     }
   });
 
   it('widens the band with the horizon', () => {
-    for (const { fit } of MODELS) {
-      const sds = (fit(seasonal, 12, 6) ?? []).map((p) => p.sd);
+    for (const { forecast } of MODELS) {
+      const sds = (forecast(seasonal, 12, 6) ?? []).map((p) => p.sd);
       expect(sds.every((sd, i) => i === 0 || sd >= (sds[i - 1] as number))).toBe(true);
     }
   });
