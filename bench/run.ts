@@ -1,7 +1,8 @@
 /**
- * npm run bench [-- --quick | --loads | --pull] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads | --pull | --forecast] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *               [--before <checkout>]
  *
+ * `--forecast` runs only the forecast engine's accuracy bench (bench/forecast.ts), without a table.
  * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
  * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
  * not the scenarios; it writes no results file unless `--out` names one.
@@ -20,6 +21,7 @@ import { logger } from '../lib/logger';
 import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { createTable } from '../scripts/local/table';
 import { type BenchResults, costPerMillionUsd, runBench } from './bench';
+import { printForecastBench, runForecastBench } from './forecast';
 import { measurePull } from './pull';
 
 const { values } = parseArgs({
@@ -28,6 +30,8 @@ const { values } = parseArgs({
     loads: { type: 'boolean', default: false },
     /** Only the pull integrations' figures (scheduler pass and run, with the run's time). */
     pull: { type: 'boolean', default: false },
+    /** Only the forecast engine's accuracy on the committed public series, against R's ets. */
+    forecast: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
@@ -145,6 +149,10 @@ const pullOnly = async () => {
 
 const main = async () => {
   if (values.pull) return pullOnly();
+  if (values.forecast) {
+    if (!printForecastBench(runForecastBench())) process.exit(1);
+    return;
+  }
   const quick = values.quick;
   const results = await runBench({
     operations: Number(values.operations),
