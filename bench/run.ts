@@ -1,7 +1,8 @@
 /**
- * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst | --forecast] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *               [--before <checkout>]
  *
+ * `--forecast` runs only the forecast engine's accuracy bench (bench/forecast.ts), without a table.
  * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
  * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
  * not the scenarios; it writes no results file unless `--out` names one.
@@ -24,6 +25,7 @@ import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { createTable } from '../scripts/local/table';
 import { type BenchResults, burstBudgets, costPerMillionUsd, runBench, runBurst } from './bench';
 import type { BurstResults } from './burst';
+import { printForecastBench, runForecastBench } from './forecast';
 import { measurePull } from './pull';
 import { measurePullFairness } from './pull-fairness';
 
@@ -37,6 +39,8 @@ const { values } = parseArgs({
     'pull-fairness': { type: 'boolean', default: false },
     /** Only the burst on one Free key. */
     burst: { type: 'boolean', default: false },
+    /** Only the forecast engine's accuracy on the committed public series, against R's ets. */
+    forecast: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
@@ -182,6 +186,10 @@ const pullOnly = async (fairness: boolean) => {
 const main = async () => {
   if (values.pull || values['pull-fairness']) return pullOnly(values['pull-fairness']);
   if (values.burst) return burstOnly();
+  if (values.forecast) {
+    if (!printForecastBench(runForecastBench())) process.exit(1);
+    return;
+  }
   const quick = values.quick;
   const results = await runBench({
     operations: Number(values.operations),

@@ -17,6 +17,7 @@ export const MODULES = [
   'http',
   'api-keys',
   'kpis',
+  'forecast',
   'webhooks',
   'alerts',
   'egress',

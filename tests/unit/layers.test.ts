@@ -19,6 +19,7 @@ const LAYERS: { name: string; paths: string[] }[] = [
       'lib/api-keys/',
       'lib/auth/',
       'lib/kpis/',
+      'lib/forecast/',
       'lib/webhooks/',
       'lib/alerts/',
       'lib/tenant-cache.ts',
