@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
 import { createIntegration } from '../lib/pull/definitions';
@@ -50,6 +51,19 @@ export const route = defineRoute({
     );
     return reply(201, integrationView(created));
   },
+});
+
+/**
+ * The bindings' KPIs (BatchGet), the integration (Put); the credentials sealed with the secrets
+ * key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['KPI#', 'TENANT#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#', 'TENANT#'],
+  },
+  secrets: ['secretsKey'],
 });
 
 export const handler = jwtEndpoint(route);

@@ -492,22 +492,36 @@ describe('alarms', () => {
       resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([id, a]) => [id, a.Properties]),
     );
 
-  it('has Errors and Throttles alarms for every function, the authorizer alarming within a minute', () => {
-    const all = alarms(prod);
-    for (const [name, { id }] of Object.entries(functionsOf(prod))) {
-      for (const metric of ['Errors', 'Throttles']) {
-        const alarm = all[`${id}${metric}Alarm`];
-        expect(alarm, `${id} ${metric}`).toMatchObject({
-          Namespace: 'AWS/Lambda',
-          MetricName: metric,
-          Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }],
-          Statistic: 'Sum',
-          Threshold: 1,
-          Period: name === 'pushAuthorizer' && metric === 'Errors' ? 60 : 300,
-          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          TreatMissingData: 'notBreaching',
-        });
-      }
+  it('alarms on the Errors and Throttles of every function, at most 10 per alarm, the authorizer within a minute', () => {
+    const all = Object.values(alarms(prod));
+    /** The functions whose metric an alarm watches, by its metric math. */
+    const watched = (metric: string, period: number): string[] =>
+      all.flatMap((alarm) => {
+        const metrics = alarm.Metrics
+          ? alarm.Metrics.flatMap((m: any) =>
+              m.MetricStat ? [{ ...m.MetricStat.Metric, Period: m.MetricStat.Period }] : [],
+            )
+          : [alarm];
+        return metrics
+          .filter((m: any) => m.Namespace === 'AWS/Lambda' && m.MetricName === metric && m.Period === period)
+          .map((m: any) => m.Dimensions[0].Value.Ref);
+      });
+    const ids = Object.values(functionsOf(prod)).map(({ id }) => id);
+    const authorizer = functionsOf(prod).pushAuthorizer!.id;
+    expect(watched('Throttles', 300).sort()).toEqual([...ids].sort());
+    expect(watched('Errors', 300).sort()).toEqual(ids.filter((id) => id !== authorizer).sort());
+    expect(watched('Errors', 60)).toEqual([authorizer]);
+    for (const alarm of all.filter((a) => a.Metrics && /function-(errors|throttles)/.test(a.AlarmName))) {
+      const stats = alarm.Metrics.filter((m: any) => m.MetricStat);
+      expect(stats.length).toBeLessThanOrEqual(10);
+      expect(alarm).toMatchObject({
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm.Metrics.find((m: any) => m.ReturnData).Expression).toBe(
+        `MAX([${stats.map((m: any) => `FILL(${m.Id}, 0)`).join(', ')}])`,
+      );
     }
   });
 
