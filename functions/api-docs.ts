@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { defineDeployment } from '../lib/deployment';
 import { AppError } from '../lib/errors';
 import { definePage } from '../lib/http/route';
 import { pageEndpoint } from '../lib/runtime';
@@ -46,5 +47,12 @@ const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>
     body: asset.body,
   };
 };
+
+/**
+ * Static: no data, no JWT key (logs and X-Ray only).
+ */
+export const deployment = defineDeployment({
+  memorySize: 256,
+});
 
 export const handler = pageEndpoint(core);

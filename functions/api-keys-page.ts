@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { htmlPage } from '../lib/http/page';
 import { definePage } from '../lib/http/route';
 import { pageEndpoint } from '../lib/runtime';
@@ -7,6 +8,13 @@ import { pageEndpoint } from '../lib/runtime';
  * script and style are inlined at build time (scripts/esbuild-plugins.cjs); the CSP allows exactly them.
  */
 export const route = definePage(['/platform/api-keys']);
+
+/**
+ * A static page: no data, no JWT key (logs and X-Ray only).
+ */
+export const deployment = defineDeployment({
+  memorySize: 256,
+});
 
 /** The page is loaded at the first request (it is bundled either way): the route declaration alone loads without it. */
 export const handler = pageEndpoint(async () => htmlPage(await import('web-bundle:api-keys')));

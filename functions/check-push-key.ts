@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { apiKeySchema } from '../lib/domain/api-key';
 import { PLANS } from '../lib/domain/plan';
 import { id } from '../lib/domain/values';
@@ -100,6 +101,15 @@ export const route = defineKeyRoute({
   core: async ({ apiKey, source }) => {
     const { body, headers } = await checkApiKey(pushDeps, apiKey, source.sourceIp);
     return reply(200, body, headers);
+  },
+});
+
+/**
+ * The key and its usage item (Get), the tenant (Get). No JWT key, no CORS, as the push routes.
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['APIKEY#', 'TENANT#'],
   },
 });
 

@@ -8,6 +8,7 @@ import {
 } from '../lib/api-keys/inputs';
 import { createApiKey } from '../lib/api-keys/service';
 import { createdApiKeyView, createdApiKeyViewSchema } from '../lib/api-keys/views';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyExample, KPI_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
@@ -85,6 +86,18 @@ export const route = defineRoute({
     });
     return reply(201, createdApiKeyView(created));
   },
+});
+
+/**
+ * The tenant's keys (Query on the index); tenant, slot list, slot holders and the scope's KPIs
+ * (BatchGet); then the key and the slot list (Put, in a transaction).
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['APIKEY#', 'KPI#', 'TENANT#'],
+    PutItem: ['APIKEY#', 'AUDIT#', 'TENANT#'],
+  },
+  indexes: ['gsi1'],
 });
 
 export const handler = jwtEndpoint(route);

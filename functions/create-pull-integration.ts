@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { PULL_INTEGRATION_LIMITS } from '../lib/domain/plan';
 import { defineRoute, reply } from '../lib/http/route';
 import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
@@ -52,6 +53,20 @@ export const route = defineRoute({
     );
     return reply(201, integrationView(created, user.role));
   },
+});
+
+/**
+ * The bindings' KPIs (BatchGet), the integration (Put); the credentials sealed with the secrets
+ * key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['KPI#', 'TENANT#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#', 'TENANT#'],
+    UpdateItem: ['TENANT#'],
+  },
+  secrets: ['secretsKey'],
 });
 
 export const handler = jwtEndpoint(route);

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../lib/domain/webhook';
 import { MAX_TENANT_URL_LENGTH } from '../lib/egress/urls';
 import { defineRoute, reply } from '../lib/http/route';
@@ -71,6 +72,18 @@ export const route = defineRoute({
     );
     return reply(201, createdWebhookView(created));
   },
+});
+
+/**
+ * The endpoint and the tenant's endpoint count, in one transaction (Put, Update). The secret is
+ * sealed with the secrets key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    PutItem: ['AUDIT#', 'TENANT#'],
+    UpdateItem: ['TENANT#'],
+  },
+  secrets: ['secretsKey'],
 });
 
 export const handler = jwtEndpoint(route);

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { removeIntegration } from '../lib/pull/service';
@@ -20,6 +21,18 @@ export const route = defineRoute({
   core: async ({ params: { id }, user, audit }) => {
     await removeIntegration(pullDeps, user.tenantId, id, audit);
     return reply(204, undefined);
+  },
+});
+
+/**
+ * The integration (Delete, conditioned on its existence).
+ */
+export const deployment = defineDeployment({
+  table: {
+    DeleteItem: ['TENANT#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#'],
+    UpdateItem: ['TENANT#'],
   },
 });
 

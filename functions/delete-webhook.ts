@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { webhookIdParams } from '../lib/http/schemas';
 import { db, jwtEndpoint } from '../lib/runtime';
@@ -20,6 +21,16 @@ export const route = defineRoute({
   core: async ({ params: { id }, user, audit }) => {
     await deleteEndpoint(db, user.tenantId, id, audit);
     return reply(204, undefined);
+  },
+});
+
+/**
+ * The endpoint (BatchGet), then its tombstone and the count, in one transaction (Update).
+ */
+export const deployment = defineDeployment({
+  table: {
+    PutItem: ['AUDIT#'],
+    UpdateItem: ['TENANT#'],
   },
 });
 

@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { defineDeployment } from '../lib/deployment';
 import { logger } from '../lib/logger';
 import { deliveryDeps, webhookQueue } from '../lib/runtime';
 import { deliverMessage } from '../lib/webhooks/deliver';
@@ -30,6 +31,32 @@ const deliverRecord = async (record: SQSRecord) => {
     throw new RetryLater(`next attempt in ${outcome.delaySeconds} s`);
   }
 };
+
+/**
+ * The endpoint and the delivery (BatchGet), the attempt (Update), disabling the endpoint (Update);
+ * the next attempt's wait (ChangeMessageVisibility; on the local stage an Update of `QUEUE#*`).
+ * The secret opens with the secrets key (one sealed before it existed with the JWT key).
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['TENANT#', 'WEBHOOK#'],
+    PutItem: ['AUDIT#', 'QUEUE#'],
+    UpdateItem: ['QUEUE#', 'TENANT#', 'WEBHOOK#'],
+  },
+  queues: {
+    WebhookDeliveryQueue: ['ChangeMessageVisibility'],
+  },
+  secrets: ['jwtKey', 'secretsKey'],
+  tenantUrls: {
+    reservedConcurrency: 10,
+  },
+  trigger: {
+    queue: 'WebhookDeliveryQueue',
+    batchSize: 10,
+    maximumBatchingWindow: 1,
+  },
+  timeout: 60,
+});
 
 export const handler = async (event: SQSEvent, context: Context) => {
   logger.addContext(context);

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { emptyDay as day, keyUsage, MAX_USAGE_DAYS } from '../lib/api-keys/usage';
 import { seesKeySources, sourceFields, withoutSource } from '../lib/api-keys/views';
+import { defineDeployment } from '../lib/deployment';
 import { refusedSchema, usageDaySchema } from '../lib/domain/api-key-usage';
 import { calendarDate, timestamp } from '../lib/domain/values';
 import { defineRoute, reply } from '../lib/http/route';
@@ -138,6 +139,16 @@ export const route = defineRoute({
     if (seesKeySources(user.role)) return reply(200, usage);
     return reply(200, { ...usage, days: usage.days.map(withoutSource), totals: withoutSource(usage.totals) });
   },
+});
+
+/**
+ * The key by id (Query on the index), its days of usage (Query on the table).
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['APIKEY#'],
+  },
+  indexes: ['gsi1'],
 });
 
 export const handler = jwtEndpoint(route);

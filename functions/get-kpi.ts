@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { getKpiWithMeasurements } from '../lib/db/kpis';
 import { listRecentMeasurements } from '../lib/db/measurements';
+import { defineDeployment } from '../lib/deployment';
 import { measurementSchema } from '../lib/domain/measurement';
 import { AppError } from '../lib/errors';
 import { defineRoute, reply } from '../lib/http/route';
@@ -74,6 +75,16 @@ export const route = defineRoute({
       ...(nextCursor ? { nextCursor } : {}),
       status: await statusFrom(db, found.kpi, recent),
     });
+  },
+});
+
+/**
+ * The KPI and its measurements in one Query on the table; a later page also Gets the KPI.
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['KPI#'],
+    Query: ['KPI#'],
   },
 });
 

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { pullIntegrationExample } from '../lib/openapi/examples';
@@ -38,6 +39,16 @@ export const route = defineRoute({
   core: async ({ params: { id }, user }) => {
     const { stored, usage } = await integrationWithUsage(pullDeps, user.tenantId, id);
     return reply(200, { ...integrationView(stored, user.role), usage });
+  },
+});
+
+/**
+ * The integration (Get), its days of usage (Query of PULL#).
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['TENANT#'],
+    Query: ['PULL#'],
   },
 });
 

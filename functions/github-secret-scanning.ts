@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { revokeLeakedKeys } from '../lib/api-keys/leaks';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { db, githubSignedEndpoint, publish } from '../lib/runtime';
 
@@ -109,6 +110,21 @@ export const route = defineRoute({
   },
   errors: ['UNAUTHENTICATED'],
   core: async ({ body, origin }) => reply(200, await revokeLeakedKeys(db, publish, body, { origin })),
+});
+
+/**
+ * Each well-formed token by hash (Get); an active key's revocation: the key by id and the key it
+ * replaced (Query on the index), their updates (Update); api_key.revoked to the tenant's webhooks.
+ * No JWT key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['APIKEY#'],
+    PutItem: ['AUDIT#'],
+    UpdateItem: ['APIKEY#'],
+  },
+  indexes: ['gsi1'],
+  publishesWebhookEvents: true,
 });
 
 export const handler = githubSignedEndpoint(route);

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { checkHealth, publicEndpoint } from '../lib/runtime';
 
@@ -24,6 +25,15 @@ export const route = defineRoute({
   core: async () => {
     await checkHealth();
     return reply(200, { status: 'ok' as const });
+  },
+});
+
+/**
+ * One eventually consistent read of the health probe item (lib/db/health.ts); no JWT key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['HEALTH'],
   },
 });
 

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { htmlPage } from '../lib/http/page';
 import { definePage } from '../lib/http/route';
 import { pageEndpoint } from '../lib/runtime';
@@ -7,6 +8,13 @@ import { pageEndpoint } from '../lib/runtime';
  * chart and measurements. One static HTML document built like the key page's.
  */
 export const route = definePage(['/platform/kpis']);
+
+/**
+ * A static page like the key page.
+ */
+export const deployment = defineDeployment({
+  memorySize: 256,
+});
 
 /** The page is loaded at the first request (it is bundled either way): the route declaration alone loads without it. */
 export const handler = pageEndpoint(async () => htmlPage(await import('web-bundle:kpis')));

@@ -7,6 +7,7 @@ import {
   seesKeySources,
   withoutSource,
 } from '../lib/api-keys/views';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { PAGE_NOTE, pageOf, pageQuerySchema } from '../lib/http/schemas';
 import {
@@ -83,6 +84,17 @@ export const route = defineRoute({
       })),
     });
   },
+});
+
+/**
+ * The tenant's keys (Query on the index), their newest days of usage (Query on the table), the
+ * users of their audit trail and the tenant (BatchGet).
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['APIKEY#'],
+  },
+  indexes: ['gsi1'],
 });
 
 export const handler = jwtEndpoint(route);

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { auditEventPage, cursorAfterEvent } from '../lib/db/audit-events';
+import { defineDeployment } from '../lib/deployment';
 import { AUDIT_EVENT_TYPES, type AuditEventView, auditEventSchema } from '../lib/domain/audit-event';
 import { timestamp } from '../lib/domain/values';
 import { header } from '../lib/http/responses';
@@ -116,6 +117,15 @@ export const route = defineRoute({
       text: page.items.map((item) => `${JSON.stringify(item)}\n`).join(''),
       headers: next === undefined ? {} : ({ [NEXT_CURSOR_HEADER]: next } as Record<string, string>),
     } satisfies TextReply;
+  },
+});
+
+/**
+ * The tenant's audit events: one Query of its audit partition.
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['AUDIT#'],
   },
 });
 

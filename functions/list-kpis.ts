@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, kpiTypeSchema } from '../lib/domain/kpi';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
@@ -142,6 +143,17 @@ export const route = defineRoute({
         : await listKpisWithArrivals(db, user.tenantId, page, { type }, Date.now());
     return reply(200, { ...result, items: result.items.map(kpiView) });
   },
+});
+
+/**
+ * A tenant's KPIs through the index, and each KPI's newest measurements (Query on the table) for
+ * its last arrival and, with include=activity, its activity and status.
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['KPI#'],
+  },
+  indexes: ['gsi1'],
 });
 
 export const handler = jwtEndpoint(route);

@@ -1,5 +1,6 @@
 import { getKpiOfTenant } from '../lib/db/kpis';
 import { listMeasurements } from '../lib/db/measurements';
+import { defineDeployment } from '../lib/deployment';
 import { measurementSchema } from '../lib/domain/measurement';
 import { AppError } from '../lib/errors';
 import { defineRoute, reply } from '../lib/http/route';
@@ -33,6 +34,16 @@ export const route = defineRoute({
     const kpi = await getKpiOfTenant(db, user.tenantId, kpiId);
     if (!kpi) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
     return reply(200, await listMeasurements(db, kpi.id, query));
+  },
+});
+
+/**
+ * The KPI (Get), its measurements (Query on the table).
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['KPI#'],
+    Query: ['KPI#'],
   },
 });
 

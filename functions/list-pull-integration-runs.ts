@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema, pullIntegrationIdParams } from '../lib/http/schemas';
 import { pullRunExample } from '../lib/openapi/examples';
@@ -27,6 +28,16 @@ export const route = defineRoute({
   core: async ({ params: { id }, query, user }) => {
     const page = await listRuns(pullDeps, user.tenantId, id, query);
     return reply(200, { ...page, items: page.items.map(runView) });
+  },
+});
+
+/**
+ * The integration (Get), its runs (Query of PULL#).
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['TENANT#'],
+    Query: ['PULL#'],
   },
 });
 

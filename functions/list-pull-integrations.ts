@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { pullIntegrationExample } from '../lib/openapi/examples';
@@ -29,6 +30,16 @@ export const route = defineRoute({
   core: async ({ query, user }) => {
     const page = await listIntegrations(pullDeps, user.tenantId, query);
     return reply(200, { ...page, items: page.items.map((item) => integrationView(item, user.role)) });
+  },
+});
+
+/**
+ * The tenant's integrations (Query in its partition).
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['TENANT#'],
+    Query: ['TENANT#'],
   },
 });
 

@@ -1,4 +1,5 @@
 import { listStrategicCycles } from '../lib/db/strategic-cycles';
+import { defineDeployment } from '../lib/deployment';
 import { strategicCycleSchema } from '../lib/domain/strategic-cycle';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
@@ -36,6 +37,15 @@ export const route = defineRoute({
   },
   errors: [],
   core: async ({ query, user }) => reply(200, await listStrategicCycles(db, user.tenantId, query)),
+});
+
+/**
+ * The tenant's cycles (Query in the tenant's partition).
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['TENANT#'],
+  },
 });
 
 export const handler = jwtEndpoint(route);

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema, webhookIdParams } from '../lib/http/schemas';
 import { deliveryExample } from '../lib/openapi/examples';
@@ -34,6 +35,15 @@ export const route = defineRoute({
   core: async ({ params: { id }, query, user }) => {
     const page = await listDeliveries(db, user.tenantId, id, query);
     return reply(200, { ...page, items: page.items.map(deliveryView) });
+  },
+});
+
+/**
+ * The endpoint (BatchGet), then its deliveries (Query in its partition).
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['WEBHOOK#'],
   },
 });
 

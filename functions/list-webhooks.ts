@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { MAX_WEBHOOK_ENDPOINTS } from '../lib/domain/webhook';
 import { defineRoute, reply } from '../lib/http/route';
 import { webhookExample } from '../lib/openapi/examples';
@@ -25,6 +26,15 @@ export const route = defineRoute({
   },
   errors: [],
   core: async ({ user }) => reply(200, { items: (await listEndpoints(db, user.tenantId)).map(webhookView) }),
+});
+
+/**
+ * The tenant's endpoints (Query in its partition).
+ */
+export const deployment = defineDeployment({
+  table: {
+    Query: ['TENANT#'],
+  },
 });
 
 export const handler = jwtEndpoint(route);

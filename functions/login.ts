@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { type LoginThrottlePolicy, login } from '../lib/auth/sign-in';
 import { DEVICE_TOKEN_TTL_SECONDS } from '../lib/auth/tokens';
+import { defineDeployment } from '../lib/deployment';
 import { DEVICE_COOKIE, deviceCookie, deviceTokenOf } from '../lib/http/device-cookie';
 import { defineRoute, reply } from '../lib/http/route';
 import { config, db, publicEndpoint, tokens } from '../lib/runtime';
@@ -117,6 +118,21 @@ export const route = defineRoute({
       'Set-Cookie': deviceCookie(result.deviceToken, event, DEVICE_TOKEN_TTL_SECONDS),
     });
   },
+});
+
+/**
+ * The e-mail item (Get); user and tenant, the attempt counters (BatchGet); the counters (Update to
+ * reserve, give back and delay; Delete when the password is proven); the new session (Put).
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['LOGIN#', 'LOGINSOURCE#', 'TENANT#'],
+    DeleteItem: ['LOGIN#'],
+    GetItem: ['EMAIL#'],
+    PutItem: ['AUDIT#', 'SESSION#'],
+    UpdateItem: ['LOGIN#', 'LOGINSOURCE#'],
+  },
+  secrets: ['jwtKey'],
 });
 
 export const handler = publicEndpoint(route);

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { logout } from '../lib/auth/sign-in';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { refreshTokenField } from '../lib/http/schemas';
 import { db, publicEndpoint, tokens } from '../lib/runtime';
@@ -55,6 +56,21 @@ export const route = defineRoute({
     await logout({ db, tokens }, body.refreshToken, { everywhere: body.everywhere, origin });
     return reply(204, undefined);
   },
+});
+
+/**
+ * The session (Delete); to sign out everywhere, the session, user and tenant (BatchGet), the user
+ * as it is now (Get) and the user's token version (Update); each with its audit event.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['SESSION#', 'TENANT#'],
+    DeleteItem: ['SESSION#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#'],
+    UpdateItem: ['TENANT#'],
+  },
+  secrets: ['jwtKey'],
 });
 
 export const handler = publicEndpoint(route);

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { publicEndpoint } from '../lib/runtime';
 import committed from '../openapi.json';
@@ -37,6 +38,14 @@ export const route = defineRoute({
       'Cache-Control': 'public, max-age=300',
       'X-Content-Type-Options': 'nosniff',
     }),
+});
+
+/**
+ * Static: no data, no JWT key (logs and X-Ray only).
+ */
+export const deployment = defineDeployment({
+  name: 'openApiDocument',
+  memorySize: 256,
 });
 
 export const handler = publicEndpoint(route);

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { measurementExample, pullRunExample } from '../lib/openapi/examples';
@@ -51,6 +52,21 @@ export const route = defineRoute({
   errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
   core: async ({ params: { id }, user }) =>
     reply(200, previewView(await previewIntegration(pullFetchDeps, user.tenantId, id))),
+});
+
+/**
+ * The integration (Get), the KPIs and existing records (BatchGet); stores nothing.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['KPI#', 'TENANT#'],
+    GetItem: ['TENANT#'],
+  },
+  secrets: ['secretsKey'],
+  tenantUrls: {
+    reservedConcurrency: 10,
+  },
+  timeout: 25,
 });
 
 export const handler = jwtEndpoint(route);

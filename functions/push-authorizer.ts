@@ -1,8 +1,19 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { defineDeployment } from '../lib/deployment';
 import { AppError } from '../lib/errors';
 import { apiKeyHeader, authorizerResult } from '../lib/http/authorizer';
 import { authorizePush } from '../lib/push/push-service';
 import { pushDeps } from '../lib/runtime';
+
+/**
+ * The key and the tenant (Get); a refusal of a known key counted on its day of usage (Update).
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['APIKEY#', 'TENANT#'],
+    UpdateItem: ['APIKEY#'],
+  },
+});
 
 /**
  * Lambda REQUEST authorizer of the push routes, identity source `x-api-key`, results cached

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { defineKeyRoute, reply } from '../lib/http/route';
 import { KPI_ID, measurementExample } from '../lib/openapi/examples';
 import { measurementInputSchema, pushQuerySchema } from '../lib/push/measurement-schema';
@@ -89,6 +90,20 @@ export const route = defineKeyRoute({
     }
     const [{ status, measurement }] = result.items as [(typeof result.items)[number]];
     return reply(status === 'created' ? 201 : 200, pushedMeasurement(measurement), result.headers);
+  },
+});
+
+/**
+ * Reads the key, the KPIs and their measurements (BatchGet) and the tenant (Get); writes only the
+ * key's usage item (Update) and the measurements (Update or BatchWrite). No JWT key, and no CORS:
+ * API keys do not belong in browsers.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['APIKEY#', 'KPI#'],
+    BatchWriteItem: ['KPI#'],
+    GetItem: ['TENANT#'],
+    UpdateItem: ['APIKEY#', 'KPI#'],
   },
 });
 

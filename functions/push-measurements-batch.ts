@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { defineKeyRoute, reply } from '../lib/http/route';
 import { batchExample, KPI_ID, measurementExample, OKR_ID } from '../lib/openapi/examples';
 import { batchSchema, pushQuerySchema } from '../lib/push/measurement-schema';
@@ -101,6 +102,20 @@ export const route = defineKeyRoute({
     }
     const items = pushedItems(result.items);
     return reply(200, { count: items.length, items }, result.headers);
+  },
+});
+
+/**
+ * Reads the key, the KPIs and their measurements (BatchGet) and the tenant (Get); writes only the
+ * key's usage item (Update) and the measurements (Update or BatchWrite). No JWT key, and no CORS:
+ * API keys do not belong in browsers.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['APIKEY#', 'KPI#'],
+    BatchWriteItem: ['KPI#'],
+    GetItem: ['TENANT#'],
+    UpdateItem: ['APIKEY#', 'KPI#'],
   },
 });
 

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { refresh } from '../lib/auth/sign-in';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { refreshTokenField } from '../lib/http/schemas';
 import { db, publicEndpoint, tokens } from '../lib/runtime';
@@ -47,6 +48,16 @@ export const route = defineRoute({
   },
   errors: ['UNAUTHENTICATED', 'TENANT_INACTIVE', 'USER_DISABLED'],
   core: async ({ body }) => reply(200, await refresh({ db, tokens }, body.refreshToken)),
+});
+
+/**
+ * The session, user and tenant (BatchGet).
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['SESSION#', 'TENANT#'],
+  },
+  secrets: ['jwtKey'],
 });
 
 export const handler = publicEndpoint(route);

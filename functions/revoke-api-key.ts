@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { revokeApiKey } from '../lib/api-keys/service';
+import { defineDeployment } from '../lib/deployment';
 import { keyRefSchema } from '../lib/domain/api-key';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
@@ -57,6 +58,21 @@ export const route = defineRoute({
     );
     return reply(200, { id, status: 'revoked' as const, graceEnded: graceEnded ?? null });
   },
+});
+
+/**
+ * The key by id (Query on the index), then its revocation with its audit event in one transaction
+ * (the key items read again, Get, after a concurrent change); api_key.revoked to the tenant's
+ * webhooks.
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['APIKEY#'],
+    PutItem: ['AUDIT#'],
+    UpdateItem: ['APIKEY#'],
+  },
+  indexes: ['gsi1'],
+  publishesWebhookEvents: true,
 });
 
 export const handler = jwtEndpoint(route);

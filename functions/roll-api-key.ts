@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { futureInstant, gracePeriodSchema } from '../lib/api-keys/inputs';
 import { rollApiKey } from '../lib/api-keys/service';
 import { apiKeyView, createdApiKeyView, rolledApiKeyViewSchema } from '../lib/api-keys/views';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
 import { adminActor, apiKeyExample, KEY_ID, NEW_KEY_ID } from '../lib/openapi/examples';
@@ -96,6 +97,22 @@ export const route = defineRoute({
     const now = Date.now();
     return reply(201, { ...createdApiKeyView(created, now), previous: apiKeyView(previous, now) });
   },
+});
+
+/**
+ * The key by id (Query on the index; GetItem again after a lost race), the tenant, its slot list
+ * and the slot holders (BatchGet), then one transaction: the old key (Update), the new key and the
+ * slot list (Put); api_key.rolled to the tenant's webhooks.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['APIKEY#', 'TENANT#'],
+    GetItem: ['APIKEY#'],
+    PutItem: ['APIKEY#', 'AUDIT#', 'TENANT#'],
+    UpdateItem: ['APIKEY#'],
+  },
+  indexes: ['gsi1'],
+  publishesWebhookEvents: true,
 });
 
 export const handler = jwtEndpoint(route);

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { pullRunExample } from '../lib/openapi/examples';
@@ -29,6 +30,25 @@ export const route = defineRoute({
     const run = await runNow(pullRunDeps, user.tenantId, id, audit);
     return reply(200, runView(run));
   },
+});
+
+/**
+ * As the worker: the run's reads and writes, and integration.disabled to the tenant's webhooks.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['KPI#', 'TENANT#'],
+    BatchWriteItem: ['KPI#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#', 'PULL#'],
+    UpdateItem: ['KPI#', 'PULL#', 'TENANT#'],
+  },
+  publishesWebhookEvents: true,
+  secrets: ['secretsKey'],
+  tenantUrls: {
+    reservedConcurrency: 10,
+  },
+  timeout: 25,
 });
 
 export const handler = jwtEndpoint(route);

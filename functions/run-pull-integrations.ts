@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { defineDeployment } from '../lib/deployment';
 import { logger } from '../lib/logger';
 import { runMessage } from '../lib/pull/run';
 import { runMessageSchema } from '../lib/pull/scheduler';
@@ -29,6 +30,32 @@ const tenantOf = (body: string) => {
 
 const runRecord = async (record: SQSRecord) =>
   limiter.run(tenantOf(record.body), () => runMessage(pullRunDeps, record.body));
+
+/**
+ * The integration and the tenant (Get), the KPIs and existing records (BatchGet), the run's
+ * writes, integration.disabled to the tenant's webhooks; the credentials open with the secrets
+ * key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['KPI#'],
+    BatchWriteItem: ['KPI#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#', 'PULL#'],
+    UpdateItem: ['KPI#', 'PULL#', 'TENANT#'],
+  },
+  publishesWebhookEvents: true,
+  secrets: ['secretsKey'],
+  tenantUrls: {
+    reservedConcurrency: 20,
+  },
+  trigger: {
+    queue: 'PullRunQueue',
+    batchSize: 5,
+    maximumBatchingWindow: 1,
+  },
+  timeout: 60,
+});
 
 export const handler = async (event: SQSEvent, context: Context) => {
   logger.addContext(context);

@@ -1,7 +1,27 @@
 import type { Context } from 'aws-lambda';
+import { defineDeployment } from '../lib/deployment';
 import { logger } from '../lib/logger';
 import { schedulePass } from '../lib/pull/scheduler';
 import { db, pullQueue } from '../lib/runtime';
+
+/**
+ * The sparse index gsi2 (due integrations: Query only), the claims (Update of the integration
+ * item), one message per claimed slot (SQS; on the local stage a Put of `QUEUE#*`).
+ */
+export const deployment = defineDeployment({
+  table: {
+    PutItem: ['QUEUE#'],
+    UpdateItem: ['TENANT#'],
+  },
+  indexes: ['gsi2'],
+  queues: {
+    PullRunQueue: ['SendMessage'],
+  },
+  trigger: {
+    schedule: 'rate(1 minute)',
+  },
+  timeout: 60,
+});
 
 /**
  * The pull scheduler, run by an EventBridge schedule every minute (serverless.yml,

@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { TEST_DELIVERIES_PER_MINUTE } from '../lib/domain/webhook';
 import { defineRoute, reply } from '../lib/http/route';
 import { webhookIdParams } from '../lib/http/schemas';
@@ -40,6 +41,23 @@ export const route = defineRoute({
   errors: ['NOT_FOUND', 'RATE_LIMIT_EXCEEDED'],
   core: async ({ params: { id }, user }) =>
     reply(200, deliveryView(await sendTestDelivery({ ...webhookDeps, egress }, user.tenantId, id))),
+});
+
+/**
+ * The endpoint (BatchGet), the tenant's test count of the minute (Update), the test delivery (Put)
+ * and its attempt (Update). The secret opens with the secrets key (one sealed before it existed
+ * with the JWT key).
+ */
+export const deployment = defineDeployment({
+  table: {
+    PutItem: ['WEBHOOK#'],
+    UpdateItem: ['TENANT#', 'WEBHOOK#'],
+  },
+  secrets: ['secretsKey'],
+  tenantUrls: {
+    reservedConcurrency: 10,
+  },
+  timeout: 10,
 });
 
 export const handler = jwtEndpoint(route);

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ALLOWED_SOURCES_INPUT, allowedSourcesSchema, keyNameSchema } from '../lib/api-keys/inputs';
 import { updateApiKey } from '../lib/api-keys/service';
 import { apiKeyView, apiKeyViewSchema } from '../lib/api-keys/views';
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
 import { apiKeyExample } from '../lib/openapi/examples';
@@ -84,6 +85,22 @@ export const route = defineRoute({
     });
     return reply(200, apiKeyView(changed));
   },
+});
+
+/**
+ * The key by id (Query on the index), its change with its audit event in one transaction (Update,
+ * conditioned on it being active, and Put; GetItem after a refused condition says why); for the
+ * answer its days of usage (Query on the table) and the users of its audit trail with the tenant
+ * (BatchGet, as the session check).
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['APIKEY#'],
+    PutItem: ['AUDIT#'],
+    Query: ['APIKEY#'],
+    UpdateItem: ['APIKEY#'],
+  },
+  indexes: ['gsi1'],
 });
 
 export const handler = jwtEndpoint(route);

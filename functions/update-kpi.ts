@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineDeployment } from '../lib/deployment';
 import { kpiSchema } from '../lib/domain/kpi';
 import { AppError } from '../lib/errors';
 import { defineRoute, reply } from '../lib/http/route';
@@ -84,6 +85,18 @@ export const route = defineRoute({
     const kpi = await updateKpi(db, user.tenantId, kpiId, body, audit);
     if (!kpi) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
     return reply(200, kpiView(kpi));
+  },
+});
+
+/**
+ * The KPI as it is (Get, strongly consistent), then its settings (Update, conditioned on its
+ * tenant and on the settings read) with its audit event, in one transaction.
+ */
+export const deployment = defineDeployment({
+  table: {
+    GetItem: ['KPI#'],
+    PutItem: ['AUDIT#'],
+    UpdateItem: ['KPI#'],
   },
 });
 

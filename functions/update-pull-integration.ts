@@ -1,3 +1,4 @@
+import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { pullIntegrationIdParams } from '../lib/http/schemas';
 import { pullIntegrationExample } from '../lib/openapi/examples';
@@ -33,6 +34,19 @@ export const route = defineRoute({
     const updated = await updateIntegration(pullDeps, user.tenantId, id, body, audit);
     return reply(200, integrationView(updated, user.role));
   },
+});
+
+/**
+ * The integration (Get), new bindings' KPIs (BatchGet), the changed integration (Put); credentials
+ * kept are opened, and all sealed again, with the secrets key.
+ */
+export const deployment = defineDeployment({
+  table: {
+    BatchGetItem: ['KPI#', 'TENANT#'],
+    GetItem: ['TENANT#'],
+    PutItem: ['AUDIT#', 'TENANT#'],
+  },
+  secrets: ['secretsKey'],
 });
 
 export const handler = jwtEndpoint(route);

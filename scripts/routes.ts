@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { Deployment } from '../lib/deployment';
 import type { AnyRoute } from '../lib/http/route';
 
 /** Where the route modules are: one Lambda function per file. */
@@ -10,11 +11,13 @@ export interface RouteModule {
   name: string;
   /** The module's declaration; absent for a function that serves no route (the push authorizer). */
   route: AnyRoute | undefined;
+  /** What its deployment needs besides its route (lib/deployment.ts); absent: nothing more. */
+  deployment: Deployment | undefined;
 }
 
 /**
  * Every module of functions/ with its `route` declaration, in file order: what the OpenAPI document
- * and the template test read. The modules build their handlers when loaded, as a Lambda does at cold
+ * and serverless.yml's functions (scripts/deployment.ts) read. The modules build their handlers when loaded, as a Lambda does at cold
  * start, so they need a configuration: a placeholder one where the environment has none (nothing is
  * called, no table is touched).
  */
@@ -27,8 +30,8 @@ export const loadRouteModules = async (): Promise<RouteModule[]> => {
   for (const file of readdirSync(FUNCTIONS_DIR)
     .filter((name) => name.endsWith('.ts'))
     .sort()) {
-    const loaded = (await import(join(FUNCTIONS_DIR, file))) as { route?: AnyRoute };
-    modules.push({ name: basename(file, '.ts'), route: loaded.route });
+    const loaded = (await import(join(FUNCTIONS_DIR, file))) as { route?: AnyRoute; deployment?: Deployment };
+    modules.push({ name: basename(file, '.ts'), route: loaded.route, deployment: loaded.deployment });
   }
   return modules;
 };

@@ -5,7 +5,8 @@
  * the resources, so a new function gets its alarms without a line here, and an authorizer needs one
  * line in `custom.alarms.authorizers`.
  *
- * - every function: Lambda `Errors` (authorizers: `authorizerErrors` instead) and `Throttles`;
+ * - every function: Lambda `Errors` (authorizers: `authorizerErrors`, one alarm each) and `Throttles`,
+ *   10 functions per alarm (the worst of them);
  * - `pushLatency.functions`: p99 `Duration`;
  * - the REST API: share of 5xx answers (`5XXError` / `Count`), once `minimumRequests` came in;
  * - the table and its index: read and write throttle events;
@@ -32,6 +33,9 @@
  *   serviceMetrics?: (Rule & { function: string; metric: string; namespace: string; serviceName: string; description: string })[];
  * }} AlarmConfig
  */
+
+/** CloudWatch's hard limit of metrics in one metric math alarm. */
+const METRICS_PER_ALARM = 10;
 
 class ServerlessAlarms {
   /** @param {any} serverless */
@@ -77,43 +81,101 @@ class ServerlessAlarms {
     /** @param {Rule} rule */
     const window = (rule) => ({ Period: rule.periodSeconds, EvaluationPeriods: rule.evaluationPeriods });
 
+    // Errors and throttles of every function, a group of at most 10 functions per alarm: an alarm on a
+    // metric math expression reads at most 10 metrics (CloudWatch's hard limit), and one alarm per
+    // function would cost the stack two resources per function (docs/architecture.md, "Room to grow").
+    // The alarm's description names its functions; the graph of its expression shows which one it was.
     for (const name of functions) {
+      if (!resources[naming.getLambdaLogicalId(name)]) fail(`no resource for function ${name}`);
+    }
+    const lambdaStat = (
+      /** @type {string} */ id,
+      /** @type {string} */ name,
+      /** @type {string} */ metric,
+      /** @type {Rule} */ rule,
+    ) => ({
+      Id: id,
+      Label: name,
+      ReturnData: false,
+      MetricStat: {
+        Metric: {
+          Namespace: 'AWS/Lambda',
+          MetricName: metric,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: naming.getLambdaLogicalId(name) } }],
+        },
+        Period: rule.periodSeconds,
+        Stat: 'Sum',
+      },
+    });
+    /** @param {string} id @param {string} what @param {string} metric @param {Rule} rule @param {string[]} names @param {string} label */
+    const groupAlarm = (id, what, metric, rule, names, label) =>
+      alarm(id, what, {
+        AlarmDescription: `${rule.threshold}+ ${label} in ${rule.periodSeconds} s of one of: ${names.join(', ')}`,
+        Metrics: [
+          ...names.map((name, i) => lambdaStat(`f${i}`, name, metric, rule)),
+          {
+            Id: 'worst',
+            Label: `${label} of the worst function`,
+            ReturnData: true,
+            Expression: `MAX([${names.map((_, i) => `FILL(f${i}, 0)`).join(', ')}])`,
+          },
+        ],
+        Threshold: rule.threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: rule.evaluationPeriods,
+      });
+    const others = functions.filter((name) => !authorizers.includes(name));
+    for (let start = 0, group = 1; start < others.length; start += METRICS_PER_ALARM, group++) {
+      const names = others.slice(start, start + METRICS_PER_ALARM);
+      groupAlarm(
+        `FunctionErrorsAlarm${group}`,
+        `function-errors-${group}`,
+        'Errors',
+        config.functionErrors,
+        names,
+        'errors',
+      );
+    }
+    for (let start = 0, group = 1; start < functions.length; start += METRICS_PER_ALARM, group++) {
+      const names = functions.slice(start, start + METRICS_PER_ALARM);
+      groupAlarm(
+        `FunctionThrottlesAlarm${group}`,
+        `function-throttles-${group}`,
+        'Throttles',
+        config.functionThrottles,
+        names,
+        'throttled invocations',
+      );
+    }
+    // An authorizer's error refuses every request it guards: an alarm of its own, at a shorter period.
+    for (const name of authorizers) {
       const logicalId = naming.getLambdaLogicalId(name);
-      if (!resources[logicalId]) fail(`no resource ${logicalId} for function ${name}`);
-      const dimensions = [{ Name: 'FunctionName', Value: { Ref: logicalId } }];
-      const lambdaMetric = (/** @type {string} */ metric, /** @type {Rule} */ rule) => ({
+      const rule = config.authorizerErrors;
+      alarm(`${logicalId}ErrorsAlarm`, `${name}-authorizer-errors`, {
+        AlarmDescription: `${name}: ${rule.threshold}+ authorizer errors in ${rule.periodSeconds} s`,
         Namespace: 'AWS/Lambda',
-        MetricName: metric,
-        Dimensions: dimensions,
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId } }],
         Statistic: 'Sum',
         Threshold: rule.threshold,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         ...window(rule),
       });
-      const isAuthorizer = authorizers.includes(name);
-      const errors = isAuthorizer ? config.authorizerErrors : config.functionErrors;
-      alarm(`${logicalId}ErrorsAlarm`, `${name}-${isAuthorizer ? 'authorizer-errors' : 'errors'}`, {
-        AlarmDescription: `${name}: ${errors.threshold}+ ${isAuthorizer ? 'authorizer ' : ''}errors in ${errors.periodSeconds} s`,
-        ...lambdaMetric('Errors', errors),
+    }
+    for (const name of config.pushLatency.functions) {
+      const logicalId = naming.getLambdaLogicalId(name);
+      const rule = config.pushLatency;
+      alarm(`${logicalId}P99DurationAlarm`, `${name}-p99-duration`, {
+        AlarmDescription: `${name}: p99 duration above ${rule.p99Milliseconds} ms`,
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId } }],
+        ExtendedStatistic: 'p99',
+        Threshold: rule.p99Milliseconds,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Period: rule.periodSeconds,
+        EvaluationPeriods: rule.evaluationPeriods,
       });
-      alarm(`${logicalId}ThrottlesAlarm`, `${name}-throttles`, {
-        AlarmDescription: `${name}: ${config.functionThrottles.threshold}+ throttled invocations in ${config.functionThrottles.periodSeconds} s`,
-        ...lambdaMetric('Throttles', config.functionThrottles),
-      });
-      if (config.pushLatency.functions.includes(name)) {
-        const rule = config.pushLatency;
-        alarm(`${logicalId}P99DurationAlarm`, `${name}-p99-duration`, {
-          AlarmDescription: `${name}: p99 duration above ${rule.p99Milliseconds} ms`,
-          Namespace: 'AWS/Lambda',
-          MetricName: 'Duration',
-          Dimensions: dimensions,
-          ExtendedStatistic: 'p99',
-          Threshold: rule.p99Milliseconds,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Period: rule.periodSeconds,
-          EvaluationPeriods: rule.evaluationPeriods,
-        });
-      }
     }
 
     for (const rule of serviceMetrics) {

@@ -209,3 +209,25 @@ export const keyPart = (attribute: unknown, prefix: string): string | undefined 
 
 export const GSI1 = 'gsi1' as const;
 export const GSI2 = 'gsi2' as const;
+
+/**
+ * The partitions of the table, as the keys above begin: what a function's deployment declares it
+ * touches (lib/deployment.ts), and so the `dynamodb:LeadingKeys` its role allows. A prefix ending in
+ * `#` covers every partition of its kind; `HEALTH` is the one item of its own.
+ */
+export const PARTITIONS = [
+  'TENANT#',
+  'EMAIL#',
+  'KPI#',
+  'APIKEY#',
+  'LOGIN#',
+  'LOGINSOURCE#',
+  'SESSION#',
+  'HEALTH',
+  'WEBHOOK#',
+  'QUEUE#',
+  'PULL#',
+  'AUDIT#',
+] as const;
+
+export type Partition = (typeof PARTITIONS)[number];

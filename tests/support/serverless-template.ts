@@ -18,6 +18,8 @@ export interface CloudFormationTemplate {
   Parameters?: Record<string, { Type: string; Default?: string; AllowedValues?: string[] }>;
   /** Where `serverless package` wrote the template and the function zips (not part of the template). */
   packageDir?: string;
+  /** The size of the template file a deploy uploads (not part of the template). */
+  templateBytes?: number;
   /** The pid of the `serverless package` process (not part of the template). */
   packagePid?: number;
 }
@@ -39,6 +41,8 @@ const root = resolve(__dirname, '..', '..');
 export const packageTemplate = async (
   stage = 'prod',
   params: Record<string, string> = {},
+  /** More environment for the package run, e.g. FUNCTIONS_FILE (serverless.yml `functions`). */
+  extraEnv: Record<string, string> = {},
 ): Promise<CloudFormationTemplate> => {
   // The package and everything serverless writes to its temp folder go in one folder of its own
   // (TMPDIR), deleted by `removePackages`: serverless-esbuild leaves a folder per function in the temp
@@ -68,7 +72,7 @@ export const packageTemplate = async (
         ],
         {
           cwd: root,
-          env: packagingEnv(env, tmp, workFolder),
+          env: { ...packagingEnv(env, tmp, workFolder), ...extraEnv },
         },
         (error, _stdout, stderr) => (error ? fail(new Error(`${error.message}\n${stderr}`)) : done()),
       );
@@ -79,6 +83,9 @@ export const packageTemplate = async (
   }
   const template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
   template.packageDir = out;
+  template.templateBytes = Buffer.byteLength(
+    readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),
+  );
   template.packagePid = pid;
   return template;
 };

@@ -12,7 +12,10 @@ const LAYERS: { name: string; paths: string[] }[] = [
   { name: 'route modules', paths: ['functions/'] },
   { name: 'runtime', paths: ['lib/runtime.ts'] },
   // Push and pull are the two ways measurements come in, peers on one write path (lib/push/store.ts).
-  { name: 'http, push and pull', paths: ['lib/http/', 'lib/push/', 'lib/pull/', 'lib/openapi/'] },
+  {
+    name: 'http, push and pull',
+    paths: ['lib/http/', 'lib/push/', 'lib/pull/', 'lib/openapi/', 'lib/deployment.ts'],
+  },
   {
     name: 'domain rules',
     paths: [

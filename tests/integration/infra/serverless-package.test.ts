@@ -24,7 +24,7 @@ const resourcesOfType = (type: string) => ofType(template, type);
 
 beforeAll(async () => {
   template = await packageTemplate('prod');
-}, 120_000);
+}, 300_000);
 afterAll(removePackages);
 
 describe('serverless package (CloudFormation template)', () => {
