@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi, type KpiType, kpiSchema } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
+import { DEFAULT_KPI_PERIOD, type KpiPeriod } from '../domain/period';
 import { uuidv7 } from '../ids';
 import { auditEventPut } from './audit-events';
 import type { Database } from './client';
@@ -27,6 +28,9 @@ export const kpis = /* @__PURE__ */ defineEntity(() => ({
   }),
   stored: {
     type: { attribute: 'kpiType' },
+    // A KPI stored before KPIs had a period is monthly, the interface's default; the operator's
+    // `infer-kpi-periods` stores the period its cadence and history show (scripts/admin.ts).
+    period: { default: DEFAULT_KPI_PERIOD },
     direction: { default: KPI_TARGET_DEFAULTS.direction },
     tolerance: { default: KPI_TARGET_DEFAULTS.tolerance },
     qualitative: { default: KPI_TARGET_DEFAULTS.qualitative },
@@ -48,7 +52,12 @@ export type KpiSettings = KpiTargetRule & Pick<Kpi, 'cadence' | 'graceHours'>;
 export const createKpi = async (
   { client, tableName }: Database,
   tenantId: string,
-  input: { type: KpiType; name: string; unit?: string | undefined } & Partial<KpiSettings>,
+  input: {
+    type: KpiType;
+    name: string;
+    unit?: string | undefined;
+    period?: KpiPeriod | undefined;
+  } & Partial<KpiSettings>,
 ): Promise<Kpi> => {
   const kpi: Kpi = {
     id: uuidv7(),
@@ -56,6 +65,7 @@ export const createKpi = async (
     ...KPI_TARGET_DEFAULTS,
     ...KPI_CADENCE_DEFAULTS,
     ...input,
+    period: input.period ?? DEFAULT_KPI_PERIOD,
     createdAt: new Date().toISOString(),
   };
   try {

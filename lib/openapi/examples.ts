@@ -52,6 +52,7 @@ export const kpiExample = {
   name: 'Monthly recurring revenue',
   unit: 'EUR',
   createdAt: '2026-01-05T08:00:00.000Z',
+  period: 'month',
   ...KPI_TARGET_DEFAULTS,
   cadence: 'monthly',
   graceHours: 24,

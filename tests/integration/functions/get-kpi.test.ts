@@ -126,6 +126,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       type: 'THEME_KPI',
       name: kpi.name,
       createdAt: kpi.createdAt,
+      period: 'month',
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,

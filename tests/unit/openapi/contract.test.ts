@@ -147,6 +147,7 @@ describe('contract check', () => {
       type: 'BSC_KPI',
       name: 'Revenue',
       createdAt: measurement.createdAt,
+      period: 'month',
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,

@@ -183,7 +183,7 @@ describe('directory items of 0.1.0 and 0.2.0', () => {
 });
 
 describe('KPI items of 0.1.0 and 0.2.0', () => {
-  it('read with the defaults of what came later: target rule and cadence', async () => {
+  it('read with the defaults of what came later: target rule, cadence and a monthly period', async () => {
     const id = uuidv7();
     const tenantId = tenant.tenant.id;
     await put({
@@ -206,6 +206,7 @@ describe('KPI items of 0.1.0 and 0.2.0', () => {
       name: 'Deployments per week',
       unit: 'deployments',
       createdAt: '2026-11-23T06:00:00.000Z',
+      period: 'month',
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,

@@ -41,6 +41,8 @@ beforeAll(async () => {
   tenant = await createTestTenant({
     features: ['kpi_push_measurement', 'kpi_api_integration'],
     kpiTypes: ['BSC_KPI'],
+    // The integrations of these tests stand for the day they run in.
+    period: 'day',
   });
   source = await startPullSource();
 });
@@ -286,6 +288,7 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
       url: source.url('/new'),
       auth: { type: 'none' },
       schedule: { every: '15m' },
+      period: 'day',
       measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
       tenantId: tenant.tenant.id,
       createdBy: null,
