@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi, type KpiType, kpiSchema } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
@@ -7,7 +7,7 @@ import { uuidv7 } from '../ids';
 import { auditEventPut } from './audit-events';
 import type { Database } from './client';
 import { defineEntity } from './entity';
-import { cancellationReasons, WriteConflict } from './errors';
+import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
 import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
@@ -244,3 +244,25 @@ export const getKpiWithMeasurements = async (
       : { items: measurements },
   };
 };
+
+/**
+ * Stores a KPI's period only while it has none stored (a KPI written before KPIs had periods): true
+ * when written, false when the KPI had one, which stays.
+ */
+export const storeKpiPeriodIfAbsent = async (
+  { client, tableName }: Database,
+  kpiId: string,
+  period: KpiPeriod,
+): Promise<boolean> =>
+  writtenUnlessConditionFails(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.kpi(kpiId),
+        UpdateExpression: 'SET #period = :period',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#period)',
+        ExpressionAttributeNames: { '#period': 'period' },
+        ExpressionAttributeValues: { ':period': period },
+      }),
+    ),
+  );
