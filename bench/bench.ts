@@ -287,6 +287,7 @@ const measurementItem = (s: Seeded, kpi: Kpi, n: number, actual: number) => {
     apiKeyPrefix: identificationPrefix(s.pushKey),
     integrationId: null,
     integrationName: null,
+    replaced: null,
   });
 };
 

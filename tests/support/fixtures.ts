@@ -123,6 +123,7 @@ export const measurementRecord = (
     apiKeyPrefix: null,
     integrationId: null,
     integrationName: null,
+    replaced: null,
     ...extra,
   };
 };

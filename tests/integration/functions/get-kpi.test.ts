@@ -85,6 +85,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       apiKeyPrefix: keyPrefix,
       integrationId: null,
       integrationName: null,
+      replaced: null,
     });
     expect(measurements[1]).toMatchObject({ target: null, forecast: 30 });
   });

@@ -372,6 +372,7 @@ describe('POST /integrations/pull/{id}/preview', () => {
       'kpiType',
       'periodEnd',
       'periodStart',
+      'replaced',
       'target',
       'updatedAt',
     ]);

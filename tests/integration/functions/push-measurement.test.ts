@@ -38,6 +38,7 @@ describe('POST /integrations/push/measurement: happy path', () => {
       ...currentMonth(),
       createdAt: expect.any(String),
       updatedAt: result.body.createdAt,
+      replaced: null,
     });
     expect(await storedMeasurements(tenant, kpi.id)).toEqual([result.body]);
   });

@@ -17,6 +17,7 @@ const measurement = {
   periodEnd: '2026-09-30',
   createdAt: '2026-09-01T06:00:00.412Z',
   updatedAt: '2026-09-01T06:00:00.412Z',
+  replaced: null,
 };
 const rateLimit = { 'RateLimit-Limit': '300', 'RateLimit-Remaining': '299', 'RateLimit-Reset': '42' };
 

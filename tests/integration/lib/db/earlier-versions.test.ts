@@ -86,6 +86,7 @@ describe('measurement items of 0.1.0 and 0.2.0', () => {
         apiKeyPrefix: 'skm_a1B2',
         integrationId: null,
         integrationName: null,
+        replaced: null,
       },
       {
         id: seeded.id,
@@ -103,6 +104,7 @@ describe('measurement items of 0.1.0 and 0.2.0', () => {
         apiKeyPrefix: null,
         integrationId: null,
         integrationName: null,
+        replaced: null,
       },
     ]);
     const detail = await getKpiWithMeasurements(db, tenant.tenant.id, kpi.id, { limit: 10 });

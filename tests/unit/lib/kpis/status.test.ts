@@ -66,6 +66,7 @@ const measurement = (actual: number, target: number | null): Measurement => ({
   apiKeyPrefix: null,
   integrationId: null,
   integrationName: null,
+  replaced: null,
 });
 
 describe('a KPI’s status', () => {
