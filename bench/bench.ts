@@ -209,7 +209,8 @@ const seed = async (db: Database): Promise<Seeded> => {
   const kpis: Kpi[] = [];
   for (let i = 0; i < 50; i++) {
     const type = KPI_TYPES[i % KPI_TYPES.length] as (typeof KPI_TYPES)[number];
-    kpis.push(await createKpi(db, tenant.id, { type, name: `KPI ${i}` }));
+    // Daily KPIs: the bench pushes one day per measurement (`day(n)`), one whole period each.
+    kpis.push(await createKpi(db, tenant.id, { type, name: `KPI ${i}`, period: 'day' }));
   }
   for (let i = 0; i < 5; i++) {
     await createStrategicCycle(db, tenant.id, {
@@ -290,6 +291,7 @@ const measurementItem = (s: Seeded, kpi: Kpi, n: number, actual: number) => {
     apiKeyPrefix: identificationPrefix(s.pushKey),
     integrationId: null,
     integrationName: null,
+    replaced: null,
   });
 };
 

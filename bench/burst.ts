@@ -45,7 +45,7 @@ export const measureBurst = async (db: Database, push: PushModule): Promise<Burs
     features: ['kpi_push_measurement'],
     active: true,
   });
-  const kpi = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Burst' });
+  const kpi = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Burst', period: 'day' });
   const key = await createApiKey(db, { tenantId: tenant.id, name: 'burst' });
   const authorizer = { keyId: key.id, tenantId: tenant.id, status: 'active' };
   const calls: Call[] = [];

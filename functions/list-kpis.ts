@@ -121,6 +121,7 @@ export const route = defineRoute({
                 type: 'OKR_KEY_RESULT',
                 name: 'Deploys per week',
                 createdAt: '2026-01-05T08:01:00.000Z',
+                period: 'week',
                 ...KPI_TARGET_DEFAULTS,
                 ...KPI_CADENCE_DEFAULTS,
                 lastMeasurementAt: null,

@@ -94,7 +94,11 @@ export const route = defineKeyRoute({
   core: async ({ read, ...request }) => {
     const result = await pushMeasurements(pushDeps, {
       ...request,
-      input: read().then(({ query, body }) => ({ measurements: body.measurements, dryRun: query.dryRun })),
+      input: read().then(({ query, body }) => ({
+        measurements: body.measurements,
+        dryRun: query.dryRun,
+        pathOf: (index: number) => `measurements[${index}]`,
+      })),
     });
     if (result.dryRun) {
       const items = pushedItems(result.items);

@@ -72,6 +72,7 @@ export const route = defineRoute({
         type: 'BSC_KPI',
         name: 'Churned customers',
         createdAt: '2026-01-05T08:00:00.000Z',
+        period: 'month',
         direction: 'lower_is_better',
         tolerance: 0.05,
         qualitative: false,

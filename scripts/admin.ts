@@ -44,6 +44,7 @@ import { FEATURES, PLANS } from '../lib/domain/plan';
 import { ROLES } from '../lib/domain/user';
 import { AppError } from '../lib/errors';
 import { parseInput } from '../lib/http/validation';
+import { inferKpiPeriods } from '../lib/kpis/periods';
 import { updateKpi } from '../lib/kpis/settings';
 import type { Publish } from '../lib/webhooks/events';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
@@ -341,6 +342,21 @@ const commands = {
     run: async (db, { tenant }) => {
       await requireTenant(db, tenant);
       return all((page) => listKpis(db, tenant, page));
+    },
+  }),
+  'infer-kpi-periods': command({
+    summary:
+      'Store the period of each KPI made before KPIs had one, as its history and cadence show (once, after upgrading a stage; KPIs with a period keep it).',
+    options: { tenant: ['<id>', 'only this tenant (default: every tenant)'] },
+    schema: z.strictObject({ tenant: z.optional(nonEmpty) }),
+    example: 'infer-kpi-periods --tenant "$TENANT"',
+    run: async (db, { tenant }) => {
+      const tenants = tenant
+        ? [(await requireTenant(db, tenant)).id]
+        : (await all((page) => listTenants(db, page))).map(({ id }) => id);
+      const results = [];
+      for (const id of tenants) results.push(...(await inferKpiPeriods(db, id)));
+      return results;
     },
   }),
   'update-kpi': command({

@@ -11,6 +11,7 @@ import { createTenant, getTenant } from '../lib/db/tenants';
 import { createUser } from '../lib/db/users';
 import type { Actor } from '../lib/domain/api-key';
 import { KPI_TYPES, type KpiCadence, type KpiDirection, type KpiType } from '../lib/domain/kpi';
+import type { KpiPeriod } from '../lib/domain/period';
 import type { Feature, Plan } from '../lib/domain/plan';
 import type { PullSchedule } from '../lib/domain/pull-integration';
 import type { Role } from '../lib/domain/user';
@@ -146,17 +147,20 @@ const PUSH: Feature[] = ['kpi_push_measurement'];
 const PUSH_AND_PULL: Feature[] = ['kpi_push_measurement', 'kpi_api_integration'];
 
 /** Acme's KPIs, one per type; their histories below fit the names (revenue grows, a backlog shrinks). */
-const ACME_KPIS: Record<KpiType, { name: string; unit: string; cadence?: KpiCadence; graceHours?: number }> =
-  {
-    SWOT_KPI: { name: 'Market share in DACH', unit: '%' },
-    PESTLE_KPI: { name: 'Open regulatory findings', unit: 'findings' },
-    THEME_KPI: { name: 'Employee engagement score', unit: 'points' },
-    KPI_DEFINITION: { name: 'On-time delivery rate', unit: '%' },
-    BSC_KPI: { name: 'Monthly recurring revenue', unit: 'EUR', cadence: 'monthly', graceHours: 24 },
-    ASIS_KPI: { name: 'Support ticket backlog', unit: 'tickets' },
-    OKR_KEY_RESULT: { name: 'Tickets solved by self-service', unit: 'share' },
-    PRODUCT_SCORECARD_KPI: { name: 'App store rating', unit: 'stars', cadence: 'monthly', graceHours: 72 },
-  };
+const ACME_KPIS: Record<
+  KpiType,
+  { name: string; unit: string; cadence?: KpiCadence; graceHours?: number; direction?: KpiDirection }
+> = {
+  SWOT_KPI: { name: 'Market share in DACH', unit: '%' },
+  PESTLE_KPI: { name: 'Open regulatory findings', unit: 'findings' },
+  THEME_KPI: { name: 'Employee engagement score', unit: 'points' },
+  KPI_DEFINITION: { name: 'On-time delivery rate', unit: '%' },
+  BSC_KPI: { name: 'Monthly recurring revenue', unit: 'EUR', cadence: 'monthly', graceHours: 24 },
+  // A backlog improves as it shrinks: 100 open tickets against a goal of 80 is off track.
+  ASIS_KPI: { name: 'Support ticket backlog', unit: 'tickets', direction: 'lower_is_better' },
+  OKR_KEY_RESULT: { name: 'Tickets solved by self-service', unit: 'share' },
+  PRODUCT_SCORECARD_KPI: { name: 'App store rating', unit: 'stars', cadence: 'monthly', graceHours: 72 },
+};
 
 /** Acme's revenue history: `npm run demo:push` continues its trend into the current month. */
 export const ACME_REVENUE: HistoryPlan = {
@@ -166,6 +170,13 @@ export const ACME_REVENUE: HistoryPlan = {
   growth: 0.35,
   withTarget: true,
   withForecast: true,
+};
+
+/** A KPI's period is the one its history's measurements stand for. */
+export const HISTORY_PERIOD: Record<HistoryPlan['cadence'], KpiPeriod> = {
+  weekly: 'week',
+  monthly: 'month',
+  quarterly: 'quarter',
 };
 
 const DAY_MS = 86_400_000;
@@ -365,7 +376,11 @@ const seedTenant = async (db: Database, plan: TenantPlan, secretsKey?: string): 
   }
   const kpis: SeedTenant['kpis'] = [];
   for (const input of plan.kpis) {
-    const kpi = await createKpi(db, tenant.id, input);
+    const history = plan.history?.[input.type];
+    const kpi = await createKpi(db, tenant.id, {
+      ...input,
+      ...(history ? { period: HISTORY_PERIOD[history.cadence] } : {}),
+    });
     kpis.push({ id: kpi.id, type: kpi.type, name: kpi.name });
   }
   const strategicCycles = [];

@@ -1,12 +1,13 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi, type KpiType, kpiSchema } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
+import { DEFAULT_KPI_PERIOD, type KpiPeriod } from '../domain/period';
 import { uuidv7 } from '../ids';
 import { auditEventPut } from './audit-events';
 import type { Database } from './client';
 import { defineEntity } from './entity';
-import { cancellationReasons, WriteConflict } from './errors';
+import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
 import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
@@ -27,6 +28,9 @@ export const kpis = /* @__PURE__ */ defineEntity(() => ({
   }),
   stored: {
     type: { attribute: 'kpiType' },
+    // A KPI stored before KPIs had a period is monthly, the interface's default; the operator's
+    // `infer-kpi-periods` stores the period its cadence and history show (scripts/admin.ts).
+    period: { default: DEFAULT_KPI_PERIOD },
     direction: { default: KPI_TARGET_DEFAULTS.direction },
     tolerance: { default: KPI_TARGET_DEFAULTS.tolerance },
     qualitative: { default: KPI_TARGET_DEFAULTS.qualitative },
@@ -48,7 +52,12 @@ export type KpiSettings = KpiTargetRule & Pick<Kpi, 'cadence' | 'graceHours'>;
 export const createKpi = async (
   { client, tableName }: Database,
   tenantId: string,
-  input: { type: KpiType; name: string; unit?: string | undefined } & Partial<KpiSettings>,
+  input: {
+    type: KpiType;
+    name: string;
+    unit?: string | undefined;
+    period?: KpiPeriod | undefined;
+  } & Partial<KpiSettings>,
 ): Promise<Kpi> => {
   const kpi: Kpi = {
     id: uuidv7(),
@@ -56,6 +65,7 @@ export const createKpi = async (
     ...KPI_TARGET_DEFAULTS,
     ...KPI_CADENCE_DEFAULTS,
     ...input,
+    period: input.period ?? DEFAULT_KPI_PERIOD,
     createdAt: new Date().toISOString(),
   };
   try {
@@ -234,3 +244,25 @@ export const getKpiWithMeasurements = async (
       : { items: measurements },
   };
 };
+
+/**
+ * Stores a KPI's period only while it has none stored (a KPI written before KPIs had periods): true
+ * when written, false when the KPI had one, which stays.
+ */
+export const storeKpiPeriodIfAbsent = async (
+  { client, tableName }: Database,
+  kpiId: string,
+  period: KpiPeriod,
+): Promise<boolean> =>
+  writtenUnlessConditionFails(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.kpi(kpiId),
+        UpdateExpression: 'SET #period = :period',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#period)',
+        ExpressionAttributeNames: { '#period': 'period' },
+        ExpressionAttributeValues: { ':period': period },
+      }),
+    ),
+  );

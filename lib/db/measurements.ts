@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { type Measurement, measurementSchema } from '../domain/measurement';
+import { type Measurement, measurementSchema, type Replaced, type Writer } from '../domain/measurement';
 import { id } from '../domain/values';
 import { batchPut } from './batch';
 import type { Database } from './client';
@@ -18,7 +18,69 @@ export const measurements = /* @__PURE__ */ defineEntity(() => ({
   schema: z.extend(measurementSchema, { tenantId: id }),
   key: (m) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd),
   hidden: ['tenantId'],
+  stored: {
+    // Flat attributes, not a map: the single push's one UpdateItem copies the values it replaces
+    // into them from the item as it was (an expression can copy an attribute, not build a map).
+    replaced: { read: readReplaced, write: writeReplaced },
+  },
 }));
+
+/** The attributes that hold what a write replaced, and the attribute each is copied from. */
+export const REPLACED_FROM = {
+  replacedActual: 'actual',
+  replacedTarget: 'target',
+  replacedForecast: 'forecast',
+  replacedAt: 'updatedAt',
+  replacedApiKeyId: 'apiKeyId',
+  replacedApiKeyPrefix: 'apiKeyPrefix',
+  replacedIntegrationId: 'integrationId',
+  replacedIntegrationName: 'integrationName',
+} as const;
+
+/** The writer an item's provenance attributes name (its own, or, with `prefix`, the replaced one's). */
+const writerOf = (item: Record<string, unknown>, prefix: '' | 'replaced' = ''): Writer => {
+  const at = (name: string) => item[prefix ? `${prefix}${name[0]?.toUpperCase()}${name.slice(1)}` : name];
+  const keyId = at('apiKeyId');
+  const integrationId = at('integrationId');
+  if (keyId != null) return { type: 'apiKey', id: keyId as string, prefix: at('apiKeyPrefix') as string };
+  if (integrationId != null) {
+    return { type: 'integration', id: integrationId as string, name: at('integrationName') as string };
+  }
+  return null;
+};
+
+/** Whether two writers are one source: the same key, or the same integration. */
+export const sameWriter = (a: Writer, b: Writer): boolean =>
+  a !== null && b !== null && a.type === b.type && a.id === b.id;
+
+function readReplaced(item: Record<string, unknown>): unknown {
+  // A write over nothing copies absent values as NULL: nothing was replaced.
+  if (item.replacedActual == null) return undefined;
+  const writtenBy = writerOf(item, 'replaced');
+  return {
+    actual: item.replacedActual,
+    target: item.replacedTarget ?? null,
+    forecast: item.replacedForecast ?? null,
+    writtenAt: item.replacedAt,
+    writtenBy,
+    otherSource: !sameWriter(writtenBy, writerOf(item)),
+  };
+}
+
+function writeReplaced(replaced: Replaced): Record<string, unknown> {
+  if (!replaced) return {};
+  const attributes: Record<string, unknown> = {
+    replacedActual: replaced.actual,
+    replacedTarget: replaced.target,
+    replacedForecast: replaced.forecast,
+    replacedAt: replaced.writtenAt,
+    replacedApiKeyId: replaced.writtenBy?.type === 'apiKey' ? replaced.writtenBy.id : null,
+    replacedApiKeyPrefix: replaced.writtenBy?.type === 'apiKey' ? replaced.writtenBy.prefix : null,
+    replacedIntegrationId: replaced.writtenBy?.type === 'integration' ? replaced.writtenBy.id : null,
+    replacedIntegrationName: replaced.writtenBy?.type === 'integration' ? replaced.writtenBy.name : null,
+  };
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== null));
+}
 
 /** A measurement item read back, parsed; a value or provenance the record does not have is null. */
 export const toMeasurement = (item: Record<string, unknown>): Measurement => measurements.fromItem(item);
@@ -126,9 +188,43 @@ export interface PlannedMeasurement {
 /** The identity a write keeps: the existing record's `id` and `createdAt`, or a new record's. */
 type Identity<Id> = { id: Id; createdAt: string };
 
+/** The writer of a context, as a record names it. */
+const writerOfContext = ({ source }: WriteContext): NonNullable<Writer> =>
+  source.type === 'apiKey'
+    ? { type: 'apiKey', id: source.id, prefix: source.prefix }
+    : { type: 'integration', id: source.id, name: source.name };
+
+/** The writer a stored record names. */
+const writerOfRecord = (m: Measurement): Writer =>
+  m.apiKeyId !== null
+    ? { type: 'apiKey', id: m.apiKeyId, prefix: m.apiKeyPrefix as string }
+    : m.integrationId !== null
+      ? { type: 'integration', id: m.integrationId, name: m.integrationName as string }
+      : null;
+
+/** What a write over `existing` replaces: its values, writer and time. */
+const replacedBy = (existing: Measurement | undefined, context: WriteContext): Replaced => {
+  if (!existing) return null;
+  const writtenBy = writerOfRecord(existing);
+  return {
+    actual: existing.actual,
+    target: existing.target,
+    forecast: existing.forecast,
+    writtenAt: existing.updatedAt,
+    writtenBy,
+    otherSource: !sameWriter(writtenBy, writerOfContext(context)),
+  };
+};
+
 /** The record a write stores. */
-const recordOf = <Id>(m: MeasurementWrite, context: WriteContext, identity: Identity<Id>) => ({
+const recordOf = <Id>(
+  m: MeasurementWrite,
+  context: WriteContext,
+  identity: Identity<Id>,
+  existing?: Measurement,
+) => ({
   ...identity,
+  replaced: replacedBy(existing, context),
   kpiId: m.kpiId,
   kpiType: m.kpiType,
   actual: m.actual,
@@ -163,20 +259,27 @@ export const upsertMeasurement = async (
   const remove = measurements.attributes.filter(
     (name) => !(name in fields) && name !== 'id' && name !== 'createdAt',
   );
+  // What the item held before is copied into the replaced-value attributes by the same update (its
+  // right-hand sides read the item as it was): provenance without a read or a write of its own. An
+  // attribute the item lacked is copied as NULL, which reads as absent.
+  const copies = Object.entries(REPLACED_FROM).map(([to, from]) => `#${to} = if_not_exists(#${from}, :none)`);
   const { Attributes } = await client.send(
     new UpdateCommand({
       TableName: tableName,
       Key: { pk, sk },
       UpdateExpression:
-        `SET ${[...set.map((name) => `#${name} = :${name}`), '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}` +
+        `SET ${[...set.map((name) => `#${name} = :${name}`), ...copies, '#id = if_not_exists(#id, :id)', '#createdAt = if_not_exists(#createdAt, :createdAt)'].join(', ')}` +
         (remove.length > 0 ? ` REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''),
       ExpressionAttributeNames: Object.fromEntries(
-        [...set, ...remove, 'id', 'createdAt'].map((name) => [`#${name}`, name]),
+        [...new Set([...set, ...remove, ...Object.entries(REPLACED_FROM).flat(), 'id', 'createdAt'])].map(
+          (name) => [`#${name}`, name],
+        ),
       ),
       ExpressionAttributeValues: Object.fromEntries([
         ...Object.entries(fields).map(([name, value]) => [`:${name}`, value]),
         [':id', id],
         [':createdAt', createdAt],
+        [':none', null],
       ]),
       ReturnValues: 'ALL_NEW',
     }),
@@ -188,14 +291,19 @@ export const upsertMeasurement = async (
 /** A measurement to write, with its existing record (read beforehand, by identity) if there is one. */
 interface Planned<Id> {
   input: MeasurementWrite;
-  existing: Identity<string> | undefined;
+  existing: Measurement | undefined;
   newId: Id;
 }
 
 /** The records a write of several measurements stores, and whether each replaces one. */
 const plan = <Id>(planned: Planned<Id>[], context: WriteContext) =>
   planned.map(({ input, existing, newId }) => ({
-    measurement: recordOf<string | Id>(input, context, existing ?? { id: newId, createdAt: context.at }),
+    measurement: recordOf<string | Id>(
+      input,
+      context,
+      existing ? { id: existing.id, createdAt: existing.createdAt } : { id: newId, createdAt: context.at },
+      existing,
+    ),
     status: existing ? ('updated' as const) : ('created' as const),
   }));
 

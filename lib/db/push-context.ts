@@ -58,3 +58,23 @@ export const readPushContext = async (
     ),
   };
 };
+
+/**
+ * The stored records of some measurements, by identity, in one strongly consistent BatchGetItem: the
+ * records of a push whose KPIs' periods put them elsewhere than the first round trip read.
+ */
+export const readMeasurementRecords = async (
+  db: Database,
+  measurements: readonly MeasurementIdentity[],
+): Promise<Map<string, Measurement>> => {
+  const items = await batchGet(
+    db,
+    measurements.map((m) => keys.measurement(m.kpiId, m.periodStart, m.periodEnd)),
+  );
+  return new Map(
+    items.map((item) => {
+      const record = toMeasurement(item);
+      return [identityOf(record), record];
+    }),
+  );
+};

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { kpiPeriodSchema } from './period';
 import { id, timestamp } from './values';
 
 /** Spec 2.6: the allowed values of `kpiType`. */
@@ -70,6 +71,11 @@ export const kpiSchema = z.object({
   name: z.string(),
   unit: z.optional(z.string()),
   createdAt: timestamp,
+  period: kpiPeriodSchema.check(
+    z.describe(
+      'The span one measurement stands for: `day`, `week` (ISO, Monday to Sunday), `month` (the default), `quarter` or `year`, as UTC calendar dates. A push without a period lands in the current one; any other span than one whole period is refused.',
+    ),
+  ),
   direction: kpiDirectionSchema.check(
     z.describe(
       '`higher_is_better` (the default): the target is met from below; `lower_is_better`: from above.',

@@ -9,6 +9,52 @@ import { calendarDate, id, timestamp } from './values';
  */
 const TIMESTAMP = 'ISO 8601 date-time, UTC.';
 
+/** Who wrote a value: a push with an API key, or a run of a pull integration; null when not recorded. */
+export const writerSchema = z
+  .nullable(
+    z.union([
+      z.object({ type: z.literal('apiKey'), id, prefix: z.string() }),
+      z.object({ type: z.literal('integration'), id, name: z.string() }),
+    ]),
+  )
+  .check(
+    z.describe(
+      '`{type: "apiKey", id, prefix}` for a push, `{type: "integration", id, name}` for a pull; `null` for a record written otherwise (the operator, before provenance was kept).',
+    ),
+  );
+export type Writer = z.output<typeof writerSchema>;
+
+/**
+ * The values a write replaced, with their writer and time, kept on the record by the write itself
+ * (no write of its own): when sources meet on one (KPI, period), the record says which value it
+ * replaced and whether another source had written it.
+ */
+export const replacedSchema = z
+  .nullable(
+    z.object({
+      actual: z.number(),
+      target: z.nullable(z.number()),
+      forecast: z.nullable(z.number()),
+      writtenAt: timestamp.check(
+        z.describe(`When the replaced values were written. ${'ISO 8601 date-time, UTC.'}`),
+      ),
+      writtenBy: writerSchema,
+      otherSource: z
+        .boolean()
+        .check(
+          z.describe(
+            'True when the replaced values were written by another source than the current ones: a push over a pull, a pull over a push, another key or another integration.',
+          ),
+        ),
+    }),
+  )
+  .check(
+    z.describe(
+      'The values the last write replaced, who wrote them and when; `null` for a measurement written once (or before this was kept).',
+    ),
+  );
+export type Replaced = z.output<typeof replacedSchema>;
+
 /** The record as stored, described for every reader; a push answers it without its provenance. */
 const recordFields = {
   id: id.check(z.describe('Stays the same when the measurement is replaced.')),
@@ -21,6 +67,7 @@ const recordFields = {
   periodEnd: calendarDate,
   createdAt: timestamp.check(z.describe(`When the (KPI, period) was first pushed. ${TIMESTAMP}`)),
   updatedAt: timestamp.check(z.describe(`When it was last pushed. ${TIMESTAMP}`)),
+  replaced: replacedSchema,
 };
 
 /** The record without where it came from: what a push answers (the pusher knows its key). */

@@ -22,6 +22,7 @@ export const measurementExample = {
   periodEnd: '2026-09-30',
   createdAt: CREATED,
   updatedAt: CREATED,
+  replaced: null,
 };
 
 export const batchExample = {
@@ -40,6 +41,19 @@ export const batchExample = {
         target: null,
         forecast: 0.9,
         createdAt: '2026-09-01T06:00:00.100Z',
+        // Replaced a value a pull integration had stored for the period.
+        replaced: {
+          actual: 0.68,
+          target: null,
+          forecast: 0.9,
+          writtenAt: '2026-09-01T06:00:00.100Z',
+          writtenBy: {
+            type: 'integration',
+            id: '01937b21-6e20-7d3f-8a4b-5c6d7e8f9a01',
+            name: 'Deploy metrics',
+          },
+          otherSource: true,
+        },
       },
     },
   ],
@@ -52,6 +66,7 @@ export const kpiExample = {
   name: 'Monthly recurring revenue',
   unit: 'EUR',
   createdAt: '2026-01-05T08:00:00.000Z',
+  period: 'month',
   ...KPI_TARGET_DEFAULTS,
   cadence: 'monthly',
   graceHours: 24,

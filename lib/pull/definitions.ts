@@ -106,8 +106,13 @@ export const kpisOf = async (db: Database, tenantId: string, bindings: PullBindi
   return kpis;
 };
 
-/** Every binding's KPI must be the tenant's, of its type: 404 naming the others, as a push does. */
-const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[]) => {
+/**
+ * Every binding's KPI must be the tenant's, of its type: 404 naming the others, as a push does. A
+ * period of a unit (not read from the answer) must be each KPI's own, as a push's span must be one
+ * whole period of its KPI: 400 naming the binding and the KPI's period. A period read from the answer
+ * is checked at every run (./run.ts).
+ */
+const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[], period: PullPeriod) => {
   const kpis = await kpisOf(db, tenantId, bindings);
   const missing = [
     ...new Set(bindings.filter((b) => kpis.get(b.kpiId)?.type !== b.kpiType).map((b) => b.kpiId)),
@@ -119,6 +124,19 @@ const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[
       { extensions: { missingKpiIds: missing } },
     );
   }
+  if (typeof period !== 'string') return;
+  const errors = bindings.flatMap((binding, index) => {
+    const kpiPeriod = (kpis.get(binding.kpiId) as Kpi).period;
+    return kpiPeriod === period
+      ? []
+      : [
+          {
+            path: `measurements[${index}].kpiId`,
+            message: `the KPI's period is ${kpiPeriod}, not the integration's ${period}: its values must be one whole ${kpiPeriod} (set period to "${kpiPeriod}", or bind it in an integration of its own)`,
+          },
+        ];
+  });
+  if (errors.length > 0) throw invalid(errors);
 };
 
 const SET = { set: true } as const;
@@ -169,7 +187,7 @@ export const createIntegration = async (
   const tenant = await assertMayPull(deps, input.tenantId);
   const problems = definitionProblems(deps, input);
   if (problems.length > 0) throw invalid(problems);
-  await assertKpis(db, input.tenantId, input.measurements);
+  await assertKpis(db, input.tenantId, input.measurements, input.period ?? 'month');
   const at = new Date(now()).toISOString();
   const { view, secrets } = splitAuth(input.auth);
   const integration: PullIntegration = {
@@ -263,7 +281,9 @@ export const updateIntegration = async (
     }
   }
   if (problems.length > 0) throw invalid(problems);
-  if (patch.measurements) await assertKpis(db, tenantId, patch.measurements);
+  if (patch.measurements || patch.period) {
+    await assertKpis(db, tenantId, patch.measurements ?? stored.measurements, patch.period ?? stored.period);
+  }
   const at = now();
   const reset = stored.status !== 'active';
   const schedule = patch.schedule ?? stored.schedule;

@@ -18,7 +18,14 @@ import type { PullRun, RunBinding, RunErrorClass, RunOutcome } from '../domain/p
 import { uuidv7 } from '../ids';
 import { logAuditEvent, logger } from '../logger';
 import type { MeasurementInput } from '../push/measurement-schema';
-import { type ExistingOf, measurementKey, planStore, storeMeasurements, writableKpi } from '../push/store';
+import {
+  type ExistingOf,
+  measurementKey,
+  placeInPeriod,
+  planStore,
+  storeMeasurements,
+  writableKpi,
+} from '../push/store';
 import { type Extracted, extract } from './extract';
 import { type FetchResult, fetchSource } from './fetch';
 import { DISABLE_AFTER_MS, FAILING_AFTER, nextRunAfter, nextSlot } from './schedule';
@@ -109,11 +116,18 @@ const evaluate = async (deps: PullFetchDeps, stored: StoredIntegration, at: numb
   const extracted = extract(stored.measurements, stored.period, fetched.answer, at);
   const candidates = extracted.flatMap((e) => (e.measurement ? [e.measurement] : []));
   const targets = await readTargets(deps, stored.tenantId, candidates);
-  const checked = extracted.map((e) =>
-    e.measurement && !writableKpi(targets.kpis.get(e.binding.kpiId), stored.tenantId, e.binding.kpiType)
-      ? { ...e, measurement: undefined, problem: KPI_PROBLEM }
-      : e,
-  );
+  const checked = extracted.map((e): Extracted => {
+    if (!e.measurement) return e;
+    const kpi = targets.kpis.get(e.binding.kpiId);
+    if (!writableKpi(kpi, stored.tenantId, e.binding.kpiType)) {
+      return { ...e, measurement: undefined, problem: KPI_PROBLEM };
+    }
+    // The KPI's period may have changed since the integration was saved, or come from the answer.
+    const placed = placeInPeriod(kpi, e.measurement, at);
+    return placed.ok
+      ? { ...e, measurement: placed.measurement }
+      : { ...e, measurement: undefined, problem: `${placed.field}: ${placed.message}` };
+  });
   return {
     fetched,
     extracted: checked,

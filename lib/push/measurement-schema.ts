@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { kpiTypeSchema } from '../domain/kpi';
+import { DEFAULT_KPI_PERIOD, periodContaining } from '../domain/period';
 
 /** Maximum measurements per batch request (spec 8). */
 export const MAX_BATCH_SIZE = 50;
@@ -36,16 +37,12 @@ const optionalNumber = (description: string) =>
 
 const MEASUREMENT_NUMBER = `A finite number: 0, or a magnitude between ${MIN_MEASUREMENT_MAGNITUDE} and ${MAX_MEASUREMENT_VALUE} (what DynamoDB stores and JavaScript reads back exactly). \`-0\` is stored as 0.`;
 
-const monthOf = (date: string) => {
-  const [year, month] = date.split('-').map(Number) as [number, number];
-  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const mm = String(month).padStart(2, '0');
-  return { start: `${year}-${mm}-01`, end: `${year}-${mm}-${last}` }; // a month's last day is 28 to 31
-};
-
 /**
- * Spec 2.5. Missing period bounds default to the month (UTC): of the other bound when one is given,
- * else the current month. So a cron job that pushes month-to-date values every day can omit both.
+ * Spec 2.5. A bound left out is the KPI's to fill, known only once the KPI is read: the schema fills
+ * it with the month (UTC) of the other bound, or the current month (the interface's default, and the
+ * key the push reads a stored record at before it knows the KPI), and says which it filled in
+ * `defaulted`. The push then puts the measurement in its KPI's period (lib/domain/period.ts
+ * `resolvePeriod`), and a span that is not one whole period of the KPI is refused there.
  */
 export const measurementInputSchema = z
   .pipe(
@@ -62,27 +59,39 @@ export const measurementInputSchema = z
       periodStart: z.optional(
         calendarDate.check(
           z.describe(
-            'First day of the period, a calendar date `YYYY-MM-DD` (`2026-02-30` is invalid), not after `periodEnd`. Default: the first day of the month (UTC) of `periodEnd`, or of the current month.',
+            'First day of the period, a calendar date `YYYY-MM-DD` (UTC; `2026-02-30` is invalid). With `periodEnd`, the two must be one whole period of the KPI (its `period`: day, ISO week, month, quarter or year); alone, it names the KPI period that holds it. Default: the KPI’s current period (for a monthly KPI, the current month).',
           ),
         ),
       ),
       periodEnd: z.optional(
         calendarDate.check(
           z.describe(
-            'Last day of the period, `YYYY-MM-DD`. Default: the last day of the month (UTC) of `periodStart`, or of the current month.',
+            'Last day of the period, `YYYY-MM-DD`. Alone, it names the KPI period that holds it. Default: the end of the KPI’s current period, or of the period that holds `periodStart`.',
           ),
         ),
       ),
     }),
     z.transform(({ periodStart, periodEnd, target, forecast, ...rest }) => {
-      // Stryker disable next-line MethodExpression: monthOf reads only year and month, the time part is ignored
-      const month = monthOf(periodStart ?? periodEnd ?? new Date().toISOString().slice(0, 10));
+      const month = periodContaining(
+        DEFAULT_KPI_PERIOD,
+        // Stryker disable next-line MethodExpression: only the day of the instant is read
+        periodStart ?? periodEnd ?? new Date().toISOString().slice(0, 10),
+      );
+      const defaulted: Defaulted | undefined =
+        periodStart === undefined
+          ? periodEnd === undefined
+            ? 'both'
+            : 'periodStart'
+          : periodEnd === undefined
+            ? 'periodEnd'
+            : undefined;
       return {
         ...rest,
         target: target ?? undefined,
         forecast: forecast ?? undefined,
-        periodStart: periodStart ?? month.start,
-        periodEnd: periodEnd ?? month.end,
+        periodStart: periodStart ?? month.periodStart,
+        periodEnd: periodEnd ?? month.periodEnd,
+        ...(defaulted ? { defaulted } : {}),
       };
     }),
   )
@@ -97,6 +106,9 @@ export const measurementInputSchema = z
         'Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values.',
     }),
   );
+
+/** Which bounds of a measurement were left out, so that its KPI's period fills them. */
+export type Defaulted = 'both' | 'periodStart' | 'periodEnd';
 
 export type MeasurementInput = z.output<typeof measurementInputSchema>;
 

@@ -3,7 +3,7 @@ import { outsideScope } from '../api-keys/rules';
 import { countRefusal, countRequest, dayOf, type RequestCount, recordUse } from '../db/api-key-usage';
 import type { Database } from '../db/client';
 import type { PlannedMeasurement, WriteContext, WrittenMeasurement } from '../db/measurements';
-import { identityOf, type PushContext, readPushContext } from '../db/push-context';
+import { identityOf, type PushContext, readMeasurementRecords, readPushContext } from '../db/push-context';
 import type { ApiKey } from '../domain/api-key';
 import type { UsageRefusal } from '../domain/api-key-usage';
 import type { Kpi } from '../domain/kpi';
@@ -29,7 +29,7 @@ import {
   decide as rateLimitDecision,
   windowStart,
 } from './rate-limit';
-import { planStore, storeMeasurements, writableKpi } from './store';
+import { placeAllInPeriods, planStore, storeMeasurements, writableKpi } from './store';
 
 export interface PushDeps {
   db: Database;
@@ -57,6 +57,8 @@ export interface PushInput {
    * written, not even `lastUsedAt`; the answer says what would be created or updated.
    */
   dryRun?: boolean | undefined;
+  /** How the request names its element `index` in a problem: `measurements[3]` in a batch. */
+  pathOf?: ((index: number) => string) | undefined;
 }
 
 export interface PushRequest {
@@ -307,15 +309,16 @@ const authenticate = async (
 
 /**
  * Whether the push may be written, from what was read: within the key's rate limit, a valid input, KPIs
- * of the key's tenant with those types, inside the key's scope. Its answer is what a write records of
- * the push: the tenant, the key and the time.
+ * of the key's tenant with those types, inside the key's scope, each measurement one whole period of
+ * its KPI. Its answer is what a write records of the push (the tenant, the key and the time) and the
+ * measurements in their KPIs' periods.
  */
 const decide = (
   deps: PushDeps,
   { apiKey, tenant, read, window }: Authenticated,
   rate: RateLimitDecision,
   input: Settled<PushInput>,
-): WriteContext => {
+): { context: WriteContext; measurements: MeasurementInput[] } => {
   if (!rate.admitted) {
     throw new AppError(
       'RATE_LIMIT_EXCEEDED',
@@ -325,8 +328,14 @@ const decide = (
   if (!input.ok) throw input.error;
   assertOwnership(input.value.measurements, read.kpis, tenant.id);
   assertInScope(input.value.measurements, apiKey);
-  const at = new Date((deps.now ?? Date.now)()).toISOString();
-  return { tenantId: tenant.id, source: { type: 'apiKey', id: apiKey.id, prefix: apiKey.prefix }, at };
+  const now = (deps.now ?? Date.now)();
+  // After the scope: a key learns nothing of a KPI outside it, its period included.
+  const measurements = placeAllInPeriods(input.value.measurements, read.kpis, now, input.value.pathOf);
+  const at = new Date(now).toISOString();
+  return {
+    context: { tenantId: tenant.id, source: { type: 'apiKey', id: apiKey.id, prefix: apiKey.prefix }, at },
+    measurements,
+  };
 };
 
 /**
@@ -339,11 +348,20 @@ const write = async (
   deps: PushDeps,
   request: PushRequest,
   { keyHash, counted, read }: Authenticated,
-  { measurements, dryRun, readExisting }: Wanted,
-  context: WriteContext,
+  { dryRun, readExisting, measurements: asked }: Wanted,
+  { context, measurements }: { context: WriteContext; measurements: MeasurementInput[] },
   headers: Record<string, string>,
 ): Promise<PushResult> => {
-  const existing = (input: MeasurementInput) => read.existing.get(identityOf(input));
+  // The first round trip read each record at the month the schema filled in; a measurement its KPI's
+  // period placed elsewhere (a weekly KPI pushed without a period) is read where it landed.
+  const moved = readExisting
+    ? measurements.filter((m, i) => identityOf(m) !== identityOf(asked[i] as MeasurementInput))
+    : [];
+  const records =
+    moved.length > 0
+      ? new Map([...read.existing, ...(await readMeasurementRecords(deps.db, moved))])
+      : read.existing;
+  const existing = (input: MeasurementInput) => records.get(identityOf(input));
   if (dryRun) return { dryRun: true, items: planStore(measurements, context, existing), headers };
   if (request.context && request.context.getRemainingTimeInMillis() < MIN_TIME_FOR_WRITES_MS) {
     throw new AppError(
@@ -389,8 +407,8 @@ const pipeline = async (deps: PushDeps, request: PushRequest, caller: Caller): P
   // window the count went to, however long the first round trip took.
   const rate = rateLimitDecision(counted.count, tenant.plan, deps.rateLimits, countedAt);
   try {
-    const context = decide(deps, authenticated, rate, input);
-    return await write(deps, request, authenticated, wanted, context, rate.headers);
+    const decided = decide(deps, authenticated, rate, input);
+    return await write(deps, request, authenticated, wanted, decided, rate.headers);
   } catch (error) {
     if (error instanceof AppError) Object.assign(error.headers, rate.headers);
     throw error;

@@ -10,6 +10,8 @@ import {
 } from '../db/measurements';
 import type { Kpi } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
+import { type KpiPeriod, type PeriodSpan, periodMismatchMessage, resolvePeriod } from '../domain/period';
+import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { MeasurementInput } from './measurement-schema';
 
@@ -33,7 +35,101 @@ export const writableKpi = (kpi: Kpi | undefined, tenantId: string, kpiType: str
   kpi !== undefined && kpi.tenantId === tenantId && kpi.type === kpiType;
 
 /** The existing record of a measurement, read beforehand and parsed (undefined when there is none). */
-export type ExistingOf = (input: MeasurementInput) => Pick<Measurement, 'id' | 'createdAt'> | undefined;
+export type ExistingOf = (input: MeasurementInput) => Measurement | undefined;
+
+/** A measurement put in its KPI's period, or why its span is not one. */
+export type PeriodPlacement =
+  | { ok: true; measurement: MeasurementInput }
+  | {
+      ok: false;
+      field: 'periodStart' | 'periodEnd';
+      message: string;
+      period: KpiPeriod;
+      expected: PeriodSpan;
+    };
+
+/**
+ * The period rule, for a push and a pull alike: a measurement is one whole period of its KPI. The
+ * bounds it left out (`defaulted`) are its KPI's current period, or the period that holds the bound it
+ * gave; bounds given must be exactly one period, else the problem names the KPI's period and the
+ * dates expected (the period that holds `periodStart`). Time is UTC: `nowMs`'s UTC day.
+ */
+export const placeInPeriod = (
+  kpi: Pick<Kpi, 'period'>,
+  m: MeasurementInput,
+  nowMs: number,
+): PeriodPlacement => {
+  const { defaulted, ...measurement } = m;
+  const given = {
+    periodStart: defaulted === 'both' || defaulted === 'periodStart' ? undefined : m.periodStart,
+    periodEnd: defaulted === 'both' || defaulted === 'periodEnd' ? undefined : m.periodEnd,
+  };
+  const resolved = resolvePeriod(kpi.period, given, nowMs);
+  if (resolved.ok) return { ok: true, measurement: { ...measurement, ...resolved.span } };
+  const { expected } = resolved;
+  return {
+    ok: false,
+    field:
+      given.periodStart !== undefined && given.periodStart !== expected.periodStart
+        ? 'periodStart'
+        : 'periodEnd',
+    message: periodMismatchMessage(kpi.period, expected),
+    period: kpi.period,
+    expected,
+  };
+};
+
+const identity = (m: MeasurementInput) => `${m.kpiId}|${m.periodStart}|${m.periodEnd}`;
+
+/**
+ * Every measurement of a set in its KPI's period (the KPIs checked already), or a 400 naming each
+ * one that is not a whole period, and each two that land on the same period, before anything is
+ * written. `pathOf` names an element as the request does (`measurements[3]`, or `` for one).
+ */
+export const placeAllInPeriods = (
+  measurements: MeasurementInput[],
+  kpis: Map<string, Pick<Kpi, 'period'>>,
+  nowMs: number,
+  pathOf: (index: number) => string = () => '',
+): MeasurementInput[] => {
+  const errors: FieldError[] = [];
+  const expectedPeriods: Record<string, unknown>[] = [];
+  const at = (index: number, field: string) => (pathOf(index) ? `${pathOf(index)}.${field}` : field);
+  const placed = measurements.map((m, index) => {
+    const kpi = kpis.get(m.kpiId) as Pick<Kpi, 'period'>;
+    const placement = placeInPeriod(kpi, m, nowMs);
+    if (placement.ok) return placement.measurement;
+    errors.push({ path: at(index, placement.field), message: placement.message });
+    expectedPeriods.push({
+      path: pathOf(index) || '(body)',
+      kpiId: m.kpiId,
+      period: placement.period,
+      ...placement.expected,
+    });
+    return m;
+  });
+  if (errors.length === 0) {
+    const first = new Map<string, number>();
+    placed.forEach((m, index) => {
+      const earlier = first.get(identity(m));
+      if (earlier === undefined) first.set(identity(m), index);
+      else {
+        errors.push({ path: pathOf(earlier), message: `same kpiId and period as ${pathOf(index)}` });
+        errors.push({ path: pathOf(index), message: `same kpiId and period as ${pathOf(earlier)}` });
+      }
+    });
+  }
+  if (errors.length > 0) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      expectedPeriods.length > 0
+        ? `A measurement must be one whole period of its KPI: ${expectedPeriods.length} is not.`
+        : `The request body has ${errors.length} invalid field(s).`,
+      { errors, ...(expectedPeriods.length > 0 ? { extensions: { expectedPeriods } } : {}) },
+    );
+  }
+  return placed;
+};
 
 /**
  * Writes checked measurements. Without `existing` (one measurement, not read first) it is one

@@ -13,6 +13,7 @@ import { createUser, type User } from '../../lib/db/users';
 import { auditEvent, systemContext } from '../../lib/domain/audit-event';
 import { KPI_TYPES, type Kpi, type KpiType } from '../../lib/domain/kpi';
 import type { Measurement } from '../../lib/domain/measurement';
+import type { KpiPeriod } from '../../lib/domain/period';
 import type { Feature, Plan } from '../../lib/domain/plan';
 import type { Role } from '../../lib/domain/user';
 import { uuidv7 } from '../../lib/ids';
@@ -41,6 +42,8 @@ export interface TenantOptions {
   features?: Feature[];
   active?: boolean;
   kpiTypes?: KpiType[];
+  /** The period of every KPI made (default: the KPIs' default, `month`). */
+  period?: KpiPeriod;
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -64,13 +67,15 @@ export const createTestTenant = async ({
   features = ['kpi_push_measurement'],
   active = true,
   kpiTypes = KPI_TYPES,
+  period,
 }: TenantOptions = {}): Promise<TestTenant> => {
   const tenant = await createTenant(db, { name: `Tenant ${randomUUID()}`, plan, features, active });
   const [ADMIN, EDITOR, VIEWER] = await Promise.all(
     (['ADMIN', 'EDITOR', 'VIEWER'] as const).map((role) => addUser(db, tenant.id, role)),
   );
   const kpis = [];
-  for (const type of kpiTypes) kpis.push(await createKpi(db, tenant.id, { type, name: `${type} KPI` }));
+  for (const type of kpiTypes)
+    kpis.push(await createKpi(db, tenant.id, { type, name: `${type} KPI`, period }));
   return {
     tenant,
     users: { ADMIN: ADMIN as TestUser, EDITOR: EDITOR as TestUser, VIEWER: VIEWER as TestUser },
@@ -118,6 +123,7 @@ export const measurementRecord = (
     apiKeyPrefix: null,
     integrationId: null,
     integrationName: null,
+    replaced: null,
     ...extra,
   };
 };

@@ -47,10 +47,12 @@ export const measurementFor = (kpi: Kpi, overrides: Record<string, unknown> = {}
   ...overrides,
 });
 
-/** `count` valid measurements spread over `kpis`, each for its own day of `year` (distinct identities). */
-export const dailyMeasurements = (kpis: Kpi[], count: number, year: number): MeasurementInput[] =>
+/**
+ * `count` valid measurements spread over `kpis`, each for its own month from January of `year`
+ * (distinct identities; the test KPIs are monthly, so each is one whole period of its KPI).
+ */
+export const monthlyMeasurements = (kpis: Kpi[], count: number, year: number): MeasurementInput[] =>
   Array.from({ length: count }, (_, i) => {
-    const date = new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10);
     const kpi = kpis[i % kpis.length] as Kpi;
     return {
       kpiId: kpi.id,
@@ -58,8 +60,8 @@ export const dailyMeasurements = (kpis: Kpi[], count: number, year: number): Mea
       actual: i,
       target: undefined,
       forecast: undefined,
-      periodStart: date,
-      periodEnd: date,
+      periodStart: new Date(Date.UTC(year, i, 1)).toISOString().slice(0, 10),
+      periodEnd: new Date(Date.UTC(year, i + 1, 0)).toISOString().slice(0, 10),
     };
   });
 

@@ -21721,6 +21721,40 @@ function duration2(params) {
   return _isoDuration(ZodMiniISODuration, params);
 }
 
+// lib/domain/period.ts
+var KPI_PERIODS = ["day", "week", "month", "quarter", "year"];
+var kpiPeriodSchema = _enum(KPI_PERIODS, { message: `must be one of ${KPI_PERIODS.join(", ")}` });
+var DEFAULT_KPI_PERIOD = "month";
+var DAY_MS = 864e5;
+var dayMs = (date3) => {
+  const [year, month, day] = date3.split("-").map(Number);
+  return Date.UTC(year, month - 1, day);
+};
+var dateOf = (ms) => new Date(ms).toISOString().slice(0, 10);
+var periodContaining = (period, date3) => {
+  const ms = dayMs(date3);
+  const at = new Date(ms);
+  const year = at.getUTCFullYear();
+  const month = at.getUTCMonth();
+  const span = (start, end) => ({ periodStart: dateOf(start), periodEnd: dateOf(end) });
+  switch (period) {
+    case "day":
+      return span(ms, ms);
+    case "week": {
+      const monday = ms - (at.getUTCDay() + 6) % 7 * DAY_MS;
+      return span(monday, monday + 6 * DAY_MS);
+    }
+    case "month":
+      return span(Date.UTC(year, month, 1), Date.UTC(year, month + 1, 0));
+    case "quarter": {
+      const first = month - month % 3;
+      return span(Date.UTC(year, first, 1), Date.UTC(year, first + 3, 0));
+    }
+    case "year":
+      return span(Date.UTC(year, 0, 1), Date.UTC(year, 11, 31));
+  }
+};
+
 // lib/domain/values.ts
 var id = uuid2();
 var timestamp = iso_exports.datetime({ offset: true });
@@ -21763,6 +21797,11 @@ var kpiSchema = object({
   name: string2(),
   unit: optional(string2()),
   createdAt: timestamp,
+  period: kpiPeriodSchema.check(
+    describe2(
+      "The span one measurement stands for: `day`, `week` (ISO, Monday to Sunday), `month` (the default), `quarter` or `year`, as UTC calendar dates. A push without a period lands in the current one; any other span than one whole period is refused."
+    )
+  ),
   direction: kpiDirectionSchema.check(
     describe2(
       "`higher_is_better` (the default): the target is met from below; `lower_is_better`: from above."
@@ -21807,12 +21846,6 @@ var storableNumber = (typeMessage) => pipe(
 var calendarDate2 = iso_exports.date({ message: "must be a calendar date YYYY-MM-DD, e.g. 2026-02-28" });
 var optionalNumber = (description) => nullish2(storableNumber("must be a finite number or null")).check(describe2(description));
 var MEASUREMENT_NUMBER = `A finite number: 0, or a magnitude between ${MIN_MEASUREMENT_MAGNITUDE} and ${MAX_MEASUREMENT_VALUE} (what DynamoDB stores and JavaScript reads back exactly). \`-0\` is stored as 0.`;
-var monthOf = (date3) => {
-  const [year, month] = date3.split("-").map(Number);
-  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const mm = String(month).padStart(2, "0");
-  return { start: `${year}-${mm}-01`, end: `${year}-${mm}-${last}` };
-};
 var measurementInputSchema = pipe(
   strictObject({
     kpiId: uuid2({ message: "must be the UUID of a KPI" }).check(describe2("UUID of a KPI of the key\u2019s tenant (`GET /kpis`).")),
@@ -21825,26 +21858,32 @@ var measurementInputSchema = pipe(
     periodStart: optional(
       calendarDate2.check(
         describe2(
-          "First day of the period, a calendar date `YYYY-MM-DD` (`2026-02-30` is invalid), not after `periodEnd`. Default: the first day of the month (UTC) of `periodEnd`, or of the current month."
+          "First day of the period, a calendar date `YYYY-MM-DD` (UTC; `2026-02-30` is invalid). With `periodEnd`, the two must be one whole period of the KPI (its `period`: day, ISO week, month, quarter or year); alone, it names the KPI period that holds it. Default: the KPI\u2019s current period (for a monthly KPI, the current month)."
         )
       )
     ),
     periodEnd: optional(
       calendarDate2.check(
         describe2(
-          "Last day of the period, `YYYY-MM-DD`. Default: the last day of the month (UTC) of `periodStart`, or of the current month."
+          "Last day of the period, `YYYY-MM-DD`. Alone, it names the KPI period that holds it. Default: the end of the KPI\u2019s current period, or of the period that holds `periodStart`."
         )
       )
     )
   }),
   transform(({ periodStart, periodEnd, target, forecast, ...rest }) => {
-    const month = monthOf(periodStart ?? periodEnd ?? (/* @__PURE__ */ new Date()).toISOString().slice(0, 10));
+    const month = periodContaining(
+      DEFAULT_KPI_PERIOD,
+      // Stryker disable next-line MethodExpression: only the day of the instant is read
+      periodStart ?? periodEnd ?? (/* @__PURE__ */ new Date()).toISOString().slice(0, 10)
+    );
+    const defaulted = periodStart === void 0 ? periodEnd === void 0 ? "both" : "periodStart" : periodEnd === void 0 ? "periodEnd" : void 0;
     return {
       ...rest,
       target: target ?? void 0,
       forecast: forecast ?? void 0,
-      periodStart: periodStart ?? month.start,
-      periodEnd: periodEnd ?? month.end
+      periodStart: periodStart ?? month.periodStart,
+      periodEnd: periodEnd ?? month.periodEnd,
+      ...defaulted ? { defaulted } : {}
     };
   })
 ).check(

@@ -20,7 +20,7 @@ import { apiEvent, type Handler, invoke, lambdaContext } from '../../support/eve
 import { bearer, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
 import { instrument } from '../../support/instrumented-db';
 import { describeJwtAuth } from '../../support/jwt-auth-cases';
-import { dailyMeasurements, measurementFor, pushBatch, pushOne } from '../../support/push';
+import { measurementFor, monthlyMeasurements, pushBatch, pushOne } from '../../support/push';
 
 const admin = (tenant: TestTenant) => bearer(tenant.users.ADMIN.token);
 const create = (tenant: TestTenant, body: unknown) =>
@@ -400,7 +400,7 @@ describe('KPI-scoped keys', () => {
       tenants: createTenantCache({ ttlSeconds: 30, load: (id) => getTenant(db, id) }),
       rateLimits: { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } },
     };
-    const [measurement] = dailyMeasurements([owner.kpis[1]!], 1, 2030);
+    const [measurement] = monthlyMeasurements([owner.kpis[1]!], 1, 2030);
     const refused = await pushMeasurements(deps, {
       apiKey: key.key,
       authorizer: { keyId: key.id, status: 'active' },
@@ -482,7 +482,7 @@ describe('KPI-scoped keys', () => {
     const request = (year: number) => ({
       apiKey: third.key,
       authorizer: { keyId: third.id, status: 'active' as const },
-      input: Promise.resolve({ measurements: dailyMeasurements([kpis[99]!], 1, year) }),
+      input: Promise.resolve({ measurements: monthlyMeasurements([kpis[99]!], 1, year) }),
     });
     await pushMeasurements(deps, request(2040)); // warms the tenant cache
     probe.reset();
@@ -495,7 +495,7 @@ describe('KPI-scoped keys', () => {
     probe.reset();
     await pushMeasurements(deps, {
       ...request(0),
-      input: Promise.resolve({ measurements: dailyMeasurements(kpis, 50, 2042) }),
+      input: Promise.resolve({ measurements: monthlyMeasurements(kpis, 50, 2042) }),
     });
     expect(probe.capacity().write).toBeLessThanOrEqual(52);
   });

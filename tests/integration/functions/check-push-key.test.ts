@@ -10,7 +10,7 @@ import { type PushDeps, pushMeasurements } from '../../../lib/push/push-service'
 import { createTenantCache } from '../../../lib/tenant-cache';
 import { createGateway } from '../../support/api-gateway';
 import { createRawKey, createTestTenant, db, publish, type TestTenant } from '../../support/fixtures';
-import { dailyMeasurements, measurementFor, pushOne } from '../../support/push';
+import { measurementFor, monthlyMeasurements, pushOne } from '../../support/push';
 
 /** GET /integrations/push/key, behind the push routes' authorizer. */
 let tenant: TestTenant;
@@ -106,7 +106,7 @@ describe('key check: the library (lib/push/key-check.ts)', () => {
     const remaining = async () => (await checkApiKey(deps(), key, '127.0.0.1')).body.rateLimit.remaining;
     expect(await remaining()).toBe(2);
     for (const [i, expected] of [1, 0, 0].entries()) {
-      const body = dailyMeasurements(tenant.kpis, 1, 2001 + i);
+      const body = monthlyMeasurements(tenant.kpis, 1, 2001 + i);
       await pushMeasurements(deps(), { apiKey: key, input: Promise.resolve({ measurements: body }) }).catch(
         () => undefined,
       );

@@ -85,6 +85,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       apiKeyPrefix: keyPrefix,
       integrationId: null,
       integrationName: null,
+      replaced: null,
     });
     expect(measurements[1]).toMatchObject({ target: null, forecast: 30 });
   });
@@ -126,6 +127,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       type: 'THEME_KPI',
       name: kpi.name,
       createdAt: kpi.createdAt,
+      period: 'month',
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,

@@ -37,6 +37,7 @@ describe('GET /kpis: happy path', () => {
         type: expect.any(String),
         name: expect.any(String),
         createdAt: expect.any(String),
+        period: 'month',
         direction: 'higher_is_better',
         tolerance: 0.1,
         qualitative: false,

@@ -48,6 +48,7 @@ describe('GET /kpis/{kpiId}/measurements: happy path', () => {
       'periodEnd',
       'periodStart',
       'receivedAt',
+      'replaced',
       'target',
       'updatedAt',
     ]);

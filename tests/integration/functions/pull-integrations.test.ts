@@ -398,6 +398,7 @@ describe('POST /integrations/pull/{id}/preview', () => {
       'kpiType',
       'periodEnd',
       'periodStart',
+      'replaced',
       'target',
       'updatedAt',
     ]);
@@ -446,7 +447,7 @@ describe('POST /integrations/pull/{id}/preview', () => {
 
 describe('POST /integrations/pull/{id}/run and the run log', () => {
   it('stores through the push’s write path: created, then updated; the record names the integration, the KPI shows it', async () => {
-    const owner = await createTestTenant({ features: [...PULL], kpiTypes: ['BSC_KPI'] });
+    const owner = await createTestTenant({ features: [...PULL], kpiTypes: ['BSC_KPI'], period: 'day' });
     const created = await createdFor(owner, { name: 'Billing MRR', period: 'day' });
     const first = await run(admin(owner), created.id);
     expect(first.status).toBe(200);

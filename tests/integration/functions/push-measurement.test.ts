@@ -38,6 +38,7 @@ describe('POST /integrations/push/measurement: happy path', () => {
       ...currentMonth(),
       createdAt: expect.any(String),
       updatedAt: result.body.createdAt,
+      replaced: null,
     });
     expect(await storedMeasurements(tenant, kpi.id)).toEqual([result.body]);
   });
@@ -59,14 +60,19 @@ describe('POST /integrations/push/measurement: happy path', () => {
     expect(await storedMeasurements(tenant, kpi.id)).toEqual([second.body]);
   });
 
-  it("a missing periodEnd defaults to the end of periodStart's month (and vice versa)", async () => {
+  it("a missing periodEnd is the end of periodStart's month (and vice versa); a bound inside the month is 400", async () => {
     const kpi = tenant.kpis[2]!;
     expect((await pushOne(apiKey, measurementFor(kpi, { periodStart: '2024-02-01' }))).body.periodEnd).toBe(
       '2024-02-29',
     );
-    expect((await pushOne(apiKey, measurementFor(kpi, { periodEnd: '2026-04-15' }))).body.periodStart).toBe(
+    expect((await pushOne(apiKey, measurementFor(kpi, { periodEnd: '2026-04-30' }))).body.periodStart).toBe(
       '2026-04-01',
     );
+    const inside = await pushOne(apiKey, measurementFor(kpi, { periodEnd: '2026-04-15' }));
+    expect(inside.status).toBe(400);
+    expect(inside.body.errors).toEqual([
+      { path: 'periodEnd', message: expect.stringContaining('period is month') },
+    ]);
   });
 
   it('stores which key wrote it and when it was received (not shown in responses)', async () => {
@@ -115,16 +121,9 @@ describe('POST /integrations/push/measurement: happy path', () => {
     const kpi = tenant.kpis[4]!;
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => {
-        const day = String((i % 28) + 1).padStart(2, '0');
-        const month = String(Math.floor(i / 28) + 1).padStart(2, '0');
-        return pushOne(
-          apiKey,
-          measurementFor(kpi, {
-            actual: i,
-            periodStart: `2023-${month}-${day}`,
-            periodEnd: `2023-${month}-${day}`,
-          }),
-        );
+        const start = new Date(Date.UTC(2023, i, 1)).toISOString().slice(0, 10);
+        const end = new Date(Date.UTC(2023, i + 1, 0)).toISOString().slice(0, 10);
+        return pushOne(apiKey, measurementFor(kpi, { actual: i, periodStart: start, periodEnd: end }));
       }),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));

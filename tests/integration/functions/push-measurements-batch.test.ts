@@ -5,7 +5,7 @@ import { KPI_TYPES } from '../../../lib/domain/kpi';
 import { describeApiKeyAuth } from '../../support/api-key-auth-cases';
 import { invoke } from '../../support/events';
 import { createRawKey, createTestTenant, type TestTenant } from '../../support/fixtures';
-import { dailyMeasurements, measurementFor, pushBatch, storedMeasurements } from '../../support/push';
+import { measurementFor, monthlyMeasurements, pushBatch, storedMeasurements } from '../../support/push';
 
 const stored = storedMeasurements;
 
@@ -14,7 +14,7 @@ const storedCount = async (tenant: TestTenant) =>
 
 /** 50 valid measurements over the tenant's 8 KPI types, each with its own day of 2024. */
 const fifty = (tenant: TestTenant, year = 2024): Record<string, unknown>[] =>
-  dailyMeasurements(tenant.kpis, 50, year);
+  monthlyMeasurements(tenant.kpis, 50, year);
 
 let tenant: TestTenant;
 let apiKey: string;

@@ -1453,9 +1453,11 @@ describe('least privilege: what a run of each function sends', () => {
     },
     pushMeasurementsBatch: async ({ tenant, kpis }) => {
       const key = await createRawKey(tenant.id);
-      const measurements = ['2026-01-01', '2026-02-01'].map((periodStart) =>
-        measurementFor(kpis[0]!, { periodStart, periodEnd: periodStart }),
-      );
+      // Two whole periods of the KPI (a month, the default).
+      const measurements = [
+        ['2026-01-01', '2026-01-31'],
+        ['2026-02-01', '2026-02-28'],
+      ].map(([periodStart, periodEnd]) => measurementFor(kpis[0]!, { periodStart, periodEnd }));
       return {
         run: async () => [
           await invoke(

@@ -17,6 +17,7 @@ const measurement = {
   periodEnd: '2026-09-30',
   createdAt: '2026-09-01T06:00:00.412Z',
   updatedAt: '2026-09-01T06:00:00.412Z',
+  replaced: null,
 };
 const rateLimit = { 'RateLimit-Limit': '300', 'RateLimit-Remaining': '299', 'RateLimit-Reset': '42' };
 
@@ -147,6 +148,7 @@ describe('contract check', () => {
       type: 'BSC_KPI',
       name: 'Revenue',
       createdAt: measurement.createdAt,
+      period: 'month',
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,

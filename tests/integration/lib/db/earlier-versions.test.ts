@@ -86,6 +86,7 @@ describe('measurement items of 0.1.0 and 0.2.0', () => {
         apiKeyPrefix: 'skm_a1B2',
         integrationId: null,
         integrationName: null,
+        replaced: null,
       },
       {
         id: seeded.id,
@@ -103,6 +104,7 @@ describe('measurement items of 0.1.0 and 0.2.0', () => {
         apiKeyPrefix: null,
         integrationId: null,
         integrationName: null,
+        replaced: null,
       },
     ]);
     const detail = await getKpiWithMeasurements(db, tenant.tenant.id, kpi.id, { limit: 10 });
@@ -183,7 +185,7 @@ describe('directory items of 0.1.0 and 0.2.0', () => {
 });
 
 describe('KPI items of 0.1.0 and 0.2.0', () => {
-  it('read with the defaults of what came later: target rule and cadence', async () => {
+  it('read with the defaults of what came later: target rule, cadence and a monthly period', async () => {
     const id = uuidv7();
     const tenantId = tenant.tenant.id;
     await put({
@@ -206,6 +208,7 @@ describe('KPI items of 0.1.0 and 0.2.0', () => {
       name: 'Deployments per week',
       unit: 'deployments',
       createdAt: '2026-11-23T06:00:00.000Z',
+      period: 'month',
       direction: 'higher_is_better',
       tolerance: 0.1,
       qualitative: false,

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../../lib/db/keys';
+import { createKpi } from '../../../../lib/db/kpis';
 import { integrationCount, integrationPage } from '../../../../lib/db/pull-integrations';
 import { systemContext } from '../../../../lib/domain/audit-event';
 import { PULL_INTEGRATION_LIMITS } from '../../../../lib/domain/plan';
@@ -81,6 +82,50 @@ describe('a new pull integration', () => {
       code: 'NOT_FOUND',
       message: `No KPI of this organization with the given id and kpiType: ${unknown}, ${another}.`,
       extensions: { missingKpiIds: [unknown, another] },
+    });
+  });
+});
+
+describe('the period of a pull integration', () => {
+  it('must be each bound KPI’s own when it is a unit: 400 naming the binding and the KPI’s period', async () => {
+    const weekly = await createKpi(db, tenant.tenant.id, { type: 'BSC_KPI', name: 'Weekly', period: 'week' });
+    await expect(
+      createIntegration(pullDeps, {
+        ...definition(),
+        period: 'quarter',
+        measurements: [
+          { kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' },
+          { kpiId: weekly.id, kpiType: 'BSC_KPI', actual: 'other' },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [
+        {
+          path: 'measurements[0].kpiId',
+          message: expect.stringContaining("the KPI's period is month, not the integration's quarter"),
+        },
+        { path: 'measurements[1].kpiId', message: expect.stringContaining("the KPI's period is week") },
+      ],
+    });
+    // No period: a month, as a push without one; a period read from the answer is checked at each run.
+    await expect(createIntegration(pullDeps, definition())).resolves.toMatchObject({ period: 'month' });
+    const created = await createIntegration(pullDeps, {
+      ...definition(),
+      period: { start: 'from', end: 'to' },
+      measurements: [{ kpiId: weekly.id, kpiType: 'BSC_KPI', actual: 'value' }],
+    });
+    // A change of the period alone is checked against the stored bindings.
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { period: 'month' }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'measurements[0].kpiId', message: expect.stringContaining('period is week') }],
+    });
+    await expect(
+      updateIntegration(pullDeps, tenant.tenant.id, created.id, { period: 'week' }),
+    ).resolves.toMatchObject({
+      period: 'week',
     });
   });
 });

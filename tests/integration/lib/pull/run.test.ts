@@ -43,6 +43,8 @@ beforeAll(async () => {
   tenant = await createTestTenant({
     features: ['kpi_push_measurement', 'kpi_api_integration'],
     kpiTypes: ['BSC_KPI'],
+    // The integrations of these tests stand for the day they run in.
+    period: 'day',
   });
   source = await startPullSource();
   source.answers['/ok'] = { json: { value: 3 } };
@@ -141,6 +143,36 @@ describe('what a run records', () => {
         measurementsStored: 1,
       }),
     ]);
+  });
+});
+
+describe('the period of a run', () => {
+  it('stores a value only as one whole period of its KPI: a quarter read into a daily KPI fails its binding', async () => {
+    source.answers['/quarter'] = { json: { value: 5, from: '2026-01-01', to: '2026-03-31' } };
+    source.answers['/today'] = { json: { value: 6, from: '2026-01-05', to: '2026-01-05' } };
+    const quarter = await stored('/quarter', { period: { start: 'from', end: 'to' } });
+    const day = await stored('/today', { period: { start: 'from', end: 'to' } });
+    const now = () => DAYS_LATER;
+    const refused = await runNow({ ...pullRunDeps, now }, tenant.tenant.id, quarter.id);
+    expect(refused).toMatchObject({
+      outcome: 'failed',
+      measurementsStored: 0,
+      bindings: [
+        {
+          result: 'failed',
+          periodStart: '2026-01-01',
+          periodEnd: '2026-03-31',
+          problem: expect.stringMatching(
+            /^periodEnd: .*period is day.*periodStart 2026-01-01 and periodEnd 2026-01-01/,
+          ),
+        },
+      ],
+    });
+    const stored_ = await runNow({ ...pullRunDeps, now }, tenant.tenant.id, day.id);
+    expect(stored_).toMatchObject({
+      outcome: 'stored',
+      bindings: [{ result: expect.stringMatching(/created|updated/) }],
+    });
   });
 });
 
@@ -420,6 +452,7 @@ describe('an OAuth2 token of a run', () => {
     const created = await createIntegration(pullDeps, {
       name: 'OAuth source',
       url: source.url('/run-value'),
+      period: 'day',
       auth: {
         type: 'oauth2_client_credentials',
         tokenUrl: source.url('/run-token'),

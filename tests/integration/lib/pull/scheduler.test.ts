@@ -45,6 +45,8 @@ beforeAll(async () => {
     plan: 'enterprise',
     features: ['kpi_push_measurement', 'kpi_api_integration'],
     kpiTypes: ['BSC_KPI'],
+    // The integrations of these tests stand for the day they run in.
+    period: 'day',
   });
   source = await startPullSource();
 });
@@ -283,6 +285,7 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
     const other = await createTestTenant({
       features: ['kpi_push_measurement', 'kpi_api_integration'],
       kpiTypes: ['BSC_KPI'],
+      period: 'day',
     });
     source.answers['/bomb'] = { json: { items: Array.from({ length: 20 }, (_, i) => ({ id: i, v: i })) } };
     // The other tenant's source answers while the bomb's run evaluates.
@@ -352,6 +355,7 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
       url: source.url('/new'),
       auth: { type: 'none' },
       schedule: { every: '15m' },
+      period: 'day',
       measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
       tenantId: tenant.tenant.id,
       createdBy: null,

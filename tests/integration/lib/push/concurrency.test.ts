@@ -20,8 +20,8 @@ const NOW = Date.UTC(2031, 5, 1, 12, 0, 5);
 let a: TestTenant;
 let b: TestTenant;
 beforeAll(async () => {
-  a = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT'] });
-  b = await createTestTenant({ plan: 'enterprise', kpiTypes: ['SWOT_KPI'] });
+  a = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI', 'OKR_KEY_RESULT'], period: 'day' });
+  b = await createTestTenant({ plan: 'enterprise', kpiTypes: ['SWOT_KPI'], period: 'day' });
 });
 
 const deps = (): PushDeps => ({

@@ -14,10 +14,10 @@ import { createTenantCache } from '../../../../lib/tenant-cache';
 import { createRawKey, createTestTenant, db, publish, type TestTenant } from '../../../support/fixtures';
 import { instrument } from '../../../support/instrumented-db';
 import { captureOutput, metricsOf } from '../../../support/output';
-import { dailyMeasurements } from '../../../support/push';
+import { monthlyMeasurements } from '../../../support/push';
 
 const measurements = (tenant: TestTenant, count: number, year: number) =>
-  dailyMeasurements(tenant.kpis, count, year);
+  monthlyMeasurements(tenant.kpis, count, year);
 
 const RATE_LIMITS = { windowSeconds: 60, perPlan: { free: 60, business: 300, enterprise: 3000 } };
 

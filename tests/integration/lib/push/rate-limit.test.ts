@@ -57,7 +57,7 @@ const attempt = (
 beforeAll(async () => {
   // Business-plan budgets (perPlan.business) but no key maximum: an enterprise tenant is given the
   // business budget below, so the test can create as many keys as it needs.
-  tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'] });
+  tenant = await createTestTenant({ plan: 'enterprise', kpiTypes: ['BSC_KPI'], period: 'day' });
 });
 
 describe('push rate limit per API key', () => {
@@ -104,7 +104,7 @@ describe('push rate limit per API key', () => {
     expect((await attempt(deps, a)).status).toBe(429);
     expect((await attempt(deps, b)).headers['RateLimit-Remaining']).toBe(String(LIMIT - 1));
 
-    const free = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'] });
+    const free = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'], period: 'day' });
     const freeKey = await createRawKey(free.tenant.id);
     expect((await attempt(deps, freeKey, async () => one(free))).headers['RateLimit-Limit']).toBe('2');
   });

@@ -27,6 +27,7 @@ const record = (
   apiKeyPrefix: 'skm_abcd',
   integrationId: null,
   integrationName: null,
+  replaced: null,
 });
 
 /** Monthly periods of 2026, newest first, as the Query returns them. */

@@ -47,6 +47,7 @@ const kpi = (rule: Partial<Kpi> = {}): Kpi => ({
   createdAt: '2026-01-01T00:00:00.000Z',
   ...KPI_TARGET_DEFAULTS,
   ...KPI_CADENCE_DEFAULTS,
+  period: 'month',
   ...rule,
 });
 const measurement = (actual: number, target: number | null): Measurement => ({
@@ -65,6 +66,7 @@ const measurement = (actual: number, target: number | null): Measurement => ({
   apiKeyPrefix: null,
   integrationId: null,
   integrationName: null,
+  replaced: null,
 });
 
 describe('a KPI’s status', () => {
