@@ -1,10 +1,4 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import {
@@ -16,17 +10,13 @@ import {
   type RunErrorClass,
 } from '../domain/pull-integration';
 import { id } from '../domain/values';
-import { auditEventPut, writtenWithEvent } from './audit-events';
+import { writtenWithEvent } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import {
-  cancellationReasons,
-  isConditionalCheckFailed,
-  WriteConflict,
-  writtenUnlessConditionFails,
-} from './errors';
+import { isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
 import { GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
+import { removeCounted, type TenantCount, writeCounted } from './tenant-counts';
 
 /**
  * Pull integrations, their runs and their usage. An integration lives in its tenant's partition
@@ -75,6 +65,12 @@ export const pullIntegrationCounts = /* @__PURE__ */ defineEntity(() => ({
   stored: { tenantId: inKey('pk', keys.tenant) },
 }));
 
+const PULL_INTEGRATION_COUNT: TenantCount = {
+  type: pullIntegrationCounts.type,
+  key: keys.pullIntegrationCount,
+  subject: 'integration count',
+};
+
 /** Why a new integration was not written: the tenant already has `max`. */
 export class IntegrationLimitReached extends Error {
   override name = 'IntegrationLimitReached';
@@ -86,53 +82,27 @@ export class IntegrationLimitReached extends Error {
  * counted), also when several are created at once. A transaction that met another on the count item
  * is a WriteConflict: nothing was written, and the caller tries again.
  */
-export const putIntegration = async (
+export const putIntegration = (
   db: Database,
   stored: StoredIntegration,
   event: TenantAuditEvent,
   max: number | null = null,
-) => {
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.pullIntegrationCount(stored.tenantId),
-              UpdateExpression: 'SET #type = :type ADD #count :one',
-              ...(max === null
-                ? {}
-                : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
-              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-              ExpressionAttributeValues: {
-                ':one': 1,
-                ':type': pullIntegrationCounts.type,
-                ...(max === null ? {} : { ':max': max }),
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: pullIntegrations.toItem(stored),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-  } catch (error) {
-    // Stryker disable next-line ArrayDeclaration: no reasons and a made-up one are both no known reason
-    const [count] = cancellationReasons(error) ?? [];
-    if (count === 'ConditionalCheckFailed') {
-      throw new IntegrationLimitReached(`at most ${max} integrations`, { cause: error });
-    }
-    if (count === 'TransactionConflict') throw new WriteConflict('integration count', { cause: error });
-    throw error;
-  }
-};
+): Promise<void> =>
+  writeCounted(
+    db,
+    PULL_INTEGRATION_COUNT,
+    stored.tenantId,
+    max,
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: pullIntegrations.toItem(stored),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    event,
+    (cause) => new IntegrationLimitReached(`at most ${max} integrations`, { cause }),
+  );
 
 /** How many integrations a tenant has, as its count item says (strongly consistent). */
 export const integrationCount = async ({ client, tableName }: Database, tenantId: string) => {
@@ -198,46 +168,25 @@ export const replaceIntegration = (db: Database, stored: StoredIntegration, even
  * Deletes an integration, with its audit event; false when there was none. Its runs and usage expire
  * with their `ttl`.
  */
-export const deleteIntegration = async (
+export const deleteIntegration = (
   db: Database,
   tenantId: string,
   id: string,
   event: TenantAuditEvent,
-): Promise<boolean> => {
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: db.tableName,
-              Key: keys.pullIntegration(tenantId, id),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.pullIntegrationCount(tenantId),
-              UpdateExpression: 'ADD #count :minusOne',
-              ExpressionAttributeNames: { '#count': 'count' },
-              ExpressionAttributeValues: { ':minusOne': -1 },
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    // Stryker disable next-line ArrayDeclaration: no reasons and a made-up one are both no known reason
-    const reasons = cancellationReasons(error) ?? [];
-    if (reasons[0] === 'ConditionalCheckFailed') return false;
-    if (reasons.includes('TransactionConflict'))
-      throw new WriteConflict('integration count', { cause: error });
-    throw error;
-  }
-};
+): Promise<boolean> =>
+  removeCounted(
+    db,
+    PULL_INTEGRATION_COUNT,
+    tenantId,
+    {
+      Delete: {
+        TableName: db.tableName,
+        Key: keys.pullIntegration(tenantId, id),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    event,
+  );
 
 /** A due integration as the index names it: the entry (the slot it marks) and the item's address. */
 export interface DueEntry {

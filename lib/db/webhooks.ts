@@ -1,10 +1,4 @@
-import {
-  BatchGetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { TenantAuditEvent } from '../domain/audit-event';
 import { id, timestamp } from '../domain/values';
@@ -15,12 +9,12 @@ import {
   webhookDeliverySchema,
   webhookEndpointSchema,
 } from '../domain/webhook';
-import { auditEventPut, writtenWithEvent } from './audit-events';
+import { writtenWithEvent } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
-import { cancellationReasons, WriteConflict } from './errors';
 import { type ItemKey, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
+import { removeCounted, type TenantCount, writeCounted } from './tenant-counts';
 
 /**
  * Webhook endpoints and their deliveries. An endpoint lives in its tenant's partition (reading one
@@ -59,6 +53,12 @@ export const webhookCounts = /* @__PURE__ */ defineEntity(() => ({
   stored: { tenantId: inKey('pk', keys.tenant) },
 }));
 
+const WEBHOOK_COUNT: TenantCount = {
+  type: webhookCounts.type,
+  key: keys.webhookCount,
+  subject: 'webhook count',
+};
+
 /** Why a new endpoint was not written: the tenant already has `max`. */
 export class EndpointLimitReached extends Error {
   override name = 'EndpointLimitReached';
@@ -76,44 +76,25 @@ export const putEndpoint = async (
   event: TenantAuditEvent,
 ): Promise<void> => {
   const { endpoint } = stored;
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.webhookCount(endpoint.tenantId),
-              UpdateExpression: 'SET #type = :type ADD #count :one',
-              ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-              ExpressionAttributeValues: { ':one': 1, ':max': max, ':type': webhookCounts.type },
-            },
-          },
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: webhookEndpoints.toItem({
-                ...endpoint,
-                sealedSecret: stored.sealedSecret,
-                deletedAt: stored.deletedAt,
-              }),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-  } catch (error) {
-    // Stryker disable next-line ArrayDeclaration: no reasons and a made-up one are both no known reason
-    const [count] = cancellationReasons(error) ?? [];
-    if (count === 'ConditionalCheckFailed') {
-      throw new EndpointLimitReached(`at most ${max} endpoints`, { cause: error });
-    }
-    if (count === 'TransactionConflict') throw new WriteConflict('webhook count', { cause: error });
-    throw error;
-  }
+  await writeCounted(
+    db,
+    WEBHOOK_COUNT,
+    endpoint.tenantId,
+    max,
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: webhookEndpoints.toItem({
+          ...endpoint,
+          sealedSecret: stored.sealedSecret,
+          deletedAt: stored.deletedAt,
+        }),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    event,
+    (cause) => new EndpointLimitReached(`at most ${max} endpoints`, { cause }),
+  );
 };
 
 /** Every endpoint of a tenant, deleted ones included (at most the maximum plus tombstones). */
@@ -191,50 +172,30 @@ export const readEndpointAndDelivery = async (
  * transaction; `expiresAt` (epoch seconds) is when the tombstone goes. False when it was already
  * deleted or never existed: nothing written, nothing recorded.
  */
-export const putEndpointDeletion = async (
+export const putEndpointDeletion = (
   db: Database,
   tenantId: string,
   endpointId: string,
   at: string,
   expiresAt: number,
   event: TenantAuditEvent,
-): Promise<boolean> => {
-  try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.webhookEndpoint(tenantId, endpointId),
-              UpdateExpression: 'SET deletedAt = :at, #ttl = :ttl',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-              ExpressionAttributeNames: { '#ttl': 'ttl' },
-              ExpressionAttributeValues: { ':at': at, ':ttl': expiresAt },
-            },
-          },
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.webhookCount(tenantId),
-              UpdateExpression: 'ADD #count :minusOne',
-              ExpressionAttributeNames: { '#count': 'count' },
-              ExpressionAttributeValues: { ':minusOne': -1 },
-            },
-          },
-          auditEventPut(db, event),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    // Stryker disable next-line ArrayDeclaration: no reasons and a made-up one are both no known reason
-    const reasons = cancellationReasons(error) ?? [];
-    if (reasons[0] === 'ConditionalCheckFailed') return false;
-    if (reasons.includes('TransactionConflict')) throw new WriteConflict('webhook count', { cause: error });
-    throw error;
-  }
-};
+): Promise<boolean> =>
+  removeCounted(
+    db,
+    WEBHOOK_COUNT,
+    tenantId,
+    {
+      Update: {
+        TableName: db.tableName,
+        Key: keys.webhookEndpoint(tenantId, endpointId),
+        UpdateExpression: 'SET deletedAt = :at, #ttl = :ttl',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':at': at, ':ttl': expiresAt },
+      },
+    },
+    event,
+  );
 
 /**
  * Disables an active endpoint, once, with its audit event, in one transaction: false when it was not
