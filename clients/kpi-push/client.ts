@@ -1,4 +1,4 @@
-import type { MeasurementInput } from '../../lib/push/measurement-schema';
+import type { GivenMeasurement } from '../../lib/push/measurement-schema';
 
 /**
  * One batch to POST /integrations/push/measurements/batch, with these retry rules:
@@ -79,7 +79,7 @@ const networkReason = (error: unknown): string => {
 
 export const sendBatch = async (
   options: SendOptions,
-  measurements: MeasurementInput[],
+  measurements: GivenMeasurement[],
 ): Promise<BatchOutcome> => {
   const { sleep = defaultSleep, now = Date.now, random = Math.random } = options;
   const url = `${options.baseUrl}/integrations/push/measurements/batch${options.dryRun ? '?dryRun=true' : ''}`;

@@ -1,11 +1,17 @@
 import { AppError } from '../../lib/errors';
 import { parseInput } from '../../lib/http/validation';
-import { type MeasurementInput, measurementInputSchema } from '../../lib/push/measurement-schema';
+import {
+  asGiven,
+  type GivenMeasurement,
+  type MeasurementInput,
+  measurementInputSchema,
+} from '../../lib/push/measurement-schema';
 import type { InputProblem, Row } from './input';
 
 export interface ValidRow {
   line: number;
-  measurement: MeasurementInput;
+  /** As the row gave it: the service completes a period from the KPI's own (day, week, month…). */
+  measurement: GivenMeasurement;
 }
 
 /**
@@ -13,9 +19,9 @@ export interface ValidRow {
  * lib/http/validation.ts), so a row passes here exactly when the service would accept it, with the
  * same messages. All problems are collected, not only the first.
  *
- * Rows without a period get the current month (UTC) here, as the service would, and are sent with it:
- * every row of one run lands in the same month even if the run crosses midnight at a month's end.
- * Two rows with the same KPI and period would overwrite each other, so they are a problem too.
+ * Rows are sent with the bounds they gave: only the service knows each KPI's period, which completes
+ * them (a row without a period lands in its KPI's current period). Two rows with the same KPI and
+ * period as given would overwrite each other, so they are a problem too.
  */
 export const validateRows = (rows: Row[]): { valid: ValidRow[]; problems: InputProblem[] } => {
   const valid: ValidRow[] = [];
@@ -46,7 +52,7 @@ export const validateRows = (rows: Row[]): { valid: ValidRow[]; problems: InputP
       continue;
     }
     firstLine.set(identity, line);
-    valid.push({ line, measurement });
+    valid.push({ line, measurement: asGiven(measurement) });
   }
   return { valid, problems: problems.sort((a, b) => a.line - b.line) };
 };

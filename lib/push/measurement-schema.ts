@@ -110,6 +110,22 @@ export const measurementInputSchema = z
 /** Which bounds of a measurement were left out, so that its KPI's period fills them. */
 export type Defaulted = 'both' | 'periodStart' | 'periodEnd';
 
+/** A measurement as its sender gave it: only the bounds it named, which its KPI's period completes. */
+export type GivenMeasurement = Omit<MeasurementInput, 'defaulted' | 'periodStart' | 'periodEnd'> & {
+  periodStart?: string | undefined;
+  periodEnd?: string | undefined;
+};
+
+/**
+ * A parsed measurement without what parsing filled in: the month's bounds stand in only until the
+ * KPI's own period is known (the service's write path), so a client that checked a row sends this.
+ */
+export const asGiven = ({ defaulted, ...m }: MeasurementInput): GivenMeasurement => ({
+  ...m,
+  periodStart: defaulted === 'both' || defaulted === 'periodStart' ? undefined : m.periodStart,
+  periodEnd: defaulted === 'both' || defaulted === 'periodEnd' ? undefined : m.periodEnd,
+});
+
 export type MeasurementInput = z.output<typeof measurementInputSchema>;
 
 /** Two elements with the same identity (KPI and period) would make the result depend on order: 400. */

@@ -13,7 +13,7 @@ import type { Measurement } from '../domain/measurement';
 import { type KpiPeriod, type PeriodSpan, periodMismatchMessage, resolvePeriod } from '../domain/period';
 import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
-import type { MeasurementInput } from './measurement-schema';
+import { asGiven, type MeasurementInput } from './measurement-schema';
 
 /**
  * The one way measurements are written, for a push and for a pull alike: the KPI rule (the KPI is the
@@ -59,11 +59,8 @@ export const placeInPeriod = (
   m: MeasurementInput,
   nowMs: number,
 ): PeriodPlacement => {
-  const { defaulted, ...measurement } = m;
-  const given = {
-    periodStart: defaulted === 'both' || defaulted === 'periodStart' ? undefined : m.periodStart,
-    periodEnd: defaulted === 'both' || defaulted === 'periodEnd' ? undefined : m.periodEnd,
-  };
+  const { defaulted: _, ...measurement } = m;
+  const given = asGiven(m);
   const resolved = resolvePeriod(kpi.period, given, nowMs);
   if (resolved.ok) return { ok: true, measurement: { ...measurement, ...resolved.span } };
   const { expected } = resolved;

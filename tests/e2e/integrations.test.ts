@@ -60,7 +60,12 @@ const createPullTenant = async (): Promise<PullTenant> => {
     features: ['kpi_push_measurement', 'kpi_api_integration'],
     active: true,
   });
-  const kpi = await createKpi(db, tenant.id, { type: 'ASIS_KPI', name: 'Support ticket backlog' });
+  // Daily, as the integration made on the page reads it.
+  const kpi = await createKpi(db, tenant.id, {
+    type: 'ASIS_KPI',
+    name: 'Support ticket backlog',
+    period: 'day',
+  });
   const users = [];
   for (const role of ['ADMIN', 'VIEWER'] as const) {
     const password = `pw-${role}-${tenant.id}`;
@@ -224,6 +229,7 @@ describe('the pull routes over HTTP', () => {
         url: source.url('/support/stats'),
         auth: { type: 'header', name: 'X-Desk-Key', value: 'hdr-secret-1' },
         schedule: { every: '15m' },
+        period: 'day',
         measurements: [{ kpiId: tenant.kpi.id, kpiType: 'ASIS_KPI', actual: 'backlog.open' }],
       },
     });

@@ -66,9 +66,10 @@ let tenant: PushTenant;
 beforeAll(async () => {
   tenant = await createPushTenant(
     [
-      { type: 'BSC_KPI', name: 'Revenue' },
-      { type: 'OKR_KEY_RESULT', name: 'Deploys' },
-      { type: 'SWOT_KPI', name: 'Churn' },
+      // Daily KPIs: the files push one day of each.
+      { type: 'BSC_KPI', name: 'Revenue', period: 'day' },
+      { type: 'OKR_KEY_RESULT', name: 'Deploys', period: 'day' },
+      { type: 'SWOT_KPI', name: 'Churn', period: 'day' },
     ],
     'kpi-push e2e',
   );

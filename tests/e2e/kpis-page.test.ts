@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/keys';
 import { createKpi } from '../../lib/db/kpis';
 import type { Kpi } from '../../lib/domain/kpi';
+import { periodOfHistory } from '../../lib/domain/period';
 import {
   activeId,
   BROWSER_TEST_TIMEOUT_MS,
@@ -48,9 +49,12 @@ const tenantWith = async (
   const db = stackDatabase();
   const created: Kpi[] = [];
   for (const { type, name, qualitative, cadence, createdDaysAgo } of kpis) {
+    // Each KPI's period is the one its measurements stand for (a month when they say nothing).
+    const period = periodOfHistory(kpis.find((k) => k.name === name)!.measurements);
     const kpi = await createKpi(db, tenant.id, {
       type,
       name,
+      ...(period ? { period } : {}),
       ...(qualitative ? { qualitative } : {}),
       ...(cadence ? { cadence } : {}),
     });

@@ -68,7 +68,7 @@ describe('a burst of pushes with one Free key', () => {
   it(`${BURST} concurrent pushes: only 201 and 429, at most ${FREE_LIMIT} admitted per window by the service's count`, async () => {
     const db = stackDatabase();
     const { tenant } = await createStackTenant('free');
-    const kpi = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Burst' });
+    const kpi = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Burst', period: 'day' });
     const { key } = await createApiKey(db, { tenantId: tenant.id, name: 'burst' });
 
     const push = async (i: number): Promise<Answer> => {

@@ -8,6 +8,7 @@ import { createKpi } from '../../lib/db/kpis';
 import { createTenant } from '../../lib/db/tenants';
 import { createUser } from '../../lib/db/users';
 import type { Kpi, KpiType } from '../../lib/domain/kpi';
+import type { KpiPeriod } from '../../lib/domain/period';
 import type { Plan } from '../../lib/domain/plan';
 import type { SeedFile } from '../../scripts/seed';
 import { assertContract } from './contract';
@@ -145,7 +146,7 @@ export interface PushTenant {
  * (the seeded tenants' KPIs are other tests' fixtures).
  */
 export const createPushTenant = async (
-  kpis: { type: KpiType; name: string }[],
+  kpis: { type: KpiType; name: string; period?: KpiPeriod }[],
   keyName: string,
 ): Promise<PushTenant> => {
   const db = stackDatabase();

@@ -21896,6 +21896,11 @@ var measurementInputSchema = pipe(
     description: "Unknown fields are rejected. A measurement is identified by (KPI, `periodStart`, `periodEnd`): pushing the same KPI and period again replaces the values."
   })
 );
+var asGiven = ({ defaulted, ...m }) => ({
+  ...m,
+  periodStart: defaulted === "both" || defaulted === "periodStart" ? void 0 : m.periodStart,
+  periodEnd: defaulted === "both" || defaulted === "periodEnd" ? void 0 : m.periodEnd
+});
 var identity = (m) => `${m.kpiId}|${m.periodStart}|${m.periodEnd}`;
 var batchSchema = strictObject({
   measurements: array(measurementInputSchema).check(
@@ -22392,7 +22397,7 @@ var validateRows = (rows) => {
       continue;
     }
     firstLine.set(identity2, line);
-    valid.push({ line, measurement });
+    valid.push({ line, measurement: asGiven(measurement) });
   }
   return { valid, problems: problems.sort((a, b) => a.line - b.line) };
 };
