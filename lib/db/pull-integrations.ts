@@ -65,9 +65,10 @@ export const pullIntegrationCounts = /* @__PURE__ */ defineEntity(() => ({
   stored: { tenantId: inKey('pk', keys.tenant) },
 }));
 
+// Literals and a function only, so that a bundle that never counts drops it (no property read at load).
 const PULL_INTEGRATION_COUNT: TenantCount = {
-  type: pullIntegrationCounts.type,
-  key: keys.pullIntegrationCount,
+  type: 'PULLCOUNT',
+  key: (tenantId) => keys.pullIntegrationCount(tenantId),
   subject: 'integration count',
 };
 

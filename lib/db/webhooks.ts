@@ -53,9 +53,10 @@ export const webhookCounts = /* @__PURE__ */ defineEntity(() => ({
   stored: { tenantId: inKey('pk', keys.tenant) },
 }));
 
+// Literals and a function only, so that a bundle that never counts drops it (no property read at load).
 const WEBHOOK_COUNT: TenantCount = {
-  type: webhookCounts.type,
-  key: keys.webhookCount,
+  type: 'WEBHOOKCOUNT',
+  key: (tenantId) => keys.webhookCount(tenantId),
   subject: 'webhook count',
 };
 

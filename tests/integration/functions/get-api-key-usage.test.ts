@@ -23,7 +23,11 @@ const NO_REFUSALS = { authentication: 0, source: 0, scope: 0, rateLimit: 0, vali
 let tenant: TestTenant;
 let other: TestTenant;
 beforeAll(async () => {
-  [tenant, other] = await Promise.all([createTestTenant(), createTestTenant()]);
+  // Daily KPIs: the tests push one day each.
+  [tenant, other] = await Promise.all([
+    createTestTenant({ period: 'day' }),
+    createTestTenant({ period: 'day' }),
+  ]);
 });
 
 describe('GET /api-keys/{id}/usage: happy path', () => {
@@ -78,7 +82,7 @@ describe('GET /api-keys/{id}/usage: happy path', () => {
   });
 
   it('counts refusals of a known key by reason; a dry run is a request but not an acceptance', async () => {
-    const limited = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'] });
+    const limited = await createTestTenant({ plan: 'free', kpiTypes: ['BSC_KPI'], period: 'day' });
     const off = await createTestTenant({ features: [], kpiTypes: ['BSC_KPI'] });
     const key = await createRawKey(tenant.tenant.id);
     const scoped = await createApiKey(db, {

@@ -260,7 +260,7 @@ describe('push authorizer: security', () => {
         body: measurementFor(tenant.kpis[0]!, {
           actual: i,
           periodStart: '2018-01-01',
-          periodEnd: '2018-01-01',
+          periodEnd: '2018-01-31',
         }),
       });
     expect((await push(-1)).status).toBe(201); // the authorizer's "allow" is cached from here on

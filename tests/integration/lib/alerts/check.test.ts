@@ -77,11 +77,11 @@ describe('kpi.quiet: once per quiet spell', () => {
     const key = (await createApiKey(db, { tenantId: tenant.tenant.id, name: 'job' })).key;
     const pushed = await pushOne(
       key,
-      measurementFor(kpi!, { periodStart: '2026-11-02', periodEnd: '2026-11-02' }),
+      measurementFor(kpi!, { periodStart: '2026-11-01', periodEnd: '2026-11-30' }),
     );
     expect(pushed.status).toBe(201);
     const [stored] = await listRecentMeasurements(db, kpi!.id, 1);
-    expect(stored?.periodStart).toBe('2026-11-02');
+    expect(stored?.periodStart).toBe('2026-11-01');
     const arrivedAt = Date.parse(stored?.receivedAt as string);
     await run(arrivedAt + 2 * HOUR_MS);
     await run(arrivedAt + 24 * HOUR_MS);
