@@ -24,6 +24,7 @@ import { apiKeyView, createdApiKeyView } from '../lib/api-keys/views';
 import { revokeAllSessions, updateAccount } from '../lib/auth/accounts';
 import { hashPassword } from '../lib/auth/passwords';
 import { createDatabase, type Database } from '../lib/db/client';
+import { shardDueIndexes } from '../lib/db/due-indexes';
 import { createKpi, listKpis } from '../lib/db/kpis';
 import type { Page, PageRequest } from '../lib/db/pagination';
 import { createStrategicCycle, listStrategicCycles } from '../lib/db/strategic-cycles';
@@ -253,6 +254,14 @@ const commands = {
     schema: z.strictObject({}),
     example: 'index-key-expiries',
     run: async (db) => ({ indexed: await indexExistingKeyExpiries(db, Date.now()) }),
+  }),
+  'shard-due-indexes': command({
+    summary:
+      'Move the KPIs with a cadence and the pull integrations from the unsharded due partitions of gsi2 into their shards (once, after upgrading a stage whose items predate them; safe to run again).',
+    options: {},
+    schema: z.strictObject({}),
+    example: 'shard-due-indexes',
+    run: async (db) => ({ moved: await shardDueIndexes(db, Date.now()) }),
   }),
   'create-user': command({
     summary: 'Create a user of a tenant, who can then sign in.',

@@ -20,6 +20,7 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { indexExistingKeyExpiries } from '../lib/alerts/check';
 import { createDatabase, type Database } from '../lib/db/client';
+import { shardDueIndexes } from '../lib/db/due-indexes';
 import { logger } from '../lib/logger';
 import { addMissingIndexes, createTable } from './local/table';
 import { type SeedFile, seedDemoData } from './seed';
@@ -189,6 +190,8 @@ export const prepareLocalData = async (
   // A database of an earlier version gets the indexes it lacks, and its keys' expiries their entries
   // in the alert index, which only keys created since carry: its data stays usable as it is.
   else if ((await addMissingIndexes(db)).length > 0) await indexExistingKeyExpiries(db, Date.now());
+  // Its due entries of before the shards move into them (two Queries when there are none).
+  if (state !== 'missing') await shardDueIndexes(db, Date.now());
   if (state !== 'filled') {
     // A new database gets a new secrets key too: nothing is sealed with the old one any more.
     if (!env.SECRETS_KEY) rmSync(data.secretsKeyFile, { force: true });

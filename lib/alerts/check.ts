@@ -1,11 +1,12 @@
 import {
-  type CadencedKpi,
+  type DueKpi,
   type ExpiringKey,
   forgetExpiryNotice,
   forgetQuietSpell,
   indexKeyExpiry,
   keysExpiringBetween,
-  kpisWithCadence,
+  kpisDueForCheck,
+  moveQuietEntry,
   recordExpiryNotice,
   recordQuietSpell,
 } from '../db/alerts';
@@ -14,7 +15,7 @@ import type { Database } from '../db/client';
 import { listRecentMeasurements } from '../db/measurements';
 import { listTenants } from '../db/tenants';
 import { RECENT_MEASUREMENTS } from '../kpis/activity';
-import { kpiArrivals } from '../kpis/quiet';
+import { kpiArrivals, kpiQuietness } from '../kpis/quiet';
 import type { Publish, WebhookEvent } from '../webhooks/events';
 
 const DAY_MS = 86_400_000;
@@ -29,12 +30,23 @@ export const EXPIRY_NOTICE_DAYS = [7, 1] as const;
 /** Most KPIs whose newest measurements one check reads at once. */
 const READS_AT_ONCE = 50;
 
+/**
+ * Most due KPIs one run reads from each shard of the index (lib/db/keys.ts): a run looks at no more
+ * than INDEX_SHARDS times this, and a backlog (after an outage, a migration) is worked off by the
+ * next runs, 15 minutes apart.
+ */
+export const DUE_KPIS_PER_SHARD = 100;
+
 /** The spell a quiet KPI is in: named by its last arrival, which the next arrival changes. */
 const NEVER = 'never';
 
 export interface AlertCheckResult {
-  /** KPIs with a cadence that the check looked at. */
+  /** KPIs whose entry in the index was due, that the check looked at. */
   kpisChecked: number;
+  /** Of those, the KPIs not notified whose entry moved: to when they go quiet, or on after a notice. */
+  kpisRescheduled: number;
+  /** Due KPIs left for the next run: a shard had more than DUE_KPIS_PER_SHARD. */
+  kpisDeferred: boolean;
   /** `kpi.quiet` events published by this run: KPIs whose quiet spell began since the last notice. */
   quietKpis: number;
   /** Keys expiring within the widest threshold that the check looked at (revoked ones included). */
@@ -52,8 +64,11 @@ interface Deps {
   now: number;
 }
 
-/** What became of an alert; undefined: nothing was due, or another check sent it. */
-type Outcome = 'published' | 'failed' | undefined;
+/**
+ * What became of an alert; `rescheduled`: nothing to send, the KPI's entry moved; undefined: nothing
+ * was due, or another check sent it or moved it.
+ */
+type Outcome = 'published' | 'failed' | 'rescheduled' | undefined;
 
 /**
  * Records an alert, then publishes it; a failed publish takes the record back. The record is a
@@ -87,19 +102,32 @@ const inSlices = async <T, R>(items: T[], each: (item: T) => Promise<R>): Promis
   return results;
 };
 
-const checkKpi = async (deps: Deps, { kpi, quietNotifiedFor }: CadencedKpi): Promise<Outcome> => {
+/**
+ * Looks at a KPI whose entry is due: its newest arrivals say whether it is quiet. One that is not
+ * moves to the moment it would go quiet; one that is, is notified once per spell; either way a quiet
+ * one is looked at again a cadence and grace later, the earliest its next spell can begin. The entry
+ * is never later than the KPI goes quiet, since a push only ever moves that moment on.
+ */
+const checkKpi = async (deps: Deps, { kpi, quietNotifiedFor, entry }: DueKpi): Promise<Outcome> => {
   const recent = await listRecentMeasurements(deps.db, kpi.id, RECENT_MEASUREMENTS);
   const arrivals = kpiArrivals(kpi, recent, deps.now);
-  if (!arrivals.quiet) return undefined;
+  // A KPI whose cadence went while it was read: the settings change took its entry out.
+  if (arrivals.quietSince === null) return undefined;
+  const reschedule = async (at: number): Promise<Outcome> =>
+    (await moveQuietEntry(deps.db, kpi.id, entry, at)) ? 'rescheduled' : undefined;
+  if (!arrivals.quiet) return reschedule(Date.parse(arrivals.quietSince));
+  const nextLook = Date.parse(
+    kpiQuietness(kpi, new Date(deps.now).toISOString(), deps.now).quietSince as string,
+  );
   const spell = arrivals.lastMeasurementAt ?? NEVER;
-  // Notified already, as the index says; the conditional write would refuse it too, at a write's cost.
-  if (quietNotifiedFor === spell) return undefined;
+  // Notified already, as the index says: only the entry moves on.
+  if (quietNotifiedFor === spell) return reschedule(nextLook);
   return notify(
-    () => recordQuietSpell(deps.db, kpi.id, spell),
+    () => recordQuietSpell(deps.db, kpi.id, spell, entry, nextLook),
     {
       type: 'kpi.quiet',
       tenantId: kpi.tenantId,
-      occurredAt: arrivals.quietSince as string,
+      occurredAt: arrivals.quietSince,
       data: {
         kpiId: kpi.id,
         name: kpi.name,
@@ -110,7 +138,7 @@ const checkKpi = async (deps: Deps, { kpi, quietNotifiedFor }: CadencedKpi): Pro
       },
     },
     deps,
-    () => forgetQuietSpell(deps.db, kpi.id, spell),
+    () => forgetQuietSpell(deps.db, kpi.id, spell, deps.now),
   );
 };
 
@@ -144,15 +172,16 @@ const checkKey = async (deps: Deps, { key, keyHash, noticeDays }: ExpiringKey): 
 /**
  * The scheduled alert check (every 15 minutes in production): publishes `kpi.quiet` once per quiet
  * spell of each KPI with a cadence, and `api_key.expiring` once per threshold (7 days, 1 day) of each
- * key that is neither revoked nor replaced. Reads are Queries only (lib/db/alerts.ts): the KPIs with a
- * cadence, then each one's newest measurements; the keys expiring within 7 days, by day bucket. A run
- * that comes late, or after missed runs, sends what is due then; a run at the same time as another
- * sends nothing twice.
+ * key that is neither revoked nor replaced. Reads are range Queries only (lib/db/alerts.ts): the KPIs
+ * whose entry is due (one Query per shard), then each one's newest measurements; the keys expiring
+ * within 7 days, by day bucket. So a run costs what is due, never what the platform holds. A run that
+ * comes late, or after missed runs, sends what is due then; a run at the same time as another sends
+ * nothing twice.
  */
 export const runAlertCheck = async (deps: Deps): Promise<AlertCheckResult> => {
   const widest = Math.max(...EXPIRY_NOTICE_DAYS) * DAY_MS;
-  const [kpis, expiring] = await Promise.all([
-    kpisWithCadence(deps.db),
+  const [{ due: kpis, more }, expiring] = await Promise.all([
+    kpisDueForCheck(deps.db, deps.now, DUE_KPIS_PER_SHARD),
     keysExpiringBetween(deps.db, deps.now, deps.now + widest),
   ]);
   const [kpiOutcomes, keyOutcomes] = await Promise.all([
@@ -162,6 +191,8 @@ export const runAlertCheck = async (deps: Deps): Promise<AlertCheckResult> => {
   const count = (outcomes: Outcome[], outcome: Outcome) => outcomes.filter((o) => o === outcome).length;
   return {
     kpisChecked: kpis.length,
+    kpisRescheduled: count(kpiOutcomes, 'rescheduled'),
+    kpisDeferred: more,
     quietKpis: count(kpiOutcomes, 'published'),
     keysChecked: expiring.length,
     expiringKeys: count(keyOutcomes, 'published'),

@@ -7,21 +7,26 @@ import { toStored } from './api-keys';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
-import { GSI2, keys } from './keys';
+import { allShards, GSI2, keys } from './keys';
 import { toKpi } from './kpis';
 
 /**
- * What the scheduled alert check reads and marks. Both reads are Queries of the sparse index gsi2
- * (lib/db/keys.ts), never a Scan; the marks are conditional updates of the KPI and key items, so that
- * of two checks running at once exactly one records (and then notifies) each alert.
+ * What the scheduled alert check reads and marks. Both reads are range Queries of the sparse index
+ * gsi2 (lib/db/keys.ts), never a Scan; the marks and the moves of a KPI's entry are conditional updates
+ * of the KPI and key items, so that of two checks running at once exactly one records (and then
+ * notifies) each alert.
  */
 
 const DAY_MS = 86_400_000;
 
-/** A KPI with a cadence, and the quiet spell it was last notified of (its `lastMeasurementAt`, or `never`). */
-export interface CadencedKpi {
+/**
+ * A KPI whose entry in the alert check's index is due: the KPI, the quiet spell it was last notified
+ * of (its `lastMeasurementAt`, or `never`), and its entry (`gsi2sk`), which a move is conditional on.
+ */
+export interface DueKpi {
   kpi: Kpi;
   quietNotifiedFor: string | null;
+  entry: string;
 }
 
 /** Every page of one index Query. */
@@ -61,14 +66,69 @@ export const expiryMarks = /* @__PURE__ */ defineEntity(() => ({
   stored: { keyHash: inKey('pk', keys.apiKey) },
 }));
 
-/** Every KPI with a cadence, of every tenant: one partition of gsi2, a page (1 MB) at a time. */
-export const kpisWithCadence = async (db: Database): Promise<CadencedKpi[]> =>
-  (
-    await queryAll(db, {
-      KeyConditionExpression: 'gsi2pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.kpisWithCadence().gsi2pk },
-    })
-  ).map((item) => ({ kpi: toKpi(item), quietNotifiedFor: quietMarks.fromItem(item).quietNotifiedFor }));
+/** The sort key of a KPI's entry due at `dueAt` (ms or ISO), as the index orders it. */
+const quietEntry = (kpiId: string, dueAt: number | string) =>
+  keys.kpiQuietIndex(kpiId, new Date(dueAt).toISOString()).gsi2sk;
+
+/** What one pass of the check reads of the KPI index: the due KPIs, and whether more were due. */
+export interface DueKpis {
+  due: DueKpi[];
+  /** Some shard had more due entries than `perShard`: they wait for the next pass. */
+  more: boolean;
+}
+
+/**
+ * The KPIs due for a look at `now`: one range Query per shard of the index (`gsi2sk` up to `now`), in
+ * parallel, of at most `perShard` entries each, so that a pass reads what is due, never what exists,
+ * and a backlog is worked off over the next passes.
+ */
+export const kpisDueForCheck = async (
+  { client, tableName }: Database,
+  now: number,
+  perShard: number,
+): Promise<DueKpis> => {
+  const pages = await Promise.all(
+    allShards().map((shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: GSI2,
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+          ExpressionAttributeValues: {
+            ':pk': keys.kpisDueForCheck(shard).gsi2pk,
+            // `~` sorts after `#`: an entry due at `now` exactly is in the range.
+            ':now': `${new Date(now).toISOString()}~`,
+          },
+          Limit: perShard,
+        }),
+      ),
+    ),
+  );
+  return {
+    // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
+    due: pages
+      .flatMap((page) => page.Items ?? [])
+      .map((item) => ({
+        kpi: toKpi(item),
+        quietNotifiedFor: quietMarks.fromItem(item).quietNotifiedFor,
+        entry: String(item.gsi2sk),
+      })),
+    more: pages.some((page) => page.LastEvaluatedKey !== undefined),
+  };
+};
+
+/**
+ * Moves a KPI's entry to `dueAt` (ms), only while it is still the one read (`entry`): a change of the
+ * KPI's settings in between wins, and of two checks one moves it.
+ */
+export const moveQuietEntry = (db: Database, kpiId: string, entry: string, dueAt: number) =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.kpi(kpiId),
+    UpdateExpression: 'SET gsi2sk = :next',
+    ConditionExpression: 'gsi2sk = :entry',
+    ExpressionAttributeValues: { ':entry': entry, ':next': quietEntry(kpiId, dueAt) },
+  });
 
 /** A key with an expiry, its hash (its item's address), and the most urgent expiry notice sent for it. */
 export interface ExpiringKey {
@@ -118,27 +178,37 @@ const conditionally = (db: Database, update: ConstructorParameters<typeof Update
   writtenUnlessConditionFails(db.client.send(new UpdateCommand(update)));
 
 /**
- * Records that a KPI's quiet spell (named by the last arrival before it) is notified: true for exactly
- * one caller per spell, and only while the KPI still has a cadence.
+ * Records that a KPI's quiet spell (named by the last arrival before it) is notified, and moves its
+ * entry to `nextAt` (ms), in one conditional update: true for exactly one caller per spell, and only
+ * while the KPI still has a cadence and the entry read (`entry`).
  */
-export const recordQuietSpell = (db: Database, kpiId: string, spell: string): Promise<boolean> =>
+export const recordQuietSpell = (
+  db: Database,
+  kpiId: string,
+  spell: string,
+  entry: string,
+  nextAt: number,
+): Promise<boolean> =>
   conditionally(db, {
     TableName: db.tableName,
     Key: keys.kpi(kpiId),
-    UpdateExpression: 'SET quietNotifiedFor = :spell',
+    UpdateExpression: 'SET quietNotifiedFor = :spell, gsi2sk = :next',
     ConditionExpression:
-      'attribute_exists(gsi2pk) AND (attribute_not_exists(quietNotifiedFor) OR quietNotifiedFor <> :spell)',
-    ExpressionAttributeValues: { ':spell': spell },
+      'attribute_exists(gsi2pk) AND gsi2sk = :entry AND (attribute_not_exists(quietNotifiedFor) OR quietNotifiedFor <> :spell)',
+    ExpressionAttributeValues: { ':spell': spell, ':entry': entry, ':next': quietEntry(kpiId, nextAt) },
   });
 
-/** Takes a spell's record back when its event could not be published, so the next check tries again. */
-export const forgetQuietSpell = (db: Database, kpiId: string, spell: string): Promise<boolean> =>
+/**
+ * Takes a spell's record back when its event could not be published, and makes the KPI due at `dueAt`
+ * (ms), so the next check tries again.
+ */
+export const forgetQuietSpell = (db: Database, kpiId: string, spell: string, dueAt: number) =>
   conditionally(db, {
     TableName: db.tableName,
     Key: keys.kpi(kpiId),
-    UpdateExpression: 'REMOVE quietNotifiedFor',
-    ConditionExpression: 'quietNotifiedFor = :spell',
-    ExpressionAttributeValues: { ':spell': spell },
+    UpdateExpression: 'REMOVE quietNotifiedFor SET gsi2sk = :due',
+    ConditionExpression: 'quietNotifiedFor = :spell AND attribute_exists(gsi2pk)',
+    ExpressionAttributeValues: { ':spell': spell, ':due': quietEntry(kpiId, dueAt) },
   });
 
 /**

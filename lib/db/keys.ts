@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Every partition and sort key of the single table is built here, and nowhere else.
  *
@@ -34,17 +36,25 @@
  *
  * | entity                   | gsi2pk                   | gsi2sk                        |
  * |--------------------------|--------------------------|-------------------------------|
- * | KPI with a cadence       | CADENCE                  | TENANT#<tid>#KPI#<kid>        |
+ * | KPI with a cadence       | QUIET#<shard of kid>     | <dueAt>#<kid>                 |
  * | API key with an expiry   | KEYEXPIRY#<yyyy-mm-dd>   | <expiresAt>#<keyId>           |
- * | pull integration to run  | PULLDUE                  | <dueAt>#<tid>#<iid>           |
+ * | pull integration to run  | PULLDUE#<shard of iid>   | <dueAt>#<tid>#<iid>           |
  *
- * A KPI is in gsi2 while its cadence is not `none`: the check reads them all, a page at a time, in one
- * partition that is written only when an ADMIN sets a cadence. A key with an expiry is in the bucket of
+ * No gsi2 partition holds every item of the platform: the two due indexes are spread over
+ * INDEX_SHARDS partitions by a hash of the id (which never changes, so a move of an entry is a change
+ * of its sort key only), and the key buckets by day.
+ *
+ * A KPI is in gsi2 while its cadence is not `none`, sorted by when the alert check should look at it
+ * next: a moment never later than the KPI would go quiet. A push does not move it (the push writes no
+ * KPI item); the check reads the entries that are due (`gsi2sk <= now`, one range Query a shard), reads
+ * each one's newest arrivals, and moves the entry to the moment the KPI goes quiet, or, once notified,
+ * a cadence and grace later. A KPI that receives its pushes is read about once per cadence and grace,
+ * not once per run. A key with an expiry is in the bucket of
  * its expiry's UTC day, sorted by the expiry: the check reads the buckets of the next days with a
  * range on the sort key, and a key's bucket is written once, when the key is created. A pull
- * integration that is not disabled is in PULLDUE, sorted by when it is due: the scheduler reads the due
- * ones with one range Query (`gsi2sk <= now`), however many integrations wait for later; each run moves
- * its entry to the next slot, and a disabled integration leaves the index.
+ * integration that is not disabled is in its PULLDUE shard, sorted by when it is due: the scheduler
+ * reads the due ones with one range Query a shard (`gsi2sk <= now`), however many integrations wait for
+ * later; each run moves its entry to the next slot, and a disabled integration leaves the index.
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
@@ -128,11 +138,16 @@ export const keys = {
   }),
   session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
   healthProbe: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
-  kpiCadenceIndex: (tenantId: string, kpiId: string) => ({
-    gsi2pk: 'CADENCE',
-    gsi2sk: `TENANT#${tenantId}#KPI#${kpiId}`,
+  /**
+   * A KPI with a cadence, in the shard of its id, sorted by the moment the alert check should look at
+   * it next (`dueAt` as `toISOString` writes it, the caller's duty): never later than it would go quiet.
+   */
+  kpiQuietIndex: (kpiId: string, dueAt: string) => ({
+    gsi2pk: `QUIET#${shardOf(kpiId)}`,
+    gsi2sk: `${dueAt}#${kpiId}`,
   }),
-  kpisWithCadence: () => ({ gsi2pk: 'CADENCE' }),
+  /** One shard of the KPIs the alert check looks at (0 to INDEX_SHARDS - 1). */
+  kpisDueForCheck: (shard: string) => ({ gsi2pk: `QUIET#${shard}` }),
   /**
    * `expiresAt` as `toISOString` writes it (the caller's duty), so that a range of sort keys is a
    * range of time.
@@ -168,10 +183,16 @@ export const keys = {
    * time; tenant and id make the entry unique and name the item it indexes.
    */
   pullDueIndex: (dueAt: string, tenantId: string, integrationId: string) => ({
-    gsi2pk: 'PULLDUE',
+    gsi2pk: `PULLDUE#${shardOf(integrationId)}`,
     gsi2sk: `${dueAt}#${tenantId}#${integrationId}`,
   }),
-  pullDue: () => ({ gsi2pk: 'PULLDUE' }),
+  /** One shard of the integrations the scheduler runs (0 to INDEX_SHARDS - 1). */
+  pullDue: (shard: string) => ({ gsi2pk: `PULLDUE#${shard}` }),
+  /**
+   * The index partitions of KPIs with a cadence and of pull integrations before they were sharded:
+   * read only by the operator's `shard-due-indexes`, which moves their items into the shards.
+   */
+  unshardedDueIndexes: () => ({ kpis: 'CADENCE', integrations: 'PULLDUE' }) as const,
   pullRun: (integrationId: string, runId: string) => ({ pk: `PULL#${integrationId}`, sk: `RUN#${runId}` }),
   pullRuns: (integrationId: string) => ({ pk: `PULL#${integrationId}`, skPrefix: 'RUN#' }),
   pullUsageDay: (integrationId: string, day: string) => ({
@@ -197,6 +218,21 @@ export const keys = {
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
+
+/**
+ * How many partitions each due index of gsi2 (KPIs the alert check looks at, integrations the
+ * scheduler runs) is spread over. A reader queries every shard, so a pass is INDEX_SHARDS range
+ * Queries whatever the platform holds; a partition takes about 1,000 write units a second, so an index
+ * throttles only past INDEX_SHARDS times that.
+ */
+export const INDEX_SHARDS = 16;
+
+/** The shard of an id: a hash of it, so that ids of any shape (UUIDv7 share their leading time) spread evenly. */
+export const shardOf = (id: string): number =>
+  createHash('sha256').update(id).digest().readUInt8(0) % INDEX_SHARDS;
+
+/** Every shard, as its key names it, for a reader that queries them all. */
+export const allShards = (): string[] => Array.from({ length: INDEX_SHARDS }, (_, shard) => String(shard));
 
 /**
  * What follows a template's constant part in a key attribute of a stored item, the part given by the

@@ -24,7 +24,8 @@ export const kpis = /* @__PURE__ */ defineEntity(() => ({
   key: (kpi) => ({
     ...keys.kpi(kpi.id),
     ...keys.kpiIndex(kpi.tenantId, kpi.id),
-    ...(kpi.cadence === 'none' ? {} : keys.kpiCadenceIndex(kpi.tenantId, kpi.id)),
+    // Due for a look at once: the check reads the KPI's arrivals and moves the entry to when it goes quiet.
+    ...(kpi.cadence === 'none' ? {} : keys.kpiQuietIndex(kpi.id, kpi.createdAt)),
   }),
   stored: {
     type: { attribute: 'kpiType' },
@@ -116,9 +117,10 @@ export const readKpiForChange = async (
 /**
  * Writes a KPI's target rule (direction, tolerance, qualitative) and cadence, with its audit event, in
  * one transaction, only while its settings are still at the version read: a concurrent change is a
- * WriteConflict (read again, decide again). A cadence other than `none` puts the KPI in the cadence
- * index, where the alert check finds it; `none` takes it out, along with any quiet spell it was
- * notified of. `at` becomes the settings' new version.
+ * WriteConflict (read again, decide again). A change of cadence or grace with a cadence other than
+ * `none` makes the KPI due at once in the alert check's index (at its creation, which is before any
+ * run), so that the next check looks at it under the new rule; `none` takes it out, along with any quiet spell it was notified of. `at` becomes the
+ * settings' new version.
  */
 export const putKpiSettings = async (
   db: Database,
@@ -127,12 +129,15 @@ export const putKpiSettings = async (
   at: string,
   event: TenantAuditEvent,
 ): Promise<void> => {
+  const cadence = patch.cadence ?? kpi.cadence;
   const index =
-    patch.cadence === undefined
+    patch.cadence === undefined && patch.graceHours === undefined
       ? {}
-      : patch.cadence === 'none'
-        ? undefined
-        : keys.kpiCadenceIndex(kpi.tenantId, kpi.id);
+      : cadence === 'none'
+        ? patch.cadence === undefined
+          ? {}
+          : undefined
+        : keys.kpiQuietIndex(kpi.id, kpi.createdAt);
   const fields = Object.entries({ ...patch, ...index }).filter(([, value]) => value !== undefined);
   const removed = index === undefined ? ['gsi2pk', 'gsi2sk', 'quietNotifiedFor'] : [];
   try {

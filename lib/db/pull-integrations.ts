@@ -14,14 +14,14 @@ import { writtenWithEvent } from './audit-events';
 import type { Database } from './client';
 import { defineEntity, inKey } from './entity';
 import { isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
-import { GSI2, keys } from './keys';
+import { allShards, GSI2, keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 import { removeCounted, type TenantCount, writeCounted } from './tenant-counts';
 
 /**
  * Pull integrations, their runs and their usage. An integration lives in its tenant's partition
  * (reading one needs the tenant, so another tenant's id finds nothing); while it is not disabled it is
- * also in the sparse index gsi2 under `PULLDUE`, sorted by when it is due, which is all the scheduler
+ * also in the sparse index gsi2 in a shard of `PULLDUE`, sorted by when it is due, which is all the scheduler
  * reads. Its runs and its days of usage are in a partition of its own and expire after 90 days.
  * Every item read is parsed by its entity's schema. What a run decides is decided above (lib/pull/).
  * Creating, changing, deleting and disabling an integration are each written with their audit event in
@@ -207,41 +207,44 @@ const dueEntrySchema = z.object({
 });
 
 /**
- * The integrations due at `now`: one range Query of `PULLDUE` in gsi2 (`gsi2sk` up to `now`), a page
- * of `pageSize` at a time, so the requests grow with the due integrations only; only the attributes the
- * claim needs are returned.
+ * The integrations due at `now`, oldest first: one range Query per shard of the index (`gsi2sk` up to
+ * `now`), in parallel, of at most `perShard` entries each, so the requests are a fixed number whatever
+ * waits for later, and a pass claims a bounded number; the due entries past it are read by the next
+ * pass. Only the attributes the claim needs are returned.
  */
 export const dueIntegrations = async (
   { client, tableName }: Database,
   now: number,
-  pageSize = 100,
+  perShard = 100,
 ): Promise<DueEntry[]> => {
-  const due: DueEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: GSI2,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
-        ExpressionAttributeValues: {
-          ':pk': keys.pullDue().gsi2pk,
-          // `~` sorts after `#`: an entry due at `now` exactly is in the range.
-          ':now': `${new Date(now).toISOString()}~`,
-        },
-        ProjectionExpression: 'gsi2sk, tenantId, id, nextRunAt',
-        Limit: pageSize,
-        ExclusiveStartKey: start,
-      }),
-    );
-    // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
-    for (const item of page.Items ?? []) {
-      const { gsi2sk, tenantId, id } = dueEntrySchema.parse(item);
-      due.push({ tenantId, integrationId: id, entry: gsi2sk, dueAt: gsi2sk.slice(0, 24) });
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return due;
+  const pages = await Promise.all(
+    allShards().map((shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: GSI2,
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+          ExpressionAttributeValues: {
+            ':pk': keys.pullDue(shard).gsi2pk,
+            // `~` sorts after `#`: an entry due at `now` exactly is in the range.
+            ':now': `${new Date(now).toISOString()}~`,
+          },
+          ProjectionExpression: 'gsi2sk, tenantId, id, nextRunAt',
+          Limit: perShard,
+        }),
+      ),
+    ),
+  );
+  return (
+    pages
+      // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
+      .flatMap((page) => page.Items ?? [])
+      .map((item) => {
+        const { gsi2sk, tenantId, id } = dueEntrySchema.parse(item);
+        return { tenantId, integrationId: id, entry: gsi2sk, dueAt: gsi2sk.slice(0, 24) };
+      })
+      .sort((a, b) => (a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0))
+  );
 };
 
 /**

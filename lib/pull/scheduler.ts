@@ -67,7 +67,8 @@ export interface SchedulerResult {
 }
 
 /**
- * One pass of the scheduler: the due integrations (Queries of the sparse index, never a Scan), each
+ * One pass of the scheduler: the due integrations (a range Query per shard of the sparse index, never
+ * a Scan, at most `perShard` each), each
  * slot claimed with a conditional write, so that of two passes at once exactly one hands it to the
  * worker, one message per slot: one slow source never delays another. Slots are claimed and handed
  * over in turns of the tenants (`inTurns`), at most CLAIMS_PER_TENANT_PER_PASS of a tenant per pass.
@@ -76,18 +77,18 @@ export const schedulePass = async ({
   db,
   queue,
   now,
-  pageSize,
+  perShard,
   perTenant = CLAIMS_PER_TENANT_PER_PASS,
 }: {
   db: Database;
   queue: Queue;
   now: number;
-  /** Due entries per Query (default 100). */
-  pageSize?: number;
+  /** Due entries one pass reads of each shard of the index at most (default 100); the rest wait for the next. */
+  perShard?: number;
   /** Slots of one tenant this pass claims at most. */
   perTenant?: number;
 }): Promise<SchedulerResult> => {
-  const due = await dueIntegrations(db, now, pageSize);
+  const due = await dueIntegrations(db, now, perShard);
   const { turns, deferred } = inTurns(due, perTenant);
   const leaseUntil = new Date(now + LEASE_MS).toISOString();
   const result: SchedulerResult = { due: due.length, claimed: 0, skipped: 0, failed: 0, deferred };

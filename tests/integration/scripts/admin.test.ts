@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler as refreshHandler } from '../../../functions/refresh-token';
+import { keys, shardOf } from '../../../lib/db/keys';
 import { getTenant } from '../../../lib/db/tenants';
 import { invoke } from '../../support/events';
 import { createTestTenant, db } from '../../support/fixtures';
@@ -458,5 +459,29 @@ describe('npm run admin: key events on AWS', CLI_TIMEOUT, () => {
       expect(error?.code, command).toBe(2);
       expect(JSON.parse(error!.stderr).error, command).toMatch(/set WEBHOOK_QUEUE_URL/);
     }
+  });
+});
+
+describe('npm run admin shard-due-indexes', CLI_TIMEOUT, () => {
+  it('moves a KPI of the unsharded cadence partition into its shard, once', async () => {
+    const tenant = await createTestTenant({ kpiTypes: ['BSC_KPI'] });
+    const kpi = tenant.kpis[0]!;
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.kpi(kpi.id),
+        UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk, cadence = :cadence',
+        ExpressionAttributeValues: {
+          ':pk': 'CADENCE',
+          ':sk': `TENANT#${tenant.tenant.id}#KPI#${kpi.id}`,
+          ':cadence': 'daily',
+        },
+      }),
+    );
+    const first = await admin('shard-due-indexes');
+    expect(first.moved.kpis).toBeGreaterThanOrEqual(1);
+    const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.kpi(kpi.id) }));
+    expect(Item?.gsi2pk).toBe(`QUIET#${shardOf(kpi.id)}`);
+    expect(await admin('shard-due-indexes')).toEqual({ moved: { kpis: 0, integrations: 0 } });
   });
 });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { indexExistingKeyExpiries, runAlertCheck } from '../../../../lib/alerts/check';
 import { hashApiKey } from '../../../../lib/api-keys/key-format';
 import { createApiKey, revokeApiKey, rollApiKey } from '../../../../lib/api-keys/service';
-import { keys } from '../../../../lib/db/keys';
+import { INDEX_SHARDS, keys } from '../../../../lib/db/keys';
 import { listRecentMeasurements } from '../../../../lib/db/measurements';
 import { updateKpi } from '../../../../lib/kpis/settings';
 import type { WebhookEvent } from '../../../../lib/webhooks/events';
@@ -320,10 +320,70 @@ describe('tenants and the table', () => {
       (call) => call.command === 'QueryCommand' && call.input.IndexName,
     );
     expect(new Set(indexQueries.map((call) => call.input.IndexName))).toEqual(new Set(['gsi2']));
-    // One Query of the cadence partition, and one per UTC day bucket of the next 7 days (8 buckets).
-    expect(indexQueries).toHaveLength(1 + 8);
-    // Each alert recorded is one conditional update of an item in both indexes: 3 write units.
-    expect(probe.capacity().write).toBe(3 * (result.quietKpis + result.expiringKeys));
+    // One range Query per shard of the KPI index, and one per UTC day bucket of the next 7 days (8 buckets).
+    expect(indexQueries).toHaveLength(INDEX_SHARDS + 8);
+    // A key's notice is one conditional update of an item in both indexes: 3 write units. A KPI's
+    // notice or move changes its gsi2 sort key too (the index's delete and put): 4.
+    expect(probe.capacity().write).toBe(
+      4 * (result.quietKpis + result.kpisRescheduled) + 3 * result.expiringKeys,
+    );
+  });
+});
+
+describe('a run costs what is due, never what exists', () => {
+  it('KPIs that receive their pushes are looked at once per cadence and grace, not once per run; the push writes no KPI item', async () => {
+    const count = async (size: number) => {
+      const tenant = await createTestTenant({
+        kpiTypes: Array.from({ length: size }, () => 'THEME_KPI' as const),
+      });
+      const key = (await createApiKey(db, { tenantId: tenant.tenant.id, name: 'job' })).key;
+      for (const kpi of tenant.kpis)
+        await updateKpi(db, tenant.tenant.id, kpi.id, { cadence: 'daily', graceHours: 0 });
+      const start = Date.now();
+      // The first look moves each entry to when its KPI would go quiet.
+      await run(start);
+      const entries = () =>
+        Promise.all(
+          tenant.kpis.map(async (kpi) => {
+            const { Item } = await db.client.send(
+              new GetCommand({ TableName: db.tableName, Key: keys.kpi(kpi.id) }),
+            );
+            return Item?.gsi2sk;
+          }),
+        );
+      const before = await entries();
+      for (const kpi of tenant.kpis) {
+        const pushed = await pushOne(
+          key,
+          measurementFor(kpi, { periodStart: '2026-10-01', periodEnd: '2026-10-31' }),
+        );
+        expect(pushed.status).toBe(201);
+      }
+      // The push writes no KPI item: the entries are where the first look put them.
+      expect(await entries()).toEqual(before);
+      const probe = instrument(db);
+      const runs = [15, 30, 60, 23 * 60].map((minutes) => run(start + minutes * 60_000, { db: probe.db }));
+      const results = await Promise.all(runs);
+      const kpiReads = probe.calls.filter((call) => call.command === 'QueryCommand' && !call.input.IndexName);
+      return {
+        results,
+        calls: probe.calls.length,
+        kpiReads: kpiReads.length,
+        tenant,
+      };
+    };
+    const few = await count(2);
+    const many = await count(12);
+    // Four runs: one range Query per shard and 8 key buckets each, and nothing per KPI.
+    expect(few.kpiReads).toBe(0);
+    expect(many.kpiReads).toBe(0);
+    expect(many.calls).toBe(few.calls);
+    expect(many.calls).toBe(4 * (INDEX_SHARDS + 8));
+    expect(many.results.every((result) => result.kpisChecked === 0)).toBe(true);
+    // A day after the first look they are due, and quiet: one look each.
+    const due = await run(Date.now() + 2 * DAY_MS);
+    expect(eventsOf(many.tenant, 'kpi.quiet')).toHaveLength(12);
+    expect(due.kpisChecked).toBeGreaterThanOrEqual(12);
   });
 });
 

@@ -33,7 +33,7 @@ describe('the due index', () => {
     const later = await put(stored(tenant.id, kpiId, { nextRunAt: '2004-01-01T00:00:00.001Z' }));
     await put(stored(tenant.id, kpiId, { status: 'disabled', disabledAt: '2003-12-31T00:00:00.000Z' }));
     await put(stored(tenant.id, kpiId, { nextRunAt: null }));
-    const found = await dueIntegrations(db, Date.parse('2004-01-01T00:00:00.000Z'), 1);
+    const found = await dueIntegrations(db, Date.parse('2004-01-01T00:00:00.000Z'));
     expect(found).toEqual([
       {
         tenantId: tenant.id,
@@ -42,7 +42,7 @@ describe('the due index', () => {
         dueAt: '2004-01-01T00:00:00.000Z',
       },
     ]);
-    const both = await dueIntegrations(db, Date.parse('2004-01-01T00:00:00.001Z'), 1);
+    const both = await dueIntegrations(db, Date.parse('2004-01-01T00:00:00.001Z'));
     expect(both.map(({ integrationId }) => integrationId)).toEqual([due.id, later.id]);
   });
 });

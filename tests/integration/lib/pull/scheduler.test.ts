@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as workerHandler } from '../../../../functions/run-pull-integrations';
 import { handler as schedulerHandler } from '../../../../functions/schedule-pull-integrations';
+import { INDEX_SHARDS } from '../../../../lib/db/keys';
 import { listMeasurements } from '../../../../lib/db/measurements';
 import {
   dueIntegrations,
@@ -63,25 +64,26 @@ const putDue = (dueAt: string, path = '/ok', schedule: PullSchedule = { every: '
 const queueNamed = () => pullLocalQueue(db);
 
 describe('the scheduler finds due integrations with Queries that grow with the due ones only', () => {
+  const measure = async (now: number, perShard = 10) => {
+    const probe = instrument(db);
+    const result = await schedulePass({
+      db: probe.db,
+      queue: { send: async () => {}, retryLater: async () => {} },
+      now,
+      perShard,
+    });
+    const commands = probe.calls.map((c) => c.command);
+    return { result, commands, queries: commands.filter((c) => c === 'QueryCommand').length };
+  };
   it('counts its DynamoDB requests: Queries of the index and one claim per due slot, never a Scan, whatever waits for later', async () => {
     const passAt = Date.parse('2005-06-01T00:10:00.000Z');
     const dueAt = '2005-06-01T00:00:00.000Z';
-    const measure = async (now: number) => {
-      const probe = instrument(db);
-      const result = await schedulePass({
-        db: probe.db,
-        queue: { send: async () => {}, retryLater: async () => {} },
-        now,
-        pageSize: 10,
-      });
-      const commands = probe.calls.map((c) => c.command);
-      return { result, commands, queries: commands.filter((c) => c === 'QueryCommand').length };
-    };
     // 5 due.
     for (let i = 0; i < 5; i++) await putDue(dueAt);
     const few = await measure(passAt);
     expect(few.result).toMatchObject({ due: 5, claimed: 5, skipped: 0 });
-    expect(few.queries).toBe(1);
+    // One range Query per shard of the index, whatever is due.
+    expect(few.queries).toBe(INDEX_SHARDS);
     expect(few.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(5);
     expect(few.commands.filter((c) => !['QueryCommand', 'UpdateItemCommand'].includes(c))).toEqual([]);
 
@@ -93,14 +95,41 @@ describe('the scheduler finds due integrations with Queries that grow with the d
     expect(amongMany.result).toMatchObject({ due: 5, claimed: 5 });
     expect(amongMany.commands).toEqual(few.commands);
 
-    // 26 due: more Queries (pages of 10) and more claims, 25 at once and then the last; each once.
+    // 26 due: the same Queries and more claims, 25 at once and then the last; each once.
     const third = Date.parse('2003-06-01T00:10:00.000Z');
     for (let i = 0; i < 26; i++) await putDue('2003-06-01T00:00:00.000Z');
     const many = await measure(third);
     expect(many.result).toEqual({ due: 26, claimed: 26, skipped: 0, failed: 0, deferred: 0 });
-    expect(many.queries).toBe(3);
+    expect(many.queries).toBe(INDEX_SHARDS);
     expect(many.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(26);
     expect(many.commands).not.toContain('ScanCommand');
+  });
+
+  it('caps a pass at perShard entries of each shard; the next passes claim the rest', async () => {
+    // Past every other test's entries and leases: the passes here see everything due in the table.
+    const dueAt = '2099-03-01T00:00:00.000Z';
+    const passAt = Date.parse('2099-03-01T00:10:00.000Z');
+    const ids = new Set<string>();
+    // Two in one shard at least (17 integrations in 16 shards).
+    for (let i = 0; i < INDEX_SHARDS + 1; i++) ids.add((await putDue(dueAt)).id);
+    const handed: string[] = [];
+    const pass = async () => {
+      const probe = instrument(db);
+      const queue = {
+        send: async (body: string) => void handed.push(JSON.parse(body).integrationId),
+        retryLater: async () => {},
+      };
+      const result = await schedulePass({ db: probe.db, queue, now: passAt, perShard: 1 });
+      expect(probe.calls.filter((c) => c.command === 'QueryCommand')).toHaveLength(INDEX_SHARDS);
+      expect(result.due).toBeLessThanOrEqual(INDEX_SHARDS);
+      return result;
+    };
+    let passes = 0;
+    while ((await pass()).due > 0) passes++;
+    // More than one pass, since one pass reads one entry a shard; each of ours handed over once.
+    expect(passes).toBeGreaterThan(1);
+    const ours = handed.filter((id) => ids.has(id));
+    expect(ours.sort()).toEqual([...ids].sort());
   });
 });
 
