@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst | --forecast] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
+ * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst | --forecast | --scale [--sizes 10,5000]] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
  *               [--before <checkout>]
  *
  * `--forecast` runs only the forecast engine's accuracy bench (bench/forecast.ts), without a table.
@@ -28,6 +28,7 @@ import type { BurstResults } from './burst';
 import { printForecastBench, runForecastBench } from './forecast';
 import { measurePull } from './pull';
 import { measurePullFairness } from './pull-fairness';
+import { measureScale } from './scale';
 
 const { values } = parseArgs({
   options: {
@@ -41,6 +42,9 @@ const { values } = parseArgs({
     burst: { type: 'boolean', default: false },
     /** Only the forecast engine's accuracy on the committed public series, against R's ets. */
     forecast: { type: 'boolean', default: false },
+    /** Only the scheduled readers at growing data sets (bench/scale.ts): requests and units per size. */
+    scale: { type: 'boolean', default: false },
+    sizes: { type: 'string', default: '10,5000' },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string', default: '10' },
@@ -183,7 +187,37 @@ const pullOnly = async (fairness: boolean) => {
   }
 };
 
+/** `npm run bench -- --scale [--sizes 10,5000]`: exits 1 when an operation's cost grows with the size. */
+const scaleOnly = async () => {
+  logger.setLogLevel('SILENT');
+  const dynamo = await startDynamoDbLocal(await freePort());
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  const tables: ReturnType<typeof createDatabase>[] = [];
+  const tableFor = async (name: string) => {
+    const db = createDatabase({
+      tableName: `strategy-service-bench-${name}`,
+      region: 'eu-central-1',
+      endpoint: dynamo.endpoint,
+    });
+    tables.push(db);
+    await createTable(db);
+    return db;
+  };
+  try {
+    const { rows, grown } = await measureScale(tableFor, values.sizes.split(',').map(Number));
+    console.table(rows);
+    if (grown.length > 0) {
+      console.error(`\ncost grows with the data: ${grown.join('; ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    for (const db of tables) db.client.destroy();
+    await dynamo.stop();
+  }
+};
+
 const main = async () => {
+  if (values.scale) return scaleOnly();
   if (values.pull || values['pull-fairness']) return pullOnly(values['pull-fairness']);
   if (values.burst) return burstOnly();
   if (values.forecast) {
