@@ -30,22 +30,50 @@ const listLoads = newestLoad(page);
 const loadKpiOptions = async (): Promise<KpiOption[]> =>
   (await loadKpis()).map((kpi) => ({ id: kpi.id, name: kpi.name, type: kpi.type }));
 
+/** Integrations per page of the list: the page asks for more when the reader wants them. */
+const LIST_PAGE = 100;
+
 export const loadIntegrations = async () => {
   const wanted = listLoads();
   page.update({ loading: true, loadError: null });
   try {
     const [list, kpis] = await Promise.all([
-      api<PullIntegrationPage>('GET', '/integrations/pull?limit=1000'),
+      api<PullIntegrationPage>('GET', `/integrations/pull?limit=${LIST_PAGE}`),
       page.state.kpis.length > 0 ? page.state.kpis : loadKpiOptions(),
     ]);
     if (!wanted()) return;
-    page.update({ items: list.items, kpis, loading: false, featureOff: false });
+    page.update({
+      items: list.items,
+      nextCursor: list.nextCursor ?? null,
+      kpis,
+      loading: false,
+      featureOff: false,
+    });
   } catch (error) {
     if (error instanceof SessionEnded || !wanted()) return;
     if (isProblem(error, 'feature-not-enabled')) {
       page.update({ loading: false, featureOff: true, items: null });
       return;
     }
+    page.update({ loading: false, loadError: describe(error) });
+  }
+};
+
+/** The next page of the list, after the ones shown. */
+export const loadMoreIntegrations = async () => {
+  const { nextCursor, items } = page.state;
+  if (!nextCursor || !items) return;
+  const wanted = listLoads();
+  page.update({ loading: true, loadError: null });
+  try {
+    const next = await api<PullIntegrationPage>(
+      'GET',
+      `/integrations/pull?limit=${LIST_PAGE}&cursor=${encodeURIComponent(nextCursor)}`,
+    );
+    if (!wanted()) return;
+    page.update({ items: [...items, ...next.items], nextCursor: next.nextCursor ?? null, loading: false });
+  } catch (error) {
+    if (error instanceof SessionEnded || !wanted()) return;
     page.update({ loading: false, loadError: describe(error) });
   }
 };

@@ -46,6 +46,8 @@ export type DialogOf<K extends Dialog['kind']> = Extract<Dialog, { kind: K }>;
 
 export interface Pulls {
   items: Integration[] | null;
+  /** Where the list goes on: more integrations than the pages loaded so far; null at its end. */
+  nextCursor: string | null;
   kpis: KpiOption[];
   loading: boolean;
   loadError: string | null;
@@ -61,6 +63,7 @@ export const page = createPage<Pulls>({
   name: 'integrations',
   initial: {
     items: null,
+    nextCursor: null,
     kpis: [],
     loading: false,
     loadError: null,

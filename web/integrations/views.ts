@@ -7,7 +7,15 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { PullPreviewResponse, PullRunResponse } from '../shared/api-types';
 import { isAdmin } from '../shared/shell';
 import { loadFailed, loadingNotice, message, timeCell } from '../shared/view';
-import { loadIntegrations, openDelete, openForm, previewNow, runNowClicked, togglePanel } from './actions';
+import {
+  loadIntegrations,
+  loadMoreIntegrations,
+  openDelete,
+  openForm,
+  previewNow,
+  runNowClicked,
+  togglePanel,
+} from './actions';
 import { AUTH_LABELS, EVERY_LABELS, FEATURE, type Integration, type Panel, type State, TIMED } from './state';
 
 const scheduleText = ({ every, at }: Integration['schedule']) =>
@@ -155,7 +163,12 @@ export const content = (state: State) => {
                 (i) => i.id,
                 (i) => row(state, i, admin),
               )}</tbody>
-            </table>`
+            </table>
+            ${
+              state.nextCursor
+                ? html`<p class="more"><button type="button" id="integrations-more" ?disabled=${state.loading} @click=${() => void loadMoreIntegrations()}>Show more integrations</button> ${items.length} shown; your organization has more.</p>`
+                : nothing
+            }`
         : state.loading
           ? loadingNotice('integrations-loading', 'Loading the integrations…')
           : nothing
