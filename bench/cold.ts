@@ -55,6 +55,8 @@ export interface ColdRow {
   function: string;
   /** This checkout as packaged. */
   after: ColdCell & { loadRatio: number; totalRatio: number };
+  /** This checkout with Node's compile cache, trained beforehand (`--compile-cache`, cold-path functions). */
+  compileCache: (ColdCell & { loadRatio: number; totalRatio: number }) | null;
   /** The `--before` checkout as packaged, when given. */
   before: (ColdCell & { loadRatio: number; totalRatio: number }) | null;
   memorySize: number;
@@ -120,7 +122,11 @@ export const packageOfSource = (source: string): string =>
   (/(^|\/)(lib|functions)\//.test(source) ? '(own code)' : '(other)');
 
 interface CpuProfile {
-  nodes: { id: number; callFrame: { url: string; lineNumber: number; columnNumber: number } }[];
+  nodes: {
+    id: number;
+    children?: number[];
+    callFrame: { url: string; lineNumber: number; columnNumber: number };
+  }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -154,18 +160,24 @@ export const profileLoad = (file: string, env: NodeJS.ProcessEnv, node: string, 
     );
     const [name] = require('node:fs').readdirSync(dir) as string[];
     const profile = JSON.parse(readFileSync(join(dir, name as string), 'utf8')) as CpuProfile;
-    const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
-    profile.samples.forEach((id, i) => {
-      const frame = nodes.get(id);
-      const dt = profile.timeDeltas[i] ?? 0;
-      let owner = '(node)';
-      if (frame?.url.endsWith(file) || frame?.url === `file://${file}`) {
-        const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
-        owner = entry.originalSource ? packageOfSource(entry.originalSource) : '(bundle, unmapped)';
-      } else if (frame && /^\((program|idle|garbage collector)\)$/.test(frame.url || '')) {
-        owner = '(node)';
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const parents = new Map<number, number>();
+    for (const n of profile.nodes) for (const child of n.children ?? []) parents.set(child, n.id);
+    // A sample belongs to the innermost bundle frame on its stack: Node's work that the bundle asked
+    // for (compiling a function, a `require` of node:http) counts for the package that asked.
+    const ownerOf = (id: number): string => {
+      for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+        const frame = byId.get(at)?.callFrame;
+        if (frame && (frame.url === file || frame.url === `file://${file}`)) {
+          const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
+          return entry.originalSource ? packageOfSource(entry.originalSource) : '(bundle, unmapped)';
+        }
       }
-      totals.set(owner, (totals.get(owner) ?? 0) + dt);
+      return '(node: compiling the bundle, bootstrap, GC)';
+    };
+    profile.samples.forEach((id, i) => {
+      const owner = ownerOf(id);
+      totals.set(owner, (totals.get(owner) ?? 0) + (profile.timeDeltas[i] ?? 0));
     });
   }
   const sum = [...totals.values()].reduce((a, b) => a + b, 0);
@@ -181,6 +193,8 @@ export interface ColdOptions {
   /** Only these functions (default: every one). */
   functions?: string[] | undefined;
   node?: string | undefined;
+  /** Also each cold-path function with Node's compile cache (NODE_COMPILE_CACHE), trained by one run first. */
+  compileCache?: boolean | undefined;
   log?: (line: string) => void;
 }
 
@@ -285,10 +299,23 @@ export const measureColdStarts = async (options: ColdOptions): Promise<ColdResul
       },
       event: apiEvent({ method: 'POST', path: '/floor', body: { keyHash: 'floor' } }),
     };
+    const cached = options.compileCache
+      ? after
+          .filter((fn) => COLD_PATH.includes(fn.label))
+          .map((fn) => {
+            const variant = variantsOf(fn, 'cache');
+            const cache = join(outDir, 'compile-cache', fn.label);
+            return { ...variant, env: { ...variant.env, NODE_COMPILE_CACHE: cache } };
+          })
+      : [];
+    // Node writes the cache when a process exits: one run trains it.
+    for (const variant of cached)
+      runCold({ ...variant, event: pushEvent(variant.key.slice(6)) ?? null }, node);
     const variants = [
       floorVariant,
       ...after.map((fn) => variantsOf(fn, 'after')),
       ...before.map((fn) => variantsOf(fn, 'before')),
+      ...cached,
     ];
     const samples = new Map<string, Sample[]>(variants.map((v) => [v.key, []]));
     log(`cold starts (${variants.length} variants × ${options.runs}, interleaved)…`);
@@ -296,7 +323,7 @@ export const measureColdStarts = async (options: ColdOptions): Promise<ColdResul
       const shift = (run * 7) % variants.length;
       const order = [...variants.slice(shift), ...variants.slice(0, shift)];
       for (const variant of order) {
-        const label = variant.key.replace(/^(after|before):/, '');
+        const label = variant.key.replace(/^(after|before|cache):/, '');
         samples
           .get(variant.key)
           ?.push(runCold({ ...variant, event: variant.event ?? pushEvent(label) ?? null }, node));
@@ -311,10 +338,12 @@ export const measureColdStarts = async (options: ColdOptions): Promise<ColdResul
     });
     const rows: ColdRow[] = after.map((fn) => {
       const beforeSamples = samples.get(`before:${fn.label}`);
+      const cacheSamples = samples.get(`cache:${fn.label}`);
       return {
         function: fn.label,
         after: withRatios(cellOf(samples.get(`after:${fn.label}`) ?? [])),
         before: beforeSamples && beforeSamples.length > 0 ? withRatios(cellOf(beforeSamples)) : null,
+        compileCache: cacheSamples && cacheSamples.length > 0 ? withRatios(cellOf(cacheSamples)) : null,
         memorySize: fn.memorySize,
       };
     });
@@ -357,6 +386,9 @@ export const printColdResults = (results: ColdResults) => {
             'before load+call': r.before.totalMs,
             'before ×floor': `${r.before.loadRatio} / ${r.before.totalRatio}`,
           }
+        : {}),
+      ...(r.compileCache
+        ? { 'compile cache ×floor': `${r.compileCache.loadRatio} / ${r.compileCache.totalRatio}` }
         : {}),
       load: fmt(r.after),
       'load + first call': fmtTotal(r.after),

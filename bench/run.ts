@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst | --forecast] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
- *               [--before <checkout>] [--functions push-measurement,health]
+ *               [--before <checkout>] [--functions push-measurement,health] [--compile-cache]
  *
  * `--forecast` runs only the forecast engine's accuracy bench (bench/forecast.ts), without a table.
  * `--loads` measures only the cold starts as deployed (bench/cold.ts): every function's load, and load
@@ -49,6 +49,8 @@ const { values } = parseArgs({
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
     runs: { type: 'string' },
+    /** With `--loads`: also the cold-path functions with Node's compile cache. */
+    'compile-cache': { type: 'boolean', default: false },
     /** With `--loads`: only these functions (comma-separated). */
     functions: { type: 'string' },
     out: { type: 'string' },
@@ -196,6 +198,7 @@ const loadsOnly = async () => {
     runs: Number(values.runs ?? '15'),
     before: values.before,
     functions: values.functions?.split(','),
+    compileCache: values['compile-cache'],
     log: (line) => console.error(line),
   });
   const over = printColdResults(results);

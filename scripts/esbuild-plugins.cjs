@@ -17,6 +17,9 @@
  *
  * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
  *
+ * `schema-docs`: the schemas' OpenAPI descriptions and ids stay out of the function bundles
+ * (./esbuild-schema-docs.cjs).
+ *
  * `side-effect-free`: CommonJS packages that only define things when loaded, declared so. esbuild
  * cannot tell that from CommonJS and keeps such a package in every bundle whose import graph reaches
  * it, used or not: `ipaddr.js`, imported by the egress guard (lib/egress/), which lib/runtime.ts builds
@@ -153,5 +156,6 @@ const sideEffectFree = {
 };
 
 const { apiDocs } = require('./esbuild-api-docs.cjs');
+const { schemaDocs } = require('./esbuild-schema-docs.cjs');
 
-module.exports = [webBundle, apiDocs, sideEffectFree];
+module.exports = [webBundle, apiDocs, sideEffectFree, schemaDocs];

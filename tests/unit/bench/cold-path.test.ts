@@ -1,11 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildBundle } from '../../../bench/bundles';
 import { COLD_LIMIT, COLD_PATH, packageOfSource } from '../../../bench/cold';
 import { loadMaps, mapStack, sourcePath } from '../../../scripts/stack';
+
+const { withoutSchemaDocs } = require('../../../scripts/esbuild-schema-docs.cjs') as {
+  withoutSchemaDocs: (text: string, fileName: string) => string | undefined;
+};
 
 /**
  * The cold path's deterministic properties, from the bundles as serverless.yml builds them: which
@@ -43,6 +47,53 @@ describe('the push functions and their authorizer', { timeout: 120_000 }, () => 
       expect(packages['@aws-lambda-powertools/tracer']).toBeGreaterThan(1_500);
     },
   );
+});
+
+describe('the schemas in a function bundle', { timeout: 60_000 }, () => {
+  it('hold no OpenAPI description or id, and keep every other check', () => {
+    const source = [
+      "import * as z from 'zod/mini';",
+      'export const a = z.string().check(z.describe("A name."));',
+      'export const b = z',
+      '  .object({ n: z.int().check(z.minimum(1), z.describe("At least one.")) })',
+      '  .check(',
+      '    z.meta({',
+      '      id: "B",',
+      '    }),',
+      '  );',
+      'export const c = z.string().check(z.maxLength(3));',
+      '',
+    ].join('\n');
+    const stripped = withoutSchemaDocs(source, 'lib/x.ts') as string;
+    expect(stripped).not.toMatch(/describe|meta|A name|"B"/);
+    expect(stripped).toContain('z.int().check(z.minimum(1)');
+    expect(stripped).toContain('export const c = z.string().check(z.maxLength(3));');
+    // Every line keeps its number, so the bundle's map points at the source's lines.
+    expect(stripped.split('\n').length).toBe(source.split('\n').length);
+    expect(stripped.split('\n')[9]).toBe(source.split('\n')[9]);
+  });
+
+  it('leaves a module without documented schemas, or without zod, to esbuild', () => {
+    expect(
+      withoutSchemaDocs("import * as z from 'zod/mini';\nexport const a = z.string();\n", 'lib/x.ts'),
+    ).toBeUndefined();
+    expect(withoutSchemaDocs('export const meta = (x) => x.describe();\n', 'lib/x.ts')).toBeUndefined();
+  });
+
+  it('leave the route’s documentation out of the push bundle', async () => {
+    const { outfile } = await buildBundle(
+      root,
+      outDir,
+      join(root, 'functions', 'push-measurement.ts'),
+      'docs',
+      'bundled',
+    );
+    const text = readFileSync(outfile, 'utf8');
+    expect(text).not.toContain('tells this answer from a stored measurement');
+    expect(text).not.toContain('DryRunMeasurement');
+    // The routes' own texts that the handler answers with stay.
+    expect(text).toContain('/integrations/push/measurement');
+  });
 });
 
 describe('the CPU profile’s attribution', () => {
