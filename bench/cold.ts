@@ -364,9 +364,9 @@ export const measureColdStarts = async (options: ColdOptions): Promise<ColdResul
   }
 };
 
-/** Lambda's INIT price (x86, eu-central-1 as us-east-1: $0.0000166667 per GB-second), per million cold starts. */
+/** What INIT costs per million cold starts at the Arm price the functions deploy with ($0.0000133334 per GB-second). */
 export const initCostPerMillionUsd = (initMs: number, memoryMb: number) =>
-  round2((initMs / 1000) * (memoryMb / 1024) * 0.0000166667 * 1_000_000);
+  round2((initMs / 1000) * (memoryMb / 1024) * 0.0000133334 * 1_000_000);
 
 export const printColdResults = (results: ColdResults) => {
   const fmt = (c: ColdCell) => `${c.loadMs} (${c.loadSpread[0]}–${c.loadSpread[1]})`;
