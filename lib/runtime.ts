@@ -38,14 +38,25 @@ import type { WebhookDeps } from './webhooks/service';
  */
 export const config = parseConfig(process.env);
 
-/** The one DynamoDB client of a container, captured by the tracer: each call is an X-Ray subsegment. */
-export const db = createDatabase({
+/** The one DynamoDB client of a container. */
+const database = createDatabase({
   tableName: config.TABLE_NAME,
   region: config.AWS_REGION,
   endpoint: config.DYNAMODB_ENDPOINT,
   auditRetentionDays: config.AUDIT_RETENTION_DAYS,
 });
-tracer.captureAWSv3Client(db.client);
+
+/**
+ * The client captured by the tracer: each call is an X-Ray subsegment. Pure, like `tokens`: the push
+ * functions and their authorizer, which cron callers meet cold, use `database` through `pushDeps` and
+ * carry neither Tracer nor the X-Ray SDK; Lambda's active tracing still records their invocations
+ * (docs/operations.md, "Traces").
+ */
+const tracedDatabase = () => {
+  tracer.captureAWSv3Client(database.client);
+  return database;
+};
+export const db = /* @__PURE__ */ tracedDatabase();
 
 /**
  * The JWT key is read at the first sign or verify, from SSM on AWS (through Powertools Parameters);
@@ -93,10 +104,10 @@ export const cursors = /* @__PURE__ */ createCursorSeal(jwtKeys);
  * marked pure, like `tokens`, so functions that do not push leave the cache and its reads out.
  */
 const createPushDeps = (): PushDeps => ({
-  db,
+  db: database,
   tenants: createTenantCache({
     ttlSeconds: config.TENANT_CACHE_TTL_SECONDS,
-    load: (id) => getTenant(db, id),
+    load: (id) => getTenant(database, id),
   }),
   rateLimits: {
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
@@ -211,9 +222,19 @@ const githubKeys = /* @__PURE__ */ createGithubKeys(/* @__PURE__ */ githubKeySet
  * Marked pure like the rest, so that a function bundles only the wrapper it uses: a push function
  * carries no token service.
  */
-const web = { corsOrigins: corsOrigins(config), tracer };
-export const publicEndpoint = /* @__PURE__ */ publicEndpointOf(web);
-export const jwtEndpoint = /* @__PURE__ */ jwtEndpointOf(web, tokens, sessionGuard, cursors);
+const web = { corsOrigins: corsOrigins(config) };
+const traced = () => ({ ...web, tracer });
+export const publicEndpoint = /* @__PURE__ */ publicEndpointOf(/* @__PURE__ */ traced());
+export const jwtEndpoint = /* @__PURE__ */ jwtEndpointOf(
+  /* @__PURE__ */ traced(),
+  tokens,
+  sessionGuard,
+  cursors,
+);
+/** The push routes: no Tracer (see `db`). */
 export const keyEndpoint = /* @__PURE__ */ keyEndpointOf(web);
-export const pageEndpoint = /* @__PURE__ */ pageEndpointOf(web);
-export const githubSignedEndpoint = /* @__PURE__ */ githubSignedEndpointOf(web, githubKeys);
+export const pageEndpoint = /* @__PURE__ */ pageEndpointOf(/* @__PURE__ */ traced());
+export const githubSignedEndpoint = /* @__PURE__ */ githubSignedEndpointOf(
+  /* @__PURE__ */ traced(),
+  githubKeys,
+);

@@ -17,10 +17,16 @@
  *
  * `api-docs`: the API reference page (./esbuild-api-docs.cjs).
  *
+ * `schema-docs`: the schemas' OpenAPI descriptions and ids stay out of the function bundles
+ * (./esbuild-schema-docs.cjs).
+ *
  * `side-effect-free`: CommonJS packages that only define things when loaded, declared so. esbuild
  * cannot tell that from CommonJS and keeps such a package in every bundle whose import graph reaches
  * it, used or not: `ipaddr.js`, imported by the egress guard (lib/egress/), which lib/runtime.ts builds
- * for the functions that call tenant URLs, would otherwise sit in every function.
+ * for the functions that call tenant URLs, would otherwise sit in every function. Powertools Tracer's
+ * ES modules set an X-Ray default and load the X-Ray SDK (which installs async hooks) when loaded: both
+ * matter only where a Tracer is built, so the push functions, which build none (lib/runtime.ts), carry
+ * neither.
 
  */
 const { createHash } = require('node:crypto');
@@ -130,7 +136,7 @@ const webBundle = {
 };
 
 /** Packages whose loading has no effect but their exports (read from their source, at the pinned version). */
-const SIDE_EFFECT_FREE = /^ipaddr\.js$/;
+const SIDE_EFFECT_FREE = /^(?:ipaddr\.js|@aws-lambda-powertools\/tracer(?:\/middleware)?)$/;
 
 /** @type {import('esbuild').Plugin} */
 const sideEffectFree = {
@@ -150,5 +156,6 @@ const sideEffectFree = {
 };
 
 const { apiDocs } = require('./esbuild-api-docs.cjs');
+const { schemaDocs } = require('./esbuild-schema-docs.cjs');
 
-module.exports = [webBundle, apiDocs, sideEffectFree];
+module.exports = [webBundle, apiDocs, sideEffectFree, schemaDocs];

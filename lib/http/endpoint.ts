@@ -23,8 +23,10 @@ import { parseInput } from './validation';
  *
  * 1. `observe()` first, so that its `after`/`onError` run last: the request id on every log line, then
  *    `X-Request-Id` and one access line on the answer, whatever answered;
- * 2. Powertools Tracer: the handler's subsegment (X-Ray), which holds the DynamoDB calls' subsegments;
- *    the response is not captured (a creation answer holds a raw API key);
+ * 2. Powertools Tracer, where the deps give one: the handler's subsegment (X-Ray), which holds the
+ *    DynamoDB calls' subsegments; the response is not captured (a creation answer holds a raw API key).
+ *    The push routes get none: Lambda's active tracing records their invocation without the X-Ray SDK,
+ *    which would be a fifth of their cold start (docs/performance.md, "Cold starts");
  * 3. CORS for the routes browsers call, whose headers must also reach the problem answers;
  * 4. `httpErrorHandler()`: every error after it becomes a problem document (middy runs `onError` in
  *    reverse order, so the two above still see its answer);
@@ -36,7 +38,8 @@ import { parseInput } from './validation';
  */
 export interface EndpointDeps {
   corsOrigins: readonly string[];
-  tracer: Tracer;
+  /** Absent: no handler subsegment, only the invocation segment of Lambda's active tracing. */
+  tracer?: Tracer | undefined;
 }
 
 /** A Lambda handler of API Gateway's REST proxy events. */
@@ -59,8 +62,10 @@ const stages = (deps: EndpointDeps, withCors: boolean) => {
     // An answer may hold a secret shown once (a new key, a webhook's signing secret): never trace
     // metadata. Tracing runs only on Lambda with X-Ray, where no test reaches it.
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: see above
-    const tracing = captureLambdaHandler(deps.tracer, { captureResponse: false });
-    const chain = middy(core).use(observe()).use(tracing);
+    const observed = middy(core).use(observe());
+    const chain = deps.tracer
+      ? observed.use(captureLambdaHandler(deps.tracer, { captureResponse: false }))
+      : observed;
     return (withCors ? chain.use(cors(deps.corsOrigins)) : chain).use(httpErrorHandler());
   };
   return handler;
