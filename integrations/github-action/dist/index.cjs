@@ -19667,6 +19667,30 @@ function info(message) {
 // clients/kpi-push/push.ts
 var import_node_fs = require("node:fs");
 
+// lib/egress/connection-failures.ts
+var BY_CODE = {
+  ECONNREFUSED: "refused",
+  ENOTFOUND: "dns",
+  EAI_AGAIN: "dns",
+  EAI_NONAME: "dns",
+  ECONNRESET: "reset",
+  EPIPE: "reset",
+  EHOSTUNREACH: "unreachable",
+  ENETUNREACH: "unreachable",
+  EPROTO: "tls"
+};
+var errorCode = (error3) => {
+  const code = error3?.code;
+  if (typeof code === "string") return code;
+  const causeCode = error3?.cause?.code;
+  return typeof causeCode === "string" ? causeCode : void 0;
+};
+var connectionFailureOf = (error3) => {
+  const code = errorCode(error3);
+  if (code === void 0) return void 0;
+  return BY_CODE[code] ?? (/CERT|TLS|SSL/.test(code) ? "tls" : void 0);
+};
+
 // node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
@@ -22608,10 +22632,10 @@ var checkBaseUrl = async (baseUrl, log) => {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(3e4) });
   } catch (error3) {
-    const code = error3.cause?.code;
-    log(`GET ${url}: ${code ?? error3.name}`);
-    if (code === "ENOTFOUND") return `the host of ${printable(baseUrl)} does not exist`;
-    if (code === "ECONNREFUSED") {
+    log(`GET ${url}: ${errorCode(error3) ?? error3.name}`);
+    const failure3 = connectionFailureOf(error3);
+    if (failure3 === "dns") return `the host of ${printable(baseUrl)} does not exist`;
+    if (failure3 === "refused") {
       return `nothing listens at ${baseUrl.origin} (connection refused): check the URL and its port (KPI_PUSH_URL or --url), and that the service runs there`;
     }
     return void 0;
