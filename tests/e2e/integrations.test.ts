@@ -230,7 +230,7 @@ describe('the pull routes over HTTP', () => {
         auth: { type: 'header', name: 'X-Desk-Key', value: 'hdr-secret-1' },
         schedule: { every: '15m' },
         period: 'day',
-        measurements: [{ kpiId: tenant.kpi.id, kpiType: 'ASIS_KPI', actual: 'backlog.open' }],
+        bindings: [{ kpiId: tenant.kpi.id, kpiType: 'ASIS_KPI', actual: 'backlog.open' }],
       },
     });
     expect(created.status).toBe(201);

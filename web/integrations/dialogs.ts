@@ -65,8 +65,8 @@ const bindingField = (
     ${message(`${field}-${key}-error`, 'error', error)}</div>`;
 
 const bindingRow = (state: State, dialog: FormDialog, key: number, index: number) => {
-  const binding = dialog.editing?.measurements[key];
-  const errors = bindingErrors(dialog.fieldErrors, 'measurements', index);
+  const binding = dialog.editing?.bindings[key];
+  const errors = bindingErrors(dialog.fieldErrors, 'bindings', index);
   return html`<fieldset class="binding" data-binding=${key}>
     <legend>Binding ${index + 1}</legend>
     <div class="field"><label for="kpi-${key}">KPI</label>
