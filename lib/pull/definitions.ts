@@ -18,6 +18,7 @@ import { tenantUrlProblem } from '../egress/urls';
 import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
 import { logAuditEvent } from '../logger';
+import { assertOwnership } from '../push/store';
 import { expressionProblem } from './extract';
 import {
   type AuthInput,
@@ -126,16 +127,7 @@ const assertKpis = async (
   list = 'bindings',
 ) => {
   const kpis = await kpisOf(db, tenantId, bindings);
-  const missing = [
-    ...new Set(bindings.filter((b) => kpis.get(b.kpiId)?.type !== b.kpiType).map((b) => b.kpiId)),
-  ];
-  if (missing.length > 0) {
-    throw new AppError(
-      'NOT_FOUND',
-      `No KPI of this organization with the given id and kpiType: ${missing.join(', ')}.`,
-      { extensions: { missingKpiIds: missing } },
-    );
-  }
+  assertOwnership(bindings, kpis, tenantId);
   if (typeof period !== 'string') return;
   const errors = bindings.flatMap((binding, index) => {
     const kpiPeriod = (kpis.get(binding.kpiId) as Kpi).period;

@@ -84,6 +84,19 @@ describe('a new pull integration', () => {
       extensions: { missingKpiIds: [unknown, another] },
     });
   });
+
+  it('names the real type of a tenant KPI bound with another type', async () => {
+    const kpi = tenant.kpis[0]!;
+    await expect(
+      createIntegration(pullDeps, {
+        ...definition(),
+        bindings: [{ kpiId: kpi.id, kpiType: 'SWOT_KPI', actual: 'value' }],
+      }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `No KPI of this organization with the given id and kpiType: ${kpi.id}. ${kpi.id} is a BSC_KPI, not SWOT_KPI.`,
+    });
+  });
 });
 
 describe('the period of a pull integration', () => {
