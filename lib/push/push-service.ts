@@ -6,7 +6,6 @@ import type { PlannedMeasurement, WriteContext, WrittenMeasurement } from '../db
 import { identityOf, type PushContext, readMeasurementRecords, readPushContext } from '../db/push-context';
 import type { ApiKey } from '../domain/api-key';
 import type { UsageRefusal } from '../domain/api-key-usage';
-import type { Kpi } from '../domain/kpi';
 import type { Plan } from '../domain/plan';
 import type { Tenant } from '../domain/tenant';
 import { AppError, type ErrorCode, errorCatalog } from '../errors';
