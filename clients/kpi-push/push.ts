@@ -49,6 +49,8 @@ export interface PushSettings {
   baseUrl: string;
   apiKey: string;
   format: Format | undefined;
+  /** The CSV's field separator; default `,`. */
+  delimiter?: string;
   batchSize: number;
   maxTries: number;
   maxTimeSeconds: number;
@@ -146,7 +148,7 @@ export const push = async (settings: PushSettings, hooks: PushHooks): Promise<Re
     throw new NotSent('no input: give a FILE or pipe measurements to stdin. See kpi-push --help.');
   }
   const format = settings.format ?? detectFormat(settings.file, text);
-  const parsed = parseMeasurements(text, format);
+  const parsed = parseMeasurements(text, format, settings.delimiter);
   const validated = validateRows(parsed.rows);
   const inputProblems: ReportProblem[] = [...parsed.problems, ...validated.problems]
     .sort((a, b) => a.line - b.line)
