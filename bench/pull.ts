@@ -60,7 +60,7 @@ export const measurePull = async (db: Database, timing: boolean): Promise<PullRe
         url,
         schedule: { every: 'hour' },
         period: 'month',
-        measurements: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'data.mrr', target: 'data.goal' }],
+        bindings: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'data.mrr', target: 'data.goal' }],
       });
     const items = Array.from({ length: INTEGRATIONS }, (_, i) =>
       integration(i < DUE ? now - 60_000 : now + 3_600_000 + i * 1000),

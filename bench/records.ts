@@ -27,7 +27,7 @@ export const pullIntegrationRecord = (
     auth: { type: 'none' },
     schedule: { every: 'day' },
     period: 'day',
-    measurements: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'value' }],
+    bindings: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'value' }],
     status: 'active',
     consecutiveFailures: 0,
     failingSince: null,

@@ -30,7 +30,7 @@ export const route = defineRoute({
           auth: { type: 'bearer', token: 'sk_live_example' },
           schedule: { every: 'day', at: '06:30' },
           period: 'month',
-          measurements: [
+          bindings: [
             { kpiId: KPI_ID, kpiType: 'BSC_KPI', actual: 'data.mrr.amount', target: 'data.mrr.target' },
           ],
         },

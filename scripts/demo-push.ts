@@ -6,7 +6,7 @@
  * push adds a point and replaces none; run again, it updates the same point.
  */
 import { relative, resolve } from 'node:path';
-import { localData, readSeedFile } from './local-data';
+import { dataFolderHint, localData, readSeedFile } from './local-data';
 import { ACME_REVENUE } from './seed';
 
 const root = resolve(__dirname, '..');
@@ -23,7 +23,9 @@ const main = async (): Promise<number> => {
   const shownSeedFile = data.seedFile.startsWith(`${root}/`) ? relative(root, data.seedFile) : data.seedFile;
   const seed = readSeedFile(data.seedFile);
   if (!seed) {
-    console.error(`No demo record at ${shownSeedFile}: run npm start first (it writes the record).`);
+    console.error(
+      `No demo record at ${shownSeedFile}: run npm start first (it writes the record). ${dataFolderHint('npm run demo:push', process.env)}`,
+    );
     return 1;
   }
   const acme = seed.tenants[0];
@@ -49,7 +51,7 @@ const main = async (): Promise<number> => {
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
     console.error(
-      `Nothing answers at ${seed.baseUrl} (${cause}): start the service with npm start in another terminal, then run this again.`,
+      `Nothing answers at ${seed.baseUrl} (${cause}), the address recorded in ${shownSeedFile}: start the service with npm start in another terminal, then run this again. ${dataFolderHint('npm run demo:push', process.env)}`,
     );
     return 1;
   }

@@ -27,10 +27,13 @@
  * ES modules set an X-Ray default and load the X-Ray SDK (which installs async hooks) when loaded: both
  * matter only where a Tracer is built, so the push functions, which build none (lib/runtime.ts), carry
  * neither.
-
+ *
+ * `build-progress`: with BUILD_PROGRESS_FILE set (`npm start`, scripts/start.ts), each function's build
+ * appends a JSON line when it starts and when it ends, so the start can say how far the build is and
+ * wait as long as it advances (scripts/local/build-progress.ts reads the lines).
  */
 const { createHash } = require('node:crypto');
-const { existsSync, readFileSync } = require('node:fs');
+const { appendFileSync, existsSync, readFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const { gzipSync } = require('node:zlib');
 const esbuild = require('esbuild');
@@ -155,7 +158,22 @@ const sideEffectFree = {
   },
 };
 
+/** @type {import('esbuild').Plugin} */
+const buildProgress = {
+  name: 'build-progress',
+  setup(build) {
+    const file = process.env.BUILD_PROGRESS_FILE;
+    if (!file) return;
+    const entry = String([build.initialOptions.entryPoints ?? []].flat()[0] ?? '');
+    /** @param {Record<string, unknown>} event */
+    const record = (event) =>
+      appendFileSync(file, `${JSON.stringify({ entry, at: Date.now(), ...event })}\n`);
+    build.onStart(() => record({ event: 'start' }));
+    build.onEnd(() => record({ event: 'end' }));
+  },
+};
+
 const { apiDocs } = require('./esbuild-api-docs.cjs');
 const { schemaDocs } = require('./esbuild-schema-docs.cjs');
 
-module.exports = [webBundle, apiDocs, sideEffectFree, schemaDocs];
+module.exports = [webBundle, apiDocs, sideEffectFree, schemaDocs, buildProgress];

@@ -49,6 +49,15 @@ export const localData = (root: string, env: NodeJS.ProcessEnv): LocalData => {
   };
 };
 
+/**
+ * For a runner beside `npm start` that found no stack: it reads the data folder LOCAL_DATA_DIR names,
+ * and a stack started with another folder is invisible to it unless given the same one.
+ */
+export const dataFolderHint = (command: string, env: NodeJS.ProcessEnv): string =>
+  env.LOCAL_DATA_DIR
+    ? `This read LOCAL_DATA_DIR=${env.LOCAL_DATA_DIR}: give it the folder that npm start was given.`
+    : `If npm start runs with LOCAL_DATA_DIR set, give this the same folder, e.g. LOCAL_DATA_DIR=.local-2 ${command}.`;
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);

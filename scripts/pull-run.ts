@@ -3,8 +3,8 @@
  * The scheduler's pass (lib/pull/run.ts; on AWS functions/schedule-pull-integrations.ts) claims every
  * due slot and queues it; then every message of the local pull queue is run once, as the SQS worker
  * (functions/run-pull-integrations.ts) runs them, and the webhook events the runs published (an
- * integration disabled) are delivered as `npm run alerts:run` delivers them. It prints what it did, one
- * JSON line.
+ * integration disabled) are delivered as `npm run alerts:run` delivers them. It prints what it did: a
+ * line per integration (./local/pull-run-report.ts), or with `--json` one JSON line.
  *
  * Database: TABLE_NAME (default strategy-service-local) at DYNAMODB_ENDPOINT, else DynamoDB Local on
  * DYNAMODB_PORT, else where the running `npm start` put it (its demo record; scripts/local-data.ts
@@ -13,6 +13,7 @@
  * stage's rules: this machine is allowed.
  */
 import { resolve } from 'node:path';
+import { getIntegration } from '../lib/db/pull-integrations';
 import { getTenant } from '../lib/db/tenants';
 import { createEgress } from '../lib/egress';
 import { createTokenCache } from '../lib/pull/fetch';
@@ -25,7 +26,10 @@ import { drainLocalQueue } from '../lib/webhooks/drain';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
 import { createPublisher } from '../lib/webhooks/publisher';
 import { createWebhookSecretSeal } from '../lib/webhooks/secrets';
+import { type RunLine, reportLines } from './local/pull-run-report';
 import { runBesideLocalStack } from './local-data';
+
+const json = process.argv.includes('--json');
 
 runBesideLocalStack(resolve(__dirname, '..'), async ({ db, secretsKey, jwtSecret }) => {
   const webhooks = webhookLocalQueue(db);
@@ -42,25 +46,30 @@ runBesideLocalStack(resolve(__dirname, '..'), async ({ db, secretsKey, jwtSecret
   };
   const queue = pullLocalQueue(db);
   const scheduler = await schedulePass({ db, queue, now: Date.now() });
-  const runs = [];
+  const runs: RunLine[] = [];
   for (const message of await queue.receive()) {
     const outcome = await runMessage(deps, message.body);
     await queue.delete(message.receipt);
-    runs.push(
-      outcome.kind === 'ran'
-        ? {
-            integrationId: outcome.run.integrationId,
-            outcome: outcome.run.outcome,
-            httpStatus: outcome.run.httpStatus,
-            errorClass: outcome.run.errorClass,
-            stored: outcome.run.measurementsStored,
-          }
-        : { skipped: outcome.reason },
-    );
+    if (outcome.kind === 'skipped') {
+      runs.push({ skipped: outcome.reason });
+      continue;
+    }
+    const { run } = outcome;
+    const integration = await getIntegration(db, run.tenantId, run.integrationId);
+    runs.push({
+      integrationId: run.integrationId,
+      name: integration?.name ?? null,
+      outcome: run.outcome,
+      httpStatus: run.httpStatus,
+      errorClass: run.errorClass,
+      error: run.error,
+      stored: run.measurementsStored,
+    });
   }
   const webhookDeliveries = await drainLocalQueue({
     queue: webhooks,
     deps: { db, secrets: createWebhookSecretSeal({ secretsKey, jwtKey: jwtSecret || secretsKey }), egress },
   });
-  console.log(JSON.stringify({ scheduler, runs, webhookDeliveries }));
+  const report = { scheduler, runs, webhookDeliveries };
+  console.log(json ? JSON.stringify(report) : reportLines(report).join('\n'));
 });

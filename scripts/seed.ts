@@ -107,7 +107,7 @@ interface TenantPlan {
     name: string;
     path: string;
     schedule: PullSchedule;
-    measurements: { kpi: KpiType; actual: string; target?: string }[];
+    bindings: { kpi: KpiType; actual: string; target?: string }[];
   }[];
 }
 
@@ -195,7 +195,7 @@ export const demoTenants: TenantPlan[] = [
         name: 'Support desk backlog',
         path: '/support-desk/stats',
         schedule: { every: 'hour' },
-        measurements: [{ kpi: 'ASIS_KPI', actual: 'tickets.open', target: 'tickets.goal' }],
+        bindings: [{ kpi: 'ASIS_KPI', actual: 'tickets.open', target: 'tickets.goal' }],
       },
     ],
     users: [
@@ -498,7 +498,7 @@ const seedTenant = async (db: Database, plan: TenantPlan, secretsKey?: string): 
         auth: { type: 'bearer', token: 'demo-source-token' },
         schedule: integration.schedule,
         period: 'month',
-        measurements: integration.measurements.map(({ kpi, ...paths }) => {
+        bindings: integration.bindings.map(({ kpi, ...paths }) => {
           const found = kpis.find((candidate) => candidate.type === kpi) as SeedTenant['kpis'][number];
           return { kpiId: found.id, kpiType: found.type, ...paths };
         }),

@@ -14,11 +14,24 @@
  * `.esbuild-offline-<PORT>`), removed when it stops: `serverless package` builds into `.esbuild/` and
  * deletes it when done, and a second stack rebuilds its own folder, so neither takes away the handlers
  * this one serves.
+ * While the handlers build it prints how many are built, and waits as long as the build advances
+ * (START_WAIT_SECONDS without progress, scripts/local/build-progress.ts), not a fixed time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { createDatabase } from '../lib/db/client';
+import { FUNCTIONS_FILE } from './deployment';
+import {
+  type BuildProgress,
+  handlerModules,
+  progressLine,
+  progressOf,
+  stalledMessage,
+  waitSeconds,
+} from './local/build-progress';
+import { isRouteTableLine } from './local/offline-output';
 import {
   nextFreePort,
   type PrivateTempDir,
@@ -89,18 +102,61 @@ process.on('exit', () => {
   release?.();
 });
 
-const waitForHttp = async (url: string, child: ChildProcess, timeoutMs = 300_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+/** The build's progress as the plugin's lines tell it (none yet: nothing built). */
+const readProgress = (file: string, total: number): BuildProgress => {
+  try {
+    return progressOf(readFileSync(file, 'utf8'), total);
+  } catch {
+    return progressOf('', total);
+  }
+};
+
+/**
+ * Waits until serverless-offline answers, as long as something advances: a function's build starting
+ * or ending. Prints the progress when it changes, at most every few seconds.
+ */
+const waitForStack = async (url: string, child: ChildProcess, progressFile: string, total: number) => {
+  const stallMs = waitSeconds(process.env) * 1000;
+  const startedAt = Date.now();
+  let advancedAt = startedAt;
+  let lastSeen: number | undefined;
+  let printed = '';
+  let printedAt = 0;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}`);
     try {
       await fetch(url);
       return;
     } catch {
-      await new Promise((r) => setTimeout(r, 250));
+      // Not listening yet.
     }
+    const progress = readProgress(progressFile, total);
+    if (progress.lastChangeAt !== lastSeen) {
+      lastSeen = progress.lastChangeAt;
+      advancedAt = Date.now();
+    }
+    const line = progressLine(progress);
+    if (
+      progress.lastChangeAt !== undefined &&
+      line !== printed &&
+      (Date.now() - printedAt >= 5000 || progress.built === total)
+    ) {
+      console.log(line);
+      printed = line;
+      printedAt = Date.now();
+    }
+    if (Date.now() - advancedAt > stallMs) {
+      throw new Error(
+        stalledMessage({
+          url,
+          waitedSeconds: (Date.now() - startedAt) / 1000,
+          stalledSeconds: stallMs / 1000,
+          progress,
+        }),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`serverless offline did not answer on ${url}`);
 };
 
 /**
@@ -164,6 +220,10 @@ const main = async () => {
 
   console.log(`Starting serverless offline on port ${httpPort} ...`);
   offlineTemp = privateTempDir('strategy-offline-');
+  const progressFile = join(offlineTemp.dir, 'build-progress.jsonl');
+  const functionsFile = resolve(root, process.env.FUNCTIONS_FILE || FUNCTIONS_FILE);
+  const total = handlerModules(JSON.parse(readFileSync(functionsFile, 'utf8'))).length;
+  console.log(`Building ${total} functions (esbuild) ...`);
   offline = spawn(
     process.execPath,
     [
@@ -180,10 +240,11 @@ const main = async () => {
     {
       cwd: root,
       detached: true,
-      stdio: ['ignore', logFile ? 'pipe' : quiet ? 'ignore' : 'inherit', logFile ? 'pipe' : 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
         ...offlineTemp.env,
+        BUILD_PROGRESS_FILE: progressFile,
         ESBUILD_WORK_FOLDER: buildFolder,
         JWT_SECRET: jwtSecret,
         SECRETS_KEY: secretsKey,
@@ -196,16 +257,16 @@ const main = async () => {
       },
     },
   );
-  if (logFile) {
-    const file = createWriteStream(logFile, { flags: 'a' });
-    offline.stdout?.on('data', (chunk) => {
-      file.write(chunk);
-      if (!quiet) process.stdout.write(chunk);
+  // Everything goes to the log file as written; the terminal gets all but the function and route
+  // lists (the summary below names the pages, and /api/docs the routes).
+  const file = logFile ? createWriteStream(logFile, { flags: 'a' }) : undefined;
+  if (offline.stdout && offline.stderr) {
+    offline.stdout.on('data', (chunk) => file?.write(chunk));
+    offline.stderr.on('data', (chunk) => file?.write(chunk));
+    createInterface({ input: offline.stdout }).on('line', (line) => {
+      if (!quiet && !isRouteTableLine(line)) process.stdout.write(`${line}\n`);
     });
-    offline.stderr?.on('data', (chunk) => {
-      file.write(chunk);
-      process.stderr.write(chunk);
-    });
+    createInterface({ input: offline.stderr }).on('line', (line) => process.stderr.write(`${line}\n`));
   }
   offline.once('exit', (code) => {
     if (!stopping) {
@@ -213,7 +274,7 @@ const main = async () => {
       void shutdown(1);
     }
   });
-  await waitForHttp(`http://127.0.0.1:${httpPort}/`, offline);
+  await waitForStack(`http://127.0.0.1:${httpPort}/`, offline, progressFile, total);
 
   const logins = (seed?.tenants ?? []).flatMap((tenant) =>
     tenant.users.map((user) => `  ${user.email.padEnd(26)} ${user.role.padEnd(7)} ${tenant.name}`),
@@ -223,8 +284,10 @@ const main = async () => {
     [
       '',
       `Strategy service is running: ${baseUrl}`,
-      `API key page: ${platform}/api-keys`,
       `KPI page: ${platform}/kpis`,
+      `API key page: ${platform}/api-keys`,
+      `Integrations page: ${platform}/integrations (locally they run only with npm run pull:run or "Run now")`,
+      `Audit log: ${platform}/audit`,
       `API reference: ${baseUrl}/docs`,
       seeded
         ? `Demo data: seeded now, recorded in ${shown(data.seedFile)}`

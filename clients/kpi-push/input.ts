@@ -156,7 +156,12 @@ const parseNdjson = (text: string): ParsedInput => {
 };
 
 /** RFC 4180 records, each with the line it starts on (quoted fields may span lines). */
-const csvRecords = (text: string) => {
+/** Delimiters a CSV may use instead of the comma (spreadsheets in many locales write `;`). */
+const OTHER_DELIMITERS = [';', '\t', '|'];
+/** A number written with a thousands separator or a decimal comma: `1,234`, `1.234,5`, `12,5`. */
+const LOCALE_NUMBER = /^[-+]?\d{1,3}([.,\s]\d{3})*(,\d+)?$|^[-+]?\d+,\d+$/;
+
+const csvRecords = (text: string, delimiter: string) => {
   const records: { line: number; fields: string[] }[] = [];
   let fields: string[] = [];
   let field = '';
@@ -190,7 +195,7 @@ const csvRecords = (text: string) => {
       inQuotes = true;
       quoted = true;
       field = '';
-    } else if (c === ',') {
+    } else if (c === delimiter) {
       endField();
     } else if (c === '\n') {
       endRecord();
@@ -205,8 +210,8 @@ const csvRecords = (text: string) => {
   return { records, unterminated: undefined };
 };
 
-const parseCsv = (text: string): ParsedInput => {
-  const { records, unterminated } = csvRecords(text);
+const parseCsv = (text: string, delimiter: string): ParsedInput => {
+  const { records, unterminated } = csvRecords(text, delimiter);
   const problems: InputProblem[] = [];
   if (unterminated !== undefined) {
     problems.push({ line: unterminated, message: 'a quoted field is not closed' });
@@ -217,9 +222,13 @@ const parseCsv = (text: string): ParsedInput => {
   const seen = new Set<string>();
   for (const name of header.fields) {
     if (!known.has(name)) {
+      const other = OTHER_DELIMITERS.find((d) => name.split(d).some((part) => known.has(part.trim())));
+      const hint = other
+        ? `; the header looks separated by ${JSON.stringify(other)}: run with --delimiter ${other === '\t' ? "$'\\t'" : `'${other}'`}`
+        : '';
       problems.push({
         line: header.line,
-        message: `unknown column "${name.slice(0, 40)}" (the header names the fields of a measurement: ${CSV_COLUMNS.join(', ')})`,
+        message: `unknown column "${name.slice(0, 40)}" (the header names the fields of a measurement: ${CSV_COLUMNS.join(', ')})${hint}`,
       });
     } else if (seen.has(name)) {
       problems.push({ line: header.line, message: `column "${name}" appears twice` });
@@ -234,7 +243,29 @@ const parseCsv = (text: string): ParsedInput => {
   const rows: Row[] = [];
   for (const { line, fields } of body) {
     if (fields.length !== header.fields.length) {
-      problems.push({ line, message: `has ${fields.length} fields; the header has ${header.fields.length}` });
+      const split =
+        delimiter === ',' &&
+        fields.length > header.fields.length &&
+        fields.some((f) => /^\d{3}(\.\d+)?$/.test(f));
+      const hint = split
+        ? ` (a number with a thousands separator, e.g. 1,234, splits into two fields: write 1234, or quote it)`
+        : '';
+      problems.push({
+        line,
+        message: `has ${fields.length} fields; the header has ${header.fields.length}${hint}`,
+      });
+      continue;
+    }
+    const localeNumber = header.fields.find(
+      (name, i) =>
+        NUMBER_COLUMNS.has(name) && LOCALE_NUMBER.test(fields[i] ?? '') && !NUMBER.test(fields[i] ?? ''),
+    );
+    if (localeNumber !== undefined) {
+      const cell = fields[header.fields.indexOf(localeNumber)] as string;
+      problems.push({
+        line,
+        message: `${localeNumber}: "${cell.slice(0, 40)}" is not a number as kpi-push reads it: write it without thousands separators and with "." for decimals (e.g. 1234 or 12.5)`,
+      });
       continue;
     }
     const value: Record<string, unknown> = {};
@@ -249,9 +280,10 @@ const parseCsv = (text: string): ParsedInput => {
   return { rows, problems };
 };
 
-export const parseMeasurements = (text: string, format: Format): ParsedInput => {
+/** `delimiter`: the CSV's field separator (default `,`). */
+export const parseMeasurements = (text: string, format: Format, delimiter = ','): ParsedInput => {
   const content = text.replace(/^\uFEFF/, '');
   if (format === 'json') return parseJsonArray(content);
   if (format === 'ndjson') return parseNdjson(content);
-  return parseCsv(content);
+  return parseCsv(content, delimiter);
 };

@@ -26,6 +26,7 @@ Options:
   --api-key KEY        API key (x-api-key). Prefer the environment: a flag shows in the
                        process list                                         [env KPI_PUSH_API_KEY]
   --format FORMAT      json, ndjson or csv
+  --delimiter CHAR     the CSV's field separator (default ,), e.g. ';' for a spreadsheet's export
   --batch-size N       measurements per request, 1 to ${MAX_BATCH_SIZE} (default ${DEFAULTS.batchSize})
   --max-tries N        attempts per batch before giving up (default ${DEFAULTS.maxTries})
   --max-time SECONDS   no retry wait starts after this much time (default ${DEFAULTS.maxTimeSeconds})
@@ -88,6 +89,7 @@ const parseSettings = (argv: string[], env: NodeJS.ProcessEnv): Settings | 'help
         url: { type: 'string' },
         'api-key': { type: 'string' },
         format: { type: 'string' },
+        delimiter: { type: 'string' },
         'batch-size': { type: 'string' },
         'max-tries': { type: 'string' },
         'max-time': { type: 'string' },
@@ -120,6 +122,14 @@ const parseSettings = (argv: string[], env: NodeJS.ProcessEnv): Settings | 'help
   const apiKey = (values['api-key'] as string | undefined) ?? env.KPI_PUSH_API_KEY;
   if (!apiKey) throw new UsageError('no API key: set KPI_PUSH_API_KEY or pass --api-key');
 
+  const delimiterOf = (given: string | undefined) => {
+    if (given === undefined) return undefined;
+    const delimiter = given === '\\t' ? '\t' : given;
+    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
+      throw new UsageError('--delimiter must be one character other than a quote or a line break, e.g. ;');
+    }
+    return delimiter;
+  };
   const format = values.format as string | undefined;
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
@@ -129,6 +139,7 @@ const parseSettings = (argv: string[], env: NodeJS.ProcessEnv): Settings | 'help
     baseUrl: url.href.replace(/\/+$/, ''),
     apiKey,
     format: format as Format | undefined,
+    delimiter: delimiterOf(values.delimiter as string | undefined),
     batchSize: positiveInt(
       'batch-size',
       values['batch-size'] as string | undefined,

@@ -4,6 +4,7 @@
  * this, so a push from CI behaves exactly as one from a cron job; each only renders the report.
  */
 import { readFileSync } from 'node:fs';
+import { connectionFailureOf, errorCode } from '../../lib/egress/connection-failures';
 import { MAX_BATCH_SIZE } from '../../lib/push/measurement-schema';
 import { type BatchOutcome, type Problem, sendBatch } from './client';
 import { detectFormat, type Format, type InputProblem, parseMeasurements } from './input';
@@ -48,6 +49,8 @@ export interface PushSettings {
   baseUrl: string;
   apiKey: string;
   format: Format | undefined;
+  /** The CSV's field separator; default `,`. */
+  delimiter?: string;
   batchSize: number;
   maxTries: number;
   maxTimeSeconds: number;
@@ -145,7 +148,7 @@ export const push = async (settings: PushSettings, hooks: PushHooks): Promise<Re
     throw new NotSent('no input: give a FILE or pipe measurements to stdin. See kpi-push --help.');
   }
   const format = settings.format ?? detectFormat(settings.file, text);
-  const parsed = parseMeasurements(text, format);
+  const parsed = parseMeasurements(text, format, settings.delimiter);
   const validated = validateRows(parsed.rows);
   const inputProblems: ReportProblem[] = [...parsed.problems, ...validated.problems]
     .sort((a, b) => a.line - b.line)
@@ -336,10 +339,10 @@ const checkBaseUrl = async (baseUrl: URL, log: (line: string) => void): Promise<
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    log(`GET ${url}: ${code ?? (error as Error).name}`);
-    if (code === 'ENOTFOUND') return `the host of ${printable(baseUrl)} does not exist`;
-    if (code === 'ECONNREFUSED') {
+    log(`GET ${url}: ${errorCode(error) ?? (error as Error).name}`);
+    const failure = connectionFailureOf(error);
+    if (failure === 'dns') return `the host of ${printable(baseUrl)} does not exist`;
+    if (failure === 'refused') {
       return `nothing listens at ${baseUrl.origin} (connection refused): check the URL and its port (KPI_PUSH_URL or --url), and that the service runs there`;
     }
     return undefined;

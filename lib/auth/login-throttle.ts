@@ -180,9 +180,13 @@ const admissionOf = (
 /** RFC 6585 §4 (429) with RFC 9110 §10.2.3 `Retry-After` in delay-seconds, rounded up. */
 export const tooManyAttempts = ({ retryAfterMs, detail }: Refusal) => {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new AppError('TOO_MANY_LOGIN_ATTEMPTS', `${detail} Try again in ${seconds} seconds.`, {
-    headers: { 'Retry-After': String(seconds) },
-  });
+  return new AppError(
+    'TOO_MANY_LOGIN_ATTEMPTS',
+    `${detail} Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
+    {
+      headers: { 'Retry-After': String(seconds) },
+    },
+  );
 };
 
 /** What a failed attempt reached, for the audit lines and the ceiling's metric. */

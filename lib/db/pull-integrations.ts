@@ -52,6 +52,8 @@ export const pullIntegrations = /* @__PURE__ */ defineEntity(() => ({
     ...keys.pullIntegration(integration.tenantId, integration.id),
     ...dueEntry(integration),
   }),
+  // The bindings' first name: the items written under it are read as they are, with no migration.
+  stored: { bindings: { attribute: 'measurements' } },
 }));
 export type StoredIntegration = Parameters<typeof pullIntegrations.toItem>[0];
 

@@ -176,7 +176,7 @@ export const pullIntegrationSchema = z.object({
   auth: pullAuthViewSchema,
   schedule: pullScheduleSchema,
   period: pullPeriodSchema,
-  measurements: z.array(pullBindingSchema),
+  bindings: z.array(pullBindingSchema),
   status: z
     .enum(PULL_STATUSES)
     .check(

@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type AddressRules, isAllowedAddress } from './addresses';
+import { type ConnectionFailure, connectionFailureOf } from './connection-failures';
 import { hostOf } from './urls';
 
 /**
@@ -43,9 +44,16 @@ const MESSAGES: Record<EgressFailureKind, string> = {
   too_large: 'the answer is larger than allowed',
 };
 
+/**
+ * `failure`: why a connection to an address the rules allow failed (refused, DNS, TLS, reset), when
+ * the socket said; the caller names it with the host and port of the URL it was given.
+ */
 export class EgressError extends Error {
   override name = 'EgressError';
-  constructor(readonly kind: EgressFailureKind) {
+  constructor(
+    readonly kind: EgressFailureKind,
+    readonly failure?: ConnectionFailure,
+  ) {
     super(MESSAGES[kind]);
   }
 }
@@ -109,13 +117,15 @@ const guardedLookup =
   };
 
 /**
- * What went wrong, as the caller may tell its user: never the address, the port or the timing. The
- * request's only abort signal is its time-out, so an aborted signal means the time ran out.
+ * What went wrong, as the caller may tell its user: never the resolved address or the timing. The
+ * request's only abort signal is its time-out, so an aborted signal means the time ran out. Why a
+ * connection failed is only known for addresses the rules allow: a refused one never connects.
  */
 const failureOf = (error: unknown, signal: AbortSignal): EgressError => {
   if (error instanceof EgressError) return error;
   if (error instanceof RefusedAddress) return new EgressError('refused');
-  return new EgressError(signal.aborted ? 'timeout' : 'connection');
+  if (signal.aborted) return new EgressError('timeout');
+  return new EgressError('connection', connectionFailureOf(error));
 };
 
 type Body = AsyncIterable<Uint8Array> & { destroy(): void };

@@ -203,7 +203,7 @@ export const pullIntegrationExample = {
   auth: { type: 'bearer', token: { set: true } },
   schedule: { every: 'day', at: '06:30' },
   period: 'month',
-  measurements: [
+  bindings: [
     {
       kpiId: measurementExample.kpiId,
       kpiType: 'BSC_KPI',

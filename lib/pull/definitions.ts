@@ -18,8 +18,15 @@ import { tenantUrlProblem } from '../egress/urls';
 import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
 import { logAuditEvent } from '../logger';
+import { assertOwnership } from '../push/store';
 import { expressionProblem } from './extract';
-import type { AuthInput, AuthPatch, CreatePullIntegration, UpdatePullIntegration } from './inputs';
+import {
+  type AuthInput,
+  type AuthPatch,
+  type CreatePullIntegration,
+  givenBindings,
+  type UpdatePullIntegration,
+} from './inputs';
 import { nextSlot } from './schedule';
 import { destinationChange, openSecrets, sealSecrets } from './secrets';
 import {
@@ -50,8 +57,9 @@ const definitionProblems = (
     auth?: AuthInput | AuthPatch | { type: 'header'; name: string } | undefined;
     period?: PullPeriod | undefined;
     schedule?: PullSchedule | undefined;
-    measurements?: PullBinding[] | undefined;
+    bindings?: PullBinding[] | undefined;
   },
+  list: string,
 ): FieldError[] => {
   const errors: FieldError[] = [];
   const { schedule } = definition;
@@ -81,14 +89,13 @@ const definitionProblems = (
     expression('period.end', definition.period.end);
   }
   const first = new Map<string, number>();
-  definition.measurements?.forEach((binding, index) => {
-    expression(`measurements[${index}].actual`, binding.actual);
-    expression(`measurements[${index}].target`, binding.target);
-    expression(`measurements[${index}].forecast`, binding.forecast);
+  definition.bindings?.forEach((binding, index) => {
+    expression(`${list}[${index}].actual`, binding.actual);
+    expression(`${list}[${index}].target`, binding.target);
+    expression(`${list}[${index}].forecast`, binding.forecast);
     const earlier = first.get(binding.kpiId);
     if (earlier === undefined) first.set(binding.kpiId, index);
-    else
-      errors.push({ path: `measurements[${index}].kpiId`, message: `same KPI as measurements[${earlier}]` });
+    else errors.push({ path: `${list}[${index}].kpiId`, message: `same KPI as ${list}[${earlier}]` });
   });
   return errors;
 };
@@ -112,18 +119,15 @@ export const kpisOf = async (db: Database, tenantId: string, bindings: PullBindi
  * whole period of its KPI: 400 naming the binding and the KPI's period. A period read from the answer
  * is checked at every run (./run.ts).
  */
-const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[], period: PullPeriod) => {
+const assertKpis = async (
+  db: Database,
+  tenantId: string,
+  bindings: PullBinding[],
+  period: PullPeriod,
+  list = 'bindings',
+) => {
   const kpis = await kpisOf(db, tenantId, bindings);
-  const missing = [
-    ...new Set(bindings.filter((b) => kpis.get(b.kpiId)?.type !== b.kpiType).map((b) => b.kpiId)),
-  ];
-  if (missing.length > 0) {
-    throw new AppError(
-      'NOT_FOUND',
-      `No KPI of this organization with the given id and kpiType: ${missing.join(', ')}.`,
-      { extensions: { missingKpiIds: missing } },
-    );
-  }
+  assertOwnership(bindings, kpis, tenantId);
   if (typeof period !== 'string') return;
   const errors = bindings.flatMap((binding, index) => {
     const kpiPeriod = (kpis.get(binding.kpiId) as Kpi).period;
@@ -131,7 +135,7 @@ const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[
       ? []
       : [
           {
-            path: `measurements[${index}].kpiId`,
+            path: `${list}[${index}].kpiId`,
             message: `the KPI's period is ${kpiPeriod}, not the integration's ${period}: its values must be one whole ${kpiPeriod} (set period to "${kpiPeriod}", or bind it in an integration of its own)`,
           },
         ];
@@ -185,9 +189,11 @@ export const createIntegration = async (
 ): Promise<StoredIntegration> => {
   const { db, now = Date.now } = deps;
   const tenant = await assertMayPull(deps, input.tenantId);
-  const problems = definitionProblems(deps, input);
+  const given = givenBindings(input);
+  const bindings = given.bindings ?? [];
+  const problems = definitionProblems(deps, { ...input, bindings }, given.list);
   if (problems.length > 0) throw invalid(problems);
-  await assertKpis(db, input.tenantId, input.measurements, input.period ?? 'month');
+  await assertKpis(db, input.tenantId, bindings, input.period ?? 'month', given.list);
   const at = new Date(now()).toISOString();
   const { view, secrets } = splitAuth(input.auth);
   const integration: PullIntegration = {
@@ -199,7 +205,7 @@ export const createIntegration = async (
     auth: view,
     schedule: input.schedule,
     period: input.period ?? 'month',
-    measurements: input.measurements,
+    bindings,
     status: 'active',
     consecutiveFailures: 0,
     failingSince: null,
@@ -247,7 +253,12 @@ export const updateIntegration = async (
   const authName =
     patch.auth ??
     (stored.auth.type === 'header' ? { type: 'header' as const, name: stored.auth.name } : undefined);
-  const problems = definitionProblems(deps, { ...patch, headers, auth: authName });
+  const sentBindings = givenBindings(patch);
+  const problems = definitionProblems(
+    deps,
+    { ...patch, bindings: sentBindings.bindings, headers, auth: authName },
+    sentBindings.list,
+  );
   const url = patch.url ?? stored.url;
   const given = patch.auth ?? stored.auth;
   const field = SECRET_FIELD[given.type];
@@ -281,8 +292,14 @@ export const updateIntegration = async (
     }
   }
   if (problems.length > 0) throw invalid(problems);
-  if (patch.measurements || patch.period) {
-    await assertKpis(db, tenantId, patch.measurements ?? stored.measurements, patch.period ?? stored.period);
+  if (sentBindings.bindings || patch.period) {
+    await assertKpis(
+      db,
+      tenantId,
+      sentBindings.bindings ?? stored.bindings,
+      patch.period ?? stored.period,
+      sentBindings.bindings ? sentBindings.list : 'bindings',
+    );
   }
   const at = now();
   const reset = stored.status !== 'active';
@@ -301,7 +318,7 @@ export const updateIntegration = async (
     sealedSecrets,
     schedule,
     period: patch.period ?? stored.period,
-    measurements: patch.measurements ?? stored.measurements,
+    bindings: sentBindings.bindings ?? stored.bindings,
     ...(reset ? { status: 'active', consecutiveFailures: 0, failingSince: null, disabledAt: null } : {}),
     nextRunAt,
     updatedAt: new Date(at).toISOString(),

@@ -211,7 +211,7 @@ export const extract = (
       results[at] = {
         ...repeated,
         measurement: undefined,
-        problem: `same KPI and period as measurements[${other}]`,
+        problem: `same KPI and period as bindings[${other}]`,
       };
     }
   });

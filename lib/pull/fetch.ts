@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PullAuthView, PullSecrets, RunErrorClass } from '../domain/pull-integration';
 import { type Egress, EgressError, type EgressResponse } from '../egress';
+import { describeConnectionFailure } from '../egress/connection-failures';
 import { originOf } from '../egress/urls';
 
 /**
@@ -74,10 +75,21 @@ export interface Source {
   auth: PullAuthView;
 }
 
-/** `maxBytes`: the most the request read, which the refusal of a larger answer names. */
+/** `host:port` of a URL, the port spelled out when the scheme implies it. */
+const hostPortOf = (url: string): string => {
+  const { hostname, port, protocol } = new URL(url);
+  // Stryker disable next-line StringLiteral: only http and https reach here (the egress guard refuses others)
+  return `${hostname}:${port || (protocol === 'https:' ? '443' : '80')}`;
+};
+
+/**
+ * `maxBytes`: the most the request read, which the refusal of a larger answer names; `url`: where it
+ * went, whose host and port a failed connection names.
+ */
 const egressProblem = (
   error: EgressError,
   maxBytes: number,
+  url: string,
 ): { errorClass: RunErrorClass; error: string } => {
   switch (error.kind) {
     case 'timeout':
@@ -87,7 +99,12 @@ const egressProblem = (
     case 'refused':
       return { errorClass: 'connection', error: 'refused by egress rules' };
     default:
-      return { errorClass: 'connection', error: 'the connection to the source failed' };
+      return {
+        errorClass: 'connection',
+        error: error.failure
+          ? `the connection to the source failed: ${describeConnectionFailure(error.failure, hostPortOf(url))}`
+          : 'the connection to the source failed',
+      };
   }
 };
 
@@ -96,6 +113,18 @@ const isJson = (response: EgressResponse) => {
   const type = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || type.endsWith('+json');
 };
+
+/** What was received instead of JSON: its Content-Type (only the media type, never the body). */
+const notJsonMessage = (response: EgressResponse): string => {
+  const received = (response.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  if (received === '') return 'the answer is not JSON: it has no Content-Type (application/json expected)';
+  if (isJson(response))
+    return `the answer is not valid JSON, though its Content-Type is ${printableType(received)}`;
+  return `the answer is not JSON: its Content-Type is ${printableType(received)} (application/json expected)`;
+};
+
+/** A media type as it may be shown: at most 100 printable characters. */
+const printableType = (type: string) => type.replace(/[^\x21-\x7e]/g, '?').slice(0, 100);
 
 const parseJson = (response: EgressResponse): { ok: true; value: unknown } | { ok: false } => {
   // Stryker disable next-line ObjectLiteral: a failed parse is known by its missing ok, false or absent alike
@@ -158,7 +187,7 @@ const accessToken = async (
     if (!(error instanceof EgressError)) throw error;
     return {
       ok: false,
-      error: `the token request failed: ${egressProblem(error, MAX_TOKEN_ANSWER_BYTES).error}`,
+      error: `the token request failed: ${egressProblem(error, MAX_TOKEN_ANSWER_BYTES, auth.tokenUrl).error}`,
     };
   }
   // Node's client answers the final status only: a 1xx never ends a request, so below 300 is success.
@@ -240,7 +269,7 @@ export const fetchSource = async (
     });
   } catch (error) {
     if (!(error instanceof EgressError)) throw error;
-    const { errorClass, error: text } = egressProblem(error, MAX_ANSWER_BYTES);
+    const { errorClass, error: text } = egressProblem(error, MAX_ANSWER_BYTES, source.url);
     return failed(errorClass, text);
   }
   const { status } = response;
@@ -261,7 +290,7 @@ export const fetchSource = async (
     );
   }
   const parsed = parseJson(response);
-  if (!parsed.ok) return failed('not_json', 'the answer is not JSON (Content-Type application/json)', status);
+  if (!parsed.ok) return failed('not_json', notJsonMessage(response), status);
   return {
     ok: true,
     httpStatus: status,

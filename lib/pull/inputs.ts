@@ -4,6 +4,7 @@ import {
   MAX_PULL_HEADERS,
   MAX_PULL_NAME_LENGTH,
   MAX_PULL_URL_LENGTH,
+  type PullBinding,
   pullBindingSchema,
   pullPeriodSchema,
   pullScheduleSchema,
@@ -159,22 +160,60 @@ const fields = {
   url: urlField(
     'The `GET` address: `https://`, no user name or password, not an address of a private, loopback or link-local network (the local stage also allows `http://` to this machine).',
   ),
-  measurements: bindings,
+  bindings,
 };
+
+/** The bindings' former name, taken for one version (CHANGELOG, 0.3.0). */
+const deprecatedBindings = bindings.check(
+  z.meta({ deprecated: true, description: 'The former name of `bindings`: send `bindings` instead.' }),
+);
+
+/** The bindings a body gives, under their name or the former one, and the name it used (for problem paths). */
+export const givenBindings = (body: {
+  bindings?: PullBinding[] | undefined;
+  measurements?: PullBinding[] | undefined;
+}): { bindings: PullBinding[] | undefined; list: 'bindings' | 'measurements' } =>
+  body.bindings === undefined && body.measurements !== undefined
+    ? { bindings: body.measurements, list: 'measurements' }
+    : { bindings: body.bindings, list: 'bindings' };
+
+const oneBindingList = z.refine(
+  (body: unknown) => {
+    const { bindings: current, measurements } = body as { bindings?: unknown; measurements?: unknown };
+    return current === undefined || measurements === undefined;
+  },
+  { message: 'send bindings only (measurements is its former name)', path: ['measurements'] },
+);
 const scheduleField = (description: string) => describedRef(pullScheduleSchema, description);
 const periodField = (description: string) => describedRef(pullPeriodSchema, description);
 
 export const createPullIntegrationSchema = z
   .strictObject({
-    ...fields,
+    name: fields.name,
+    url: fields.url,
+    bindings: z.optional(fields.bindings),
+    measurements: z.optional(deprecatedBindings),
     headers: z.optional(headersField),
     schedule: scheduleField('When to fetch: a unit and, for day, week and month, a time of day (UTC).'),
-    auth: describedRef(authInputSchema, 'How the source authenticates the request; secrets are write-only.'),
+    auth: z._default(
+      describedRef(
+        authInputSchema,
+        'How the source authenticates the request; secrets are write-only. Default `{"type": "none"}`.',
+      ),
+      { type: 'none' },
+    ),
     period: z.optional(
       periodField('Which period a value stands for; default `month`, as a push without a period.'),
     ),
   })
-  .check(z.meta({ id: 'CreatePullIntegrationRequest', description: 'A new pull integration.' }));
+  .check(
+    oneBindingList,
+    z.refine((body) => body.bindings !== undefined || body.measurements !== undefined, {
+      message: 'is required: 1 or more bindings',
+      path: ['bindings'],
+    }),
+    z.meta({ id: 'CreatePullIntegrationRequest', description: 'A new pull integration.' }),
+  );
 export type CreatePullIntegration = z.output<typeof createPullIntegrationSchema>;
 
 export const updatePullIntegrationSchema = z
@@ -185,9 +224,11 @@ export const updatePullIntegrationSchema = z
     auth: z.optional(describedRef(authPatchSchema, 'A new authentication; a secret not sent is kept.')),
     schedule: z.optional(scheduleField('A new schedule; the next run moves to its next slot.')),
     period: z.optional(periodField('Which period a value stands for.')),
-    measurements: z.optional(fields.measurements),
+    bindings: z.optional(fields.bindings),
+    measurements: z.optional(deprecatedBindings),
   })
   .check(
+    oneBindingList,
     z.meta({
       id: 'UpdatePullIntegrationRequest',
       description:

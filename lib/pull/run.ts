@@ -113,7 +113,7 @@ const evaluate = async (deps: PullFetchDeps, stored: StoredIntegration, at: numb
           secrets,
         );
   if (!fetched.ok) return { fetched, extracted: [], writable: [], context, existing: () => undefined };
-  const extracted = extract(stored.measurements, stored.period, fetched.answer, at);
+  const extracted = extract(stored.bindings, stored.period, fetched.answer, at);
   const candidates = extracted.flatMap((e) => (e.measurement ? [e.measurement] : []));
   const targets = await readTargets(deps, stored.tenantId, candidates);
   const checked = extracted.map((e): Extracted => {
@@ -250,7 +250,7 @@ export const executeRun = async (
   );
   const stored_ = written.length;
   const outcome: RunOutcome =
-    !fetched.ok || stored_ === 0 ? 'failed' : stored_ === stored.measurements.length ? 'stored' : 'partial';
+    !fetched.ok || stored_ === 0 ? 'failed' : stored_ === stored.bindings.length ? 'stored' : 'partial';
   const finishedAt = now();
   const run: PullRun = {
     id: uuidv7(startedAt),

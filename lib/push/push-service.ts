@@ -6,7 +6,6 @@ import type { PlannedMeasurement, WriteContext, WrittenMeasurement } from '../db
 import { identityOf, type PushContext, readMeasurementRecords, readPushContext } from '../db/push-context';
 import type { ApiKey } from '../domain/api-key';
 import type { UsageRefusal } from '../domain/api-key-usage';
-import type { Kpi } from '../domain/kpi';
 import type { Plan } from '../domain/plan';
 import type { Tenant } from '../domain/tenant';
 import { AppError, type ErrorCode, errorCatalog } from '../errors';
@@ -29,7 +28,7 @@ import {
   decide as rateLimitDecision,
   windowStart,
 } from './rate-limit';
-import { placeAllInPeriods, planStore, storeMeasurements, writableKpi } from './store';
+import { assertOwnership, placeAllInPeriods, planStore, storeMeasurements } from './store';
 
 export interface PushDeps {
   db: Database;
@@ -122,22 +121,6 @@ export type PushResult =
  * the DynamoDB client's retries under throttling.
  */
 export const MIN_TIME_FOR_WRITES_MS = 2000;
-
-/** Spec 5.2.4: every KPI must be the key's tenant's, with that type. Foreign and missing look alike. */
-const assertOwnership = (measurements: MeasurementInput[], kpis: Map<string, Kpi>, tenantId: string) => {
-  const missing = [
-    ...new Set(
-      measurements.filter((m) => !writableKpi(kpis.get(m.kpiId), tenantId, m.kpiType)).map((m) => m.kpiId),
-    ),
-  ];
-  if (missing.length > 0) {
-    throw new AppError(
-      'NOT_FOUND',
-      `No KPI of this organization with the given id and kpiType: ${missing.join(', ')}.`,
-      { extensions: { missingKpiIds: missing } },
-    );
-  }
-};
 
 /**
  * A KPI-scoped key pushes only to the KPIs of its scope. Checked after ownership (spec 5.2.4:

@@ -34,6 +34,36 @@ export const measurementKey = (m: Pick<MeasurementInput, 'kpiId' | 'periodStart'
 export const writableKpi = (kpi: Kpi | undefined, tenantId: string, kpiType: string): kpi is Kpi =>
   kpi !== undefined && kpi.tenantId === tenantId && kpi.type === kpiType;
 
+/**
+ * Spec 5.2.4: every KPI must be the key's tenant's (a push's, a pull binding's), with that type. Foreign and missing look alike; a
+ * KPI of the tenant sent with another type is named with its real one, which the tenant may know.
+ */
+export const assertOwnership = (
+  measurements: { kpiId: string; kpiType: string }[],
+  kpis: Map<string, Kpi>,
+  tenantId: string,
+) => {
+  const wrong = measurements.filter((m) => !writableKpi(kpis.get(m.kpiId), tenantId, m.kpiType));
+  const missing = [...new Set(wrong.map((m) => m.kpiId))];
+  if (missing.length > 0) {
+    const types = [
+      ...new Set(
+        wrong.flatMap((m) => {
+          const kpi = kpis.get(m.kpiId);
+          return kpi?.tenantId === tenantId ? [`${m.kpiId} is a ${kpi.type}, not ${m.kpiType}.`] : [];
+        }),
+      ),
+    ];
+    throw new AppError(
+      'NOT_FOUND',
+      [`No KPI of this organization with the given id and kpiType: ${missing.join(', ')}.`, ...types].join(
+        ' ',
+      ),
+      { extensions: { missingKpiIds: missing } },
+    );
+  }
+};
+
 /** The existing record of a measurement, read beforehand and parsed (undefined when there is none). */
 export type ExistingOf = (input: MeasurementInput) => Measurement | undefined;
 

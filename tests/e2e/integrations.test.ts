@@ -29,16 +29,20 @@ import { type PullSource, startPullSource } from '../support/pull-source';
 const root = resolve(__dirname, '..', '..');
 
 const pullRun = async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/pull-run.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DYNAMODB_ENDPOINT: inject('stackDynamodbEndpoint'),
-      TABLE_NAME: 'strategy-service-local',
-      SECRETS_KEY: inject('stackSecretsKey'),
-      JWT_SECRET: inject('stackJwtSecret'),
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/pull-run.ts', '--json'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: inject('stackDynamodbEndpoint'),
+        TABLE_NAME: 'strategy-service-local',
+        SECRETS_KEY: inject('stackSecretsKey'),
+        JWT_SECRET: inject('stackJwtSecret'),
+      },
     },
-  });
+  );
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
     scheduler: { due: number; claimed: number };
     runs: { integrationId?: string; outcome?: string; stored?: number }[];
@@ -230,7 +234,7 @@ describe('the pull routes over HTTP', () => {
         auth: { type: 'header', name: 'X-Desk-Key', value: 'hdr-secret-1' },
         schedule: { every: '15m' },
         period: 'day',
-        measurements: [{ kpiId: tenant.kpi.id, kpiType: 'ASIS_KPI', actual: 'backlog.open' }],
+        bindings: [{ kpiId: tenant.kpi.id, kpiType: 'ASIS_KPI', actual: 'backlog.open' }],
       },
     });
     expect(created.status).toBe(201);

@@ -158,7 +158,7 @@ let nextRow = 0;
 
 export const openForm = (editing: Integration | null) => {
   page.clearMessages();
-  const rows = editing ? editing.measurements.map((_, i) => i) : [0];
+  const rows = editing ? editing.bindings.map((_, i) => i) : [0];
   nextRow = rows.length;
   page.update({
     dialog: {
@@ -231,7 +231,7 @@ const bodyOf = (form: FormData, dialog: FormDialog, kpis: KpiOption[]) => {
     auth,
     schedule: { every: dialog.every, ...(TIMED.includes(dialog.every) && at ? { at } : {}) },
     period: text(form, 'period') || 'month',
-    measurements: dialog.rows.map((key) => {
+    bindings: dialog.rows.map((key) => {
       const kpiId = text(form, `kpi-${key}`);
       const optional = (name: string) =>
         text(form, `${name}-${key}`) ? { [name]: text(form, `${name}-${key}`) } : {};

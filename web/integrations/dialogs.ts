@@ -7,6 +7,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import { modal } from '../shared/dialog';
 import { message } from '../shared/view';
 import { addRow, confirmDelete, removeRow, submitForm } from './actions';
+import { bindingErrors, errorsAt } from './field-errors';
 import {
   AUTH_LABELS,
   type AuthType,
@@ -19,14 +20,7 @@ import {
   TIMED,
 } from './state';
 
-const fieldError = (dialog: FormDialog, path: string) =>
-  dialog.fieldErrors
-    .filter(
-      (error) =>
-        error.path === path || error.path.startsWith(`${path}.`) || error.path.startsWith(`${path}[`),
-    )
-    .map((error) => error.message)
-    .join(' ') || null;
+const fieldError = (dialog: FormDialog, path: string) => errorsAt(dialog.fieldErrors, path);
 
 const secretField = (dialog: FormDialog, id: string, label: string, field: string) => {
   const stored = dialog.editing !== null && dialog.editing.auth.type === dialog.authType;
@@ -58,19 +52,32 @@ const authFields = (dialog: FormDialog) => {
   }
 };
 
+/** A binding's input with its own error line, described by it. */
+const bindingField = (
+  key: number,
+  field: string,
+  label: unknown,
+  value: string,
+  error: string | null,
+  placeholder = '',
+) =>
+  html`<div class="field"><label for="${field}-${key}">${label}</label><input id="${field}-${key}" name="${field}-${key}" spellcheck="false" value=${value} placeholder=${placeholder || nothing} aria-invalid=${error ? 'true' : nothing} aria-describedby="${field}-${key}-error" />
+    ${message(`${field}-${key}-error`, 'error', error)}</div>`;
+
 const bindingRow = (state: State, dialog: FormDialog, key: number, index: number) => {
-  const binding = dialog.editing?.measurements[key];
-  const error = fieldError(dialog, `measurements[${index}]`);
+  const binding = dialog.editing?.bindings[key];
+  const errors = bindingErrors(dialog.fieldErrors, 'bindings', index);
   return html`<fieldset class="binding" data-binding=${key}>
     <legend>Binding ${index + 1}</legend>
     <div class="field"><label for="kpi-${key}">KPI</label>
-      <select id="kpi-${key}" name="kpi-${key}">${state.kpis.map(
+      <select id="kpi-${key}" name="kpi-${key}" aria-describedby="kpi-${key}-error">${state.kpis.map(
         (kpi) => html`<option value=${kpi.id} ?selected=${binding?.kpiId === kpi.id}>${kpi.name}</option>`,
-      )}</select></div>
-    <div class="field"><label for="actual-${key}">Actual (JMESPath)</label><input id="actual-${key}" name="actual-${key}" spellcheck="false" value=${binding?.actual ?? ''} placeholder="data.value" /></div>
-    <div class="field"><label for="target-${key}">Target <span class="optional">(optional)</span></label><input id="target-${key}" name="target-${key}" spellcheck="false" value=${binding?.target ?? ''} /></div>
-    <div class="field"><label for="forecast-${key}">Forecast <span class="optional">(optional)</span></label><input id="forecast-${key}" name="forecast-${key}" spellcheck="false" value=${binding?.forecast ?? ''} /></div>
-    ${message(`binding-error-${key}`, 'error', error)}
+      )}</select>
+      ${message(`kpi-${key}-error`, 'error', errors.kpiId)}</div>
+    ${bindingField(key, 'actual', 'Actual (JMESPath)', binding?.actual ?? '', errors.actual, 'data.value')}
+    ${bindingField(key, 'target', html`Target <span class="optional">(optional)</span>`, binding?.target ?? '', errors.target)}
+    ${bindingField(key, 'forecast', html`Forecast <span class="optional">(optional)</span>`, binding?.forecast ?? '', errors.forecast)}
+    ${message(`binding-error-${key}`, 'error', errors.rest)}
     ${dialog.rows.length > 1 ? html`<div><button type="button" aria-label="Remove binding ${index + 1}" @click=${() => removeRow(key)}>Remove</button></div>` : nothing}
   </fieldset>`;
 };

@@ -19667,6 +19667,30 @@ function info(message) {
 // clients/kpi-push/push.ts
 var import_node_fs = require("node:fs");
 
+// lib/egress/connection-failures.ts
+var BY_CODE = {
+  ECONNREFUSED: "refused",
+  ENOTFOUND: "dns",
+  EAI_AGAIN: "dns",
+  EAI_NONAME: "dns",
+  ECONNRESET: "reset",
+  EPIPE: "reset",
+  EHOSTUNREACH: "unreachable",
+  ENETUNREACH: "unreachable",
+  EPROTO: "tls"
+};
+var errorCode = (error3) => {
+  const code = error3?.code;
+  if (typeof code === "string") return code;
+  const causeCode = error3?.cause?.code;
+  return typeof causeCode === "string" ? causeCode : void 0;
+};
+var connectionFailureOf = (error3) => {
+  const code = errorCode(error3);
+  if (code === void 0) return void 0;
+  return BY_CODE[code] ?? (/CERT|TLS|SSL/.test(code) ? "tls" : void 0);
+};
+
 // node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
@@ -22145,7 +22169,9 @@ var parseNdjson = (text) => {
   });
   return { rows, problems };
 };
-var csvRecords = (text) => {
+var OTHER_DELIMITERS = [";", "	", "|"];
+var LOCALE_NUMBER = /^[-+]?\d{1,3}([.,\s]\d{3})*(,\d+)?$|^[-+]?\d+,\d+$/;
+var csvRecords = (text, delimiter) => {
   const records = [];
   let fields = [];
   let field = "";
@@ -22179,7 +22205,7 @@ var csvRecords = (text) => {
       inQuotes = true;
       quoted = true;
       field = "";
-    } else if (c === ",") {
+    } else if (c === delimiter) {
       endField();
     } else if (c === "\n") {
       endRecord();
@@ -22193,8 +22219,8 @@ var csvRecords = (text) => {
   endRecord();
   return { records, unterminated: void 0 };
 };
-var parseCsv = (text) => {
-  const { records, unterminated } = csvRecords(text);
+var parseCsv = (text, delimiter) => {
+  const { records, unterminated } = csvRecords(text, delimiter);
   const problems = [];
   if (unterminated !== void 0) {
     problems.push({ line: unterminated, message: "a quoted field is not closed" });
@@ -22205,9 +22231,11 @@ var parseCsv = (text) => {
   const seen = /* @__PURE__ */ new Set();
   for (const name of header.fields) {
     if (!known.has(name)) {
+      const other = OTHER_DELIMITERS.find((d) => name.split(d).some((part) => known.has(part.trim())));
+      const hint = other ? `; the header looks separated by ${JSON.stringify(other)}: run with --delimiter ${other === "	" ? "$'\\t'" : `'${other}'`}` : "";
       problems.push({
         line: header.line,
-        message: `unknown column "${name.slice(0, 40)}" (the header names the fields of a measurement: ${CSV_COLUMNS.join(", ")})`
+        message: `unknown column "${name.slice(0, 40)}" (the header names the fields of a measurement: ${CSV_COLUMNS.join(", ")})${hint}`
       });
     } else if (seen.has(name)) {
       problems.push({ line: header.line, message: `column "${name}" appears twice` });
@@ -22221,7 +22249,23 @@ var parseCsv = (text) => {
   const rows = [];
   for (const { line, fields } of body) {
     if (fields.length !== header.fields.length) {
-      problems.push({ line, message: `has ${fields.length} fields; the header has ${header.fields.length}` });
+      const split = delimiter === "," && fields.length > header.fields.length && fields.some((f) => /^\d{3}(\.\d+)?$/.test(f));
+      const hint = split ? ` (a number with a thousands separator, e.g. 1,234, splits into two fields: write 1234, or quote it)` : "";
+      problems.push({
+        line,
+        message: `has ${fields.length} fields; the header has ${header.fields.length}${hint}`
+      });
+      continue;
+    }
+    const localeNumber = header.fields.find(
+      (name, i) => NUMBER_COLUMNS.has(name) && LOCALE_NUMBER.test(fields[i] ?? "") && !NUMBER.test(fields[i] ?? "")
+    );
+    if (localeNumber !== void 0) {
+      const cell = fields[header.fields.indexOf(localeNumber)];
+      problems.push({
+        line,
+        message: `${localeNumber}: "${cell.slice(0, 40)}" is not a number as kpi-push reads it: write it without thousands separators and with "." for decimals (e.g. 1234 or 12.5)`
+      });
       continue;
     }
     const value = {};
@@ -22234,11 +22278,11 @@ var parseCsv = (text) => {
   }
   return { rows, problems };
 };
-var parseMeasurements = (text, format) => {
+var parseMeasurements = (text, format, delimiter = ",") => {
   const content = text.replace(/^\uFEFF/, "");
   if (format === "json") return parseJsonArray(content);
   if (format === "ndjson") return parseNdjson(content);
-  return parseCsv(content);
+  return parseCsv(content, delimiter);
 };
 
 // lib/errors.ts
@@ -22462,7 +22506,7 @@ var push = async (settings, hooks) => {
     throw new NotSent("no input: give a FILE or pipe measurements to stdin. See kpi-push --help.");
   }
   const format = settings.format ?? detectFormat(settings.file, text);
-  const parsed = parseMeasurements(text, format);
+  const parsed = parseMeasurements(text, format, settings.delimiter);
   const validated = validateRows(parsed.rows);
   const inputProblems = [...parsed.problems, ...validated.problems].sort((a, b) => a.line - b.line).map((problem) => ({ ...problem, source: "input" }));
   const report = {
@@ -22608,10 +22652,10 @@ var checkBaseUrl = async (baseUrl, log) => {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(3e4) });
   } catch (error3) {
-    const code = error3.cause?.code;
-    log(`GET ${url}: ${code ?? error3.name}`);
-    if (code === "ENOTFOUND") return `the host of ${printable(baseUrl)} does not exist`;
-    if (code === "ECONNREFUSED") {
+    log(`GET ${url}: ${errorCode(error3) ?? error3.name}`);
+    const failure3 = connectionFailureOf(error3);
+    if (failure3 === "dns") return `the host of ${printable(baseUrl)} does not exist`;
+    if (failure3 === "refused") {
       return `nothing listens at ${baseUrl.origin} (connection refused): check the URL and its port (KPI_PUSH_URL or --url), and that the service runs there`;
     }
     return void 0;

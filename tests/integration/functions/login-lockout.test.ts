@@ -179,7 +179,7 @@ describe('POST /auth/login lockout: parallel guesses and the progressive delay',
     // Still within the delay, the right password is refused too, before it is verified.
     expect(await attempt(user.email, user.password)).toMatchObject({
       code: 'TOO_MANY_LOGIN_ATTEMPTS',
-      message: 'Wait before the next login for this e-mail from this address. Try again in 1 seconds.',
+      message: 'Wait before the next login for this e-mail from this address. Try again in 1 second.',
     });
     clock.now += 1000;
     // The next wave after the delay: one more verification, which doubles it.
@@ -206,7 +206,7 @@ describe('POST /auth/login lockout: progressive delay and windows', () => {
         headers: { 'Retry-After': String(wait) },
       });
       expect(early.message).toBe(
-        `Wait before the next login for this e-mail from this address. Try again in ${wait} seconds.`,
+        `Wait before the next login for this e-mail from this address. Try again in ${wait} ${wait === 1 ? 'second' : 'seconds'}.`,
       );
       clock.now += wait * 1000;
       expect((await attempt(user.email, 'wrong')).code).toBe('INVALID_CREDENTIALS');

@@ -109,7 +109,7 @@ const created = async (type: Type) => {
       url: source.url('/value'),
       auth: authOf(type),
       schedule: { every: 'day' },
-      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
     },
   });
   expect(result.status, JSON.stringify(result.body)).toBe(201);
@@ -281,7 +281,7 @@ describe('integration URLs as each role reads them', () => {
         url,
         auth: { ...authOf('oauth2_client_credentials', tokenUrl) },
         schedule: { every: 'day' },
-        measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+        bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
       },
     });
     expect(result.status).toBe(201);

@@ -70,7 +70,7 @@ const definition = (owner: TestTenant, fields: Record<string, unknown> = {}) => 
   url: source.url('/mrr'),
   auth: { type: 'none' },
   schedule: { every: 'day', at: '06:30' },
-  measurements: [{ kpiId: owner.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'data.mrr', target: 'data.goal' }],
+  bindings: [{ kpiId: owner.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'data.mrr', target: 'data.goal' }],
   ...fields,
 });
 
@@ -100,6 +100,55 @@ const secretOf = (auth: (typeof SECRETS)[keyof typeof SECRETS]) =>
       : 'password' in auth
         ? auth.password
         : auth.clientSecret;
+
+describe('the bindings of an integration', () => {
+  const binding = () => ({ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'data.mrr' });
+  const withoutBindings = () => {
+    const { bindings: _, ...rest } = definition(tenant);
+    return rest;
+  };
+
+  it('are named bindings in what the service answers, and authentication defaults to none', async () => {
+    const { auth: _, ...body } = definition(tenant);
+    const created = await create(admin(tenant), body);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ auth: { type: 'none' }, bindings: [{ actual: 'data.mrr' }] });
+    expect(created.body).not.toHaveProperty('measurements');
+  });
+
+  it('are taken under their former name, measurements, for one version: in a creation and a change', async () => {
+    const created = await create(admin(tenant), { ...withoutBindings(), measurements: [binding()] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.bindings).toEqual([binding()]);
+    const changed = await patch(admin(tenant), created.body.id, {
+      measurements: [{ ...binding(), actual: 'data.goal' }],
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.bindings).toEqual([{ ...binding(), actual: 'data.goal' }]);
+    const stored = await get(admin(tenant), created.body.id);
+    expect(stored.body.bindings).toEqual([{ ...binding(), actual: 'data.goal' }]);
+  });
+
+  it('name a problem under the name the body used', async () => {
+    const bad = { ...binding(), actual: 'data.[' };
+    const old = await create(admin(tenant), { ...withoutBindings(), measurements: [bad] });
+    expect(old.status).toBe(400);
+    expect(old.body.errors).toEqual([{ path: 'measurements[0].actual', message: expect.any(String) }]);
+    const current = await create(admin(tenant), { ...withoutBindings(), bindings: [bad] });
+    expect(current.body.errors).toEqual([{ path: 'bindings[0].actual', message: expect.any(String) }]);
+  });
+
+  it('400 when both names are sent, or neither', async () => {
+    const both = await create(admin(tenant), { ...definition(tenant), measurements: [binding()] });
+    expect(both.status).toBe(400);
+    expect(both.body.errors).toEqual([
+      { path: 'measurements', message: 'send bindings only (measurements is its former name)' },
+    ]);
+    const neither = await create(admin(tenant), withoutBindings());
+    expect(neither.status).toBe(400);
+    expect(neither.body.errors).toEqual([{ path: 'bindings', message: 'is required: 1 or more bindings' }]);
+  });
+});
 
 describe('POST /integrations/pull', () => {
   it('creates an active integration, due at once, with the defaults: period month, no headers', async () => {
@@ -213,10 +262,10 @@ describe('POST /integrations/pull', () => {
   it('400 naming the field: expressions, headers, schedule, bindings, secrets', async () => {
     const kpi = tenant.kpis[0]!;
     const cases: [Record<string, unknown>, string][] = [
-      [{ measurements: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'data.[' }] }, 'measurements[0].actual'],
+      [{ bindings: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'data.[' }] }, 'bindings[0].actual'],
       [
-        { measurements: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'a', target: 'nope(' }] },
-        'measurements[0].target',
+        { bindings: [{ kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'a', target: 'nope(' }] },
+        'bindings[0].target',
       ],
       [{ period: { start: 'p.from', end: 'unknown_fn(p)' } }, 'period.end'],
       [{ period: 'year' }, 'period'],
@@ -228,25 +277,25 @@ describe('POST /integrations/pull', () => {
       [{ schedule: { every: '15m', at: '06:00' } }, 'schedule.at'],
       [{ schedule: { every: 'day', at: '25:00' } }, 'schedule.at'],
       [{ schedule: { every: 'year' } }, 'schedule.every'],
-      [{ measurements: [] }, 'measurements'],
+      [{ bindings: [] }, 'bindings'],
       [
         {
-          measurements: Array.from({ length: 51 }, () => ({
+          bindings: Array.from({ length: 51 }, () => ({
             kpiId: randomUUID(),
             kpiType: 'BSC_KPI',
             actual: 'a',
           })),
         },
-        'measurements',
+        'bindings',
       ],
       [
         {
-          measurements: [
+          bindings: [
             { kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'a' },
             { kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'b' },
           ],
         },
-        'measurements[1].kpiId',
+        'bindings[1].kpiId',
       ],
       [{ auth: { type: 'bearer' } }, 'auth.token'],
       [{ auth: { type: 'header', name: 'X-Key', value: 'v' }, headers: { 'x-key': 'w' } }, 'auth.name'],
@@ -272,7 +321,7 @@ describe('POST /integrations/pull', () => {
     const result = await create(
       admin(tenant),
       definition(tenant, {
-        measurements: [
+        bindings: [
           { kpiId: kpi.id, kpiType: 'BSC_KPI', actual: 'value' },
           {
             kpiId: tenant.kpis[1]?.id ?? randomUUID(),
@@ -286,7 +335,7 @@ describe('POST /integrations/pull', () => {
     expect(result.status).toBe(400);
     expect(result.headers['content-type']).toBe('application/problem+json');
     expect(result.body.errors).toContainEqual({
-      path: 'measurements[1].forecast',
+      path: 'bindings[1].forecast',
       message:
         'is refused: it can copy its input 524288 times (multi-selects along pipes or projections); at most 16 is allowed',
     });
@@ -298,7 +347,7 @@ describe('POST /integrations/pull', () => {
     const result = await create(
       admin(tenant),
       definition(tenant, {
-        measurements: [
+        bindings: [
           { kpiId: foreign, kpiType: 'BSC_KPI', actual: 'a' },
           { kpiId: unknown, kpiType: 'BSC_KPI', actual: 'a' },
           { kpiId: tenant.kpis[1]!.id, kpiType: 'BSC_KPI', actual: 'a' },
@@ -413,7 +462,7 @@ describe('POST /integrations/pull/{id}/preview', () => {
     source.answers['/mixed'] = { json: { a: 'text', b: 3 } };
     const created = await createdFor(tenant, {
       url: source.url('/mixed'),
-      measurements: [
+      bindings: [
         { kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'nothing.here' },
         { kpiId: kpi.id, kpiType: 'OKR_KEY_RESULT', actual: 'a' },
       ],
@@ -505,7 +554,7 @@ describe('POST /integrations/pull/{id}/run and the run log', () => {
     source.answers['/two'] = { json: { a: 1, b: 2 } };
     const created = await createdFor(owner, {
       url: source.url('/two'),
-      measurements: [
+      bindings: [
         { kpiId: owner.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'a' },
         { kpiId: owner.kpis[1]!.id, kpiType: 'OKR_KEY_RESULT', actual: 'b' },
       ],
@@ -604,7 +653,7 @@ describe('each failure class, in the run log without the body or a secret', () =
     source.answers['/logged'] = { json: { value: 5, note: 'body-text-never-logged' } };
     const created = await createdFor(tenant, {
       url: source.url('/logged'),
-      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'note' }],
+      bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'note' }],
     });
     const { result, lines } = await captureOutput(() => run(admin(tenant), created.id));
     expect(result.body.bindings[0].problem).toBe(

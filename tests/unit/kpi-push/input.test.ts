@@ -141,3 +141,45 @@ describe('kpi-push retry timing', () => {
     expect(retryAfterMs(null, now)).toBeUndefined();
   });
 });
+
+/** A CSV from a spreadsheet: a locale's numbers and delimiter get a hint naming the value and the cause. */
+describe('a CSV written by a spreadsheet', () => {
+  it('names a number with a thousands separator or a decimal comma, quoted or split', () => {
+    const quoted = parseMeasurements('kpiId,kpiType,actual\nk1,BSC_KPI,"1,234"\nk2,BSC_KPI,"12,5"\n', 'csv');
+    expect(quoted.problems).toEqual([
+      {
+        line: 2,
+        message:
+          'actual: "1,234" is not a number as kpi-push reads it: write it without thousands separators and with "." for decimals (e.g. 1234 or 12.5)',
+      },
+      {
+        line: 3,
+        message:
+          'actual: "12,5" is not a number as kpi-push reads it: write it without thousands separators and with "." for decimals (e.g. 1234 or 12.5)',
+      },
+    ]);
+    const split = parseMeasurements('kpiId,kpiType,actual\nk1,BSC_KPI,1,234\n', 'csv');
+    expect(split.problems).toEqual([
+      {
+        line: 2,
+        message:
+          'has 4 fields; the header has 3 (a number with a thousands separator, e.g. 1,234, splits into two fields: write 1234, or quote it)',
+      },
+    ]);
+    expect(parseMeasurements('kpiId,kpiType,actual\nk1,BSC_KPI,1.234\n', 'csv')).toMatchObject({
+      problems: [],
+      rows: [{ value: { actual: 1.234 } }],
+    });
+  });
+
+  it('names a semicolon delimiter, and reads it with --delimiter', () => {
+    const text = 'kpiId;kpiType;actual\nk1;BSC_KPI;12.5\n';
+    expect(parseMeasurements(text, 'csv').problems[0]?.message).toContain(
+      `the header looks separated by ";": run with --delimiter ';'`,
+    );
+    expect(parseMeasurements(text, 'csv', ';')).toEqual({
+      rows: [{ line: 2, value: { kpiId: 'k1', kpiType: 'BSC_KPI', actual: 12.5 } }],
+      problems: [],
+    });
+  });
+});

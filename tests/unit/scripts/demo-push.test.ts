@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dataFolderHint } from '../../../scripts/local-data';
 import { ACME_REVENUE } from '../../../scripts/seed';
 import { historyMeasurements } from '../../../scripts/seed-history';
 
@@ -19,5 +20,17 @@ describe('npm run demo:push leaves the demo data as it was seeded', () => {
     const history = historyMeasurements({ id: 'kpi', type: 'BSC_KPI' }, ACME_REVENUE, now);
     expect(history.length).toBe(ACME_REVENUE.periods);
     for (const { measurement } of history) expect(measurement.periodEnd! < monthStart).toBe(true);
+  });
+});
+
+/** demo:push reads the data folder LOCAL_DATA_DIR names: a stack started with another one is invisible to it. */
+describe('npm run demo:push without a stack names LOCAL_DATA_DIR', () => {
+  it('says how to give it the folder npm start was given', () => {
+    expect(dataFolderHint('npm run demo:push', {})).toBe(
+      'If npm start runs with LOCAL_DATA_DIR set, give this the same folder, e.g. LOCAL_DATA_DIR=.local-2 npm run demo:push.',
+    );
+    expect(dataFolderHint('npm run demo:push', { LOCAL_DATA_DIR: '.local-x' })).toContain(
+      'This read LOCAL_DATA_DIR=.local-x',
+    );
   });
 });

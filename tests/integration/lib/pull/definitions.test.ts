@@ -29,7 +29,7 @@ const definition = () => ({
   url: 'https://source.example.com/revenue',
   auth: { type: 'none' as const },
   schedule: { every: 'day' as const },
-  measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI' as const, actual: 'value' }],
+  bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI' as const, actual: 'value' }],
   tenantId: tenant.tenant.id,
   createdBy: null,
 });
@@ -44,7 +44,7 @@ describe('a new pull integration', () => {
       auth: { type: 'header', name: 'x-token', value: 'secret' },
       schedule: { every: '15m', at: '09:00' },
       period: { start: 'value[', end: 'period.end' },
-      measurements: [
+      bindings: [
         { kpiId, kpiType: 'BSC_KPI', actual: 'value[' },
         { kpiId, kpiType: 'BSC_KPI', actual: 'value', target: 'target[', forecast: 'forecast[' },
       ],
@@ -58,10 +58,10 @@ describe('a new pull integration', () => {
         { path: 'url', message: problem },
         { path: 'auth.name', message: 'is also in headers: name it once' },
         { path: 'period.start', message: problem },
-        { path: 'measurements[0].actual', message: problem },
-        { path: 'measurements[1].target', message: problem },
-        { path: 'measurements[1].forecast', message: problem },
-        { path: 'measurements[1].kpiId', message: 'same KPI as measurements[0]' },
+        { path: 'bindings[0].actual', message: problem },
+        { path: 'bindings[1].target', message: problem },
+        { path: 'bindings[1].forecast', message: problem },
+        { path: 'bindings[1].kpiId', message: 'same KPI as bindings[0]' },
       ],
     });
   });
@@ -72,7 +72,7 @@ describe('a new pull integration', () => {
     await expect(
       createIntegration(pullDeps, {
         ...definition(),
-        measurements: [
+        bindings: [
           { kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' },
           { kpiId: unknown, kpiType: 'BSC_KPI', actual: 'other' },
           { kpiId: another, kpiType: 'BSC_KPI', actual: 'third' },
@@ -84,6 +84,19 @@ describe('a new pull integration', () => {
       extensions: { missingKpiIds: [unknown, another] },
     });
   });
+
+  it('names the real type of a tenant KPI bound with another type', async () => {
+    const kpi = tenant.kpis[0]!;
+    await expect(
+      createIntegration(pullDeps, {
+        ...definition(),
+        bindings: [{ kpiId: kpi.id, kpiType: 'SWOT_KPI', actual: 'value' }],
+      }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `No KPI of this organization with the given id and kpiType: ${kpi.id}. ${kpi.id} is a BSC_KPI, not SWOT_KPI.`,
+    });
+  });
 });
 
 describe('the period of a pull integration', () => {
@@ -93,7 +106,7 @@ describe('the period of a pull integration', () => {
       createIntegration(pullDeps, {
         ...definition(),
         period: 'quarter',
-        measurements: [
+        bindings: [
           { kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' },
           { kpiId: weekly.id, kpiType: 'BSC_KPI', actual: 'other' },
         ],
@@ -102,10 +115,10 @@ describe('the period of a pull integration', () => {
       code: 'VALIDATION_FAILED',
       errors: [
         {
-          path: 'measurements[0].kpiId',
+          path: 'bindings[0].kpiId',
           message: expect.stringContaining("the KPI's period is month, not the integration's quarter"),
         },
-        { path: 'measurements[1].kpiId', message: expect.stringContaining("the KPI's period is week") },
+        { path: 'bindings[1].kpiId', message: expect.stringContaining("the KPI's period is week") },
       ],
     });
     // No period: a month, as a push without one; a period read from the answer is checked at each run.
@@ -113,14 +126,14 @@ describe('the period of a pull integration', () => {
     const created = await createIntegration(pullDeps, {
       ...definition(),
       period: { start: 'from', end: 'to' },
-      measurements: [{ kpiId: weekly.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      bindings: [{ kpiId: weekly.id, kpiType: 'BSC_KPI', actual: 'value' }],
     });
     // A change of the period alone is checked against the stored bindings.
     await expect(
       updateIntegration(pullDeps, tenant.tenant.id, created.id, { period: 'month' }),
     ).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
-      errors: [{ path: 'measurements[0].kpiId', message: expect.stringContaining('period is week') }],
+      errors: [{ path: 'bindings[0].kpiId', message: expect.stringContaining('period is week') }],
     });
     await expect(
       updateIntegration(pullDeps, tenant.tenant.id, created.id, { period: 'week' }),
@@ -219,7 +232,7 @@ describe('a change of an integration whose stored secret no longer opens', () =>
     const unknown = '0193e1a2-3b4c-7d5e-8f60-718293a4b5c8';
     await expect(
       updateIntegration(pullDeps, tenant.tenant.id, created.id, {
-        measurements: [{ kpiId: unknown, kpiType: 'BSC_KPI', actual: 'value' }],
+        bindings: [{ kpiId: unknown, kpiType: 'BSC_KPI', actual: 'value' }],
       }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND', extensions: { missingKpiIds: [unknown] } });
   });
@@ -302,7 +315,7 @@ describe('the plan maximum of integrations', () => {
     });
     const of = () => ({
       ...definition(),
-      measurements: [{ kpiId: free.kpis[0]!.id, kpiType: 'BSC_KPI' as const, actual: 'value' }],
+      bindings: [{ kpiId: free.kpis[0]!.id, kpiType: 'BSC_KPI' as const, actual: 'value' }],
       tenantId: free.tenant.id,
     });
     const results = await Promise.allSettled(

@@ -53,7 +53,9 @@ describe('a fetch that fails before an answer', () => {
     expect(result).toMatchObject({
       ok: false,
       errorClass: 'auth',
-      error: 'the token request failed: the connection to the source failed',
+      error: expect.stringMatching(
+        /^the token request failed: the connection to the source failed: the connection to 127\.0\.0\.1:\d+ was refused/,
+      ),
     });
     expect(source.requestsTo('/value')).toEqual([]);
   });
@@ -95,12 +97,18 @@ describe('an answer of the source', () => {
     expect(await fetched('/problem')).toMatchObject({ ok: true, httpStatus: 200, answer: { v: 1 } });
     expect(await fetched('/json-suffix')).toMatchObject({ ok: true, answer: { v: 2 } });
     expect(await fetched('/spaced')).toMatchObject({ ok: true, answer: { v: 3 } });
-    for (const path of ['/text', '/broken', '/latin1']) {
+    expect(await fetched('/text')).toMatchObject({
+      ok: false,
+      httpStatus: 200,
+      errorClass: 'not_json',
+      error: 'the answer is not JSON: its Content-Type is text/plain (application/json expected)',
+    });
+    for (const path of ['/broken', '/latin1']) {
       expect(await fetched(path), path).toMatchObject({
         ok: false,
         httpStatus: 200,
         errorClass: 'not_json',
-        error: 'the answer is not JSON (Content-Type application/json)',
+        error: 'the answer is not valid JSON, though its Content-Type is application/json',
       });
     }
   });
@@ -147,10 +155,33 @@ describe('an answer of the source', () => {
       errorClass: 'too_large',
       error: `the answer is larger than ${MAX_ANSWER_BYTES} bytes`,
     });
-    const closed = `http://127.0.0.1:${await freePort()}/`;
-    expect(await fetchSource(deps(), sourceAt(closed), {})).toMatchObject({
+    const port = await freePort();
+    expect(await fetchSource(deps(), sourceAt(`http://127.0.0.1:${port}/`), {})).toMatchObject({
       errorClass: 'connection',
-      error: 'the connection to the source failed',
+      error: `the connection to the source failed: the connection to 127.0.0.1:${port} was refused (nothing listens at that port)`,
+    });
+  });
+
+  it('names a failed TLS handshake with the host and port: https to a plain HTTP port', async () => {
+    source.answers['/value'] = { json: { value: 1 } };
+    const plain = new URL(source.url('/value'));
+    const result = await fetchSource(deps(), sourceAt(`https://127.0.0.1:${plain.port}/value`), {});
+    expect(result).toMatchObject({
+      errorClass: 'connection',
+      error: `the connection to the source failed: the TLS handshake with 127.0.0.1:${plain.port} failed (certificate or protocol)`,
+    });
+  });
+
+  it('says what the source sent when it is not JSON, and that none was named', async () => {
+    source.answers['/html'] = { text: '<html></html>', contentType: 'text/html; charset=utf-8' };
+    source.answers['/untyped'] = { text: '{"v":1}', contentType: '' };
+    expect(await fetchSource(deps(), sourceAt(source.url('/html')), {})).toMatchObject({
+      errorClass: 'not_json',
+      error: 'the answer is not JSON: its Content-Type is text/html (application/json expected)',
+    });
+    expect(await fetchSource(deps(), sourceAt(source.url('/untyped')), {})).toMatchObject({
+      errorClass: 'not_json',
+      error: 'the answer is not JSON: it has no Content-Type (application/json expected)',
     });
   });
 

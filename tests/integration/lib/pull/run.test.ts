@@ -460,7 +460,7 @@ describe('an OAuth2 token of a run', () => {
         clientSecret: 'secret',
       },
       schedule: { every: 'day' },
-      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
       tenantId: tenant.tenant.id,
       createdBy: null,
     });

@@ -323,7 +323,7 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
     const bombing = await storePullIntegration(
       pullIntegrationRecord(tenant.kpis[0]!, dueAt, {
         url: source.url('/bomb'),
-        measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: bomb }],
+        bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: bomb }],
       }),
     );
     const innocent = await storePullIntegration(
@@ -385,7 +385,7 @@ describe('the worker (functions/run-pull-integrations.ts)', () => {
       auth: { type: 'none' },
       schedule: { every: '15m' },
       period: 'day',
-      measurements: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
+      bindings: [{ kpiId: tenant.kpis[0]!.id, kpiType: 'BSC_KPI', actual: 'value' }],
       tenantId: tenant.tenant.id,
       createdBy: null,
     });

@@ -315,7 +315,7 @@ describe('what a refused push says, and that it wrote nothing', () => {
       (error: AppError) => error,
     );
 
-  it('404 names each KPI that is not the tenant’s or not of that type, once', async () => {
+  it('404 names each KPI that is not the tenant’s or not of that type, once, and the real type of the tenant’s', async () => {
     const { deps } = setup();
     const [kpi] = tenant.kpis as [TestTenant['kpis'][number]];
     const unknown = randomUUID();
@@ -332,7 +332,7 @@ describe('what a refused push says, and that it wrote nothing', () => {
     const error = await refusal(deps, viaAuthorizer(apiKey, keyId, body));
     expect(error).toMatchObject({
       code: 'NOT_FOUND',
-      message: `No KPI of this organization with the given id and kpiType: ${unknown}, ${kpi.id}.`,
+      message: `No KPI of this organization with the given id and kpiType: ${unknown}, ${kpi.id}. ${kpi.id} is a ${kpi.type}, not ${kpi.type === 'BSC_KPI' ? 'SWOT_KPI' : 'BSC_KPI'}.`,
       extensions: { missingKpiIds: [unknown, kpi.id] },
     });
     const first = body[0]!;

@@ -192,7 +192,9 @@ describe('the 429', () => {
       const error = tooManyAttempts({ retryAfterMs: ms, detail: 'Slow down.' });
       expect(error.code).toBe('TOO_MANY_LOGIN_ATTEMPTS');
       expect(error.headers).toEqual({ 'Retry-After': seconds });
-      expect(error.message).toBe(`Slow down. Try again in ${seconds} seconds.`);
+      expect(error.message).toBe(
+        `Slow down. Try again in ${seconds} ${seconds === '1' ? 'second' : 'seconds'}.`,
+      );
     }
   });
 });

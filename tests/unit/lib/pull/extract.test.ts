@@ -119,8 +119,8 @@ describe('extracting a binding’s values', () => {
       AT,
     );
     expect(results.map((r) => r.problem)).toEqual([
-      'same KPI and period as measurements[1]',
-      'same KPI and period as measurements[0]',
+      'same KPI and period as bindings[1]',
+      'same KPI and period as bindings[0]',
     ]);
   });
 });
