@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { type LoginThrottlePolicy, login } from '../lib/auth/sign-in';
+import { lockoutPolicy } from '../lib/auth/login-throttle';
+import { login } from '../lib/auth/sign-in';
 import { DEVICE_TOKEN_TTL_SECONDS } from '../lib/auth/tokens';
 import { defineDeployment } from '../lib/deployment';
 import { DEVICE_COOKIE, deviceCookie, deviceTokenOf } from '../lib/http/device-cookie';
@@ -60,20 +61,8 @@ const loginResponseSchema = z
     }),
   );
 
-/**
- * Brute-force protection (lib/auth/login-throttle.ts) from LOGIN_MAX_FAILURES,
- * LOGIN_MAX_FAILURES_PER_SOURCE, LOGIN_FAILURE_CEILING_PER_EMAIL, LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE
- * and LOGIN_LOCKOUT_WINDOW_SECONDS. Three failures per e-mail and source are free; then the source
- * waits 1 s, 2 s, 4 s… before each next.
- */
-const lockout: LoginThrottlePolicy = {
-  windowSeconds: config.LOGIN_LOCKOUT_WINDOW_SECONDS,
-  maxFailures: config.LOGIN_MAX_FAILURES,
-  maxFailuresPerSource: config.LOGIN_MAX_FAILURES_PER_SOURCE,
-  emailCeiling: config.LOGIN_FAILURE_CEILING_PER_EMAIL,
-  newDeviceAttemptsPerMinute: config.LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE,
-  freeFailures: 3,
-};
+/** Brute-force protection (lib/auth/login-throttle.ts), as the stage configures it. */
+const lockout = lockoutPolicy(config);
 
 export const route = defineRoute({
   operationId: 'login',
@@ -122,7 +111,8 @@ export const route = defineRoute({
 
 /**
  * The e-mail item (Get); user and tenant, the attempt counters (BatchGet); the counters (Update to
- * reserve, give back and delay; Delete when the password is proven); the new session (Put).
+ * reserve, give back and delay; Delete when the password is proven); the new session (Put) and the
+ * user's last sign-in (Update).
  */
 export const deployment = defineDeployment({
   table: {
@@ -130,7 +120,7 @@ export const deployment = defineDeployment({
     DeleteItem: ['LOGIN#'],
     GetItem: ['EMAIL#'],
     PutItem: ['AUDIT#', 'SESSION#'],
-    UpdateItem: ['LOGIN#', 'LOGINSOURCE#'],
+    UpdateItem: ['LOGIN#', 'LOGINSOURCE#', 'TENANT#'],
   },
   secrets: ['jwtKey'],
 });

@@ -64,6 +64,18 @@ export const errorCatalog = {
     slug: 'webhook-limit-reached',
     title: 'The webhook endpoint limit is reached',
   },
+  /** A tenant has at most its plan's USER_LIMITS users that are not deactivated (lib/domain/plan.ts). */
+  USER_LIMIT_REACHED: {
+    status: 409,
+    slug: 'user-limit-reached',
+    title: "The plan's user limit is reached",
+  },
+  /** One e-mail address signs in to one account: it is a user's already, of this tenant or another. */
+  EMAIL_TAKEN: { status: 409, slug: 'email-taken', title: 'The e-mail address already has an account' },
+  /** A tenant keeps at least one active ADMIN: the last one is neither demoted nor deactivated. */
+  LAST_ADMIN: { status: 409, slug: 'last-admin', title: 'The last active ADMIN must stay one' },
+  /** A one-time link that was used, has expired, was replaced or never existed: one answer for all. */
+  INVALID_LINK: { status: 400, slug: 'invalid-link', title: 'The link is invalid or has expired' },
   PAYLOAD_TOO_LARGE: { status: 413, slug: 'payload-too-large', title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -142,7 +142,7 @@ const command = <S extends z.ZodMiniObject>(definition: Command<S>) => definitio
 
 /** What the CLI shows of a tenant: everything but its usage plan key, which nobody is shown. */
 const tenantView = ({ usageKey: _usageKey, ...tenant }: Tenant) => tenant;
-const userView = ({ passwordHash: _hash, ...user }: User) => user;
+const userView = ({ passwordHash: _hash, linkHash: _link, ...user }: User) => user;
 
 /** Every page of a list. */
 const all = async <T>(list: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> => {

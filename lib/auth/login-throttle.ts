@@ -47,6 +47,28 @@ export interface LoginThrottlePolicy {
   freeFailures: number;
 }
 
+/**
+ * The stage's policy, from LOGIN_MAX_FAILURES, LOGIN_MAX_FAILURES_PER_SOURCE,
+ * LOGIN_FAILURE_CEILING_PER_EMAIL, LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE and
+ * LOGIN_LOCKOUT_WINDOW_SECONDS: one policy for every route that checks a secret a person holds
+ * (login, a one-time link, the current password). Three failures per e-mail and source are free; then
+ * the source waits 1 s, 2 s, 4 s… before each next.
+ */
+export const lockoutPolicy = (config: {
+  LOGIN_LOCKOUT_WINDOW_SECONDS: number;
+  LOGIN_MAX_FAILURES: number;
+  LOGIN_MAX_FAILURES_PER_SOURCE: number;
+  LOGIN_FAILURE_CEILING_PER_EMAIL: number;
+  LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE: number;
+}): LoginThrottlePolicy => ({
+  windowSeconds: config.LOGIN_LOCKOUT_WINDOW_SECONDS,
+  maxFailures: config.LOGIN_MAX_FAILURES,
+  maxFailuresPerSource: config.LOGIN_MAX_FAILURES_PER_SOURCE,
+  emailCeiling: config.LOGIN_FAILURE_CEILING_PER_EMAIL,
+  newDeviceAttemptsPerMinute: config.LOGIN_NEW_DEVICE_ATTEMPTS_PER_MINUTE,
+  freeFailures: 3,
+});
+
 /** Where the attempts come from, as the counters key it. */
 export type Source = string;
 

@@ -3,7 +3,7 @@ import { putAuditEvent } from '../db/audit-events';
 import type { Database } from '../db/client';
 import { createSession, deleteSession, getSessionState, type SessionState } from '../db/sessions';
 import type { Tenant } from '../db/tenants';
-import { findUserByEmail, normalizeEmail, type User } from '../db/users';
+import { findUserByEmail, normalizeEmail, recordSignIn, type User } from '../db/users';
 import {
   type AuditDetails,
   type AuditEventType,
@@ -239,6 +239,8 @@ const authenticate = async (
   const [session, newDeviceToken] = await Promise.all([
     startSession({ db, tokens }, found.user),
     tokens.issueDeviceToken({ userId: found.user.id, tokenVersion: found.user.tokenVersion }),
+    // The people list shows it; in the same round trip as the session.
+    recordSignIn(db, found.user, new Date(clock()).toISOString()),
   ]);
   // Once the session exists: a sign-in that failed to start one is no success.
   await recordLogin(db, 'login.succeeded', who);

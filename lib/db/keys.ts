@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
  * | tenant           | TENANT#<tid>        | TENANT                      | TENANTS        | TENANT#<tid>      |
  * | user             | TENANT#<tid>        | USER#<uid>                  |                |                   |
  * | e-mail → user    | EMAIL#<email>       | EMAIL                       |                |                   |
+ * | user count       | TENANT#<tid>        | USERCOUNT                   |                |                   |
+ * | one-time link    | USERLINK#<sha256>   | USERLINK                    |                |                   |
  * | strategic cycle  | TENANT#<tid>        | CYCLE#<cid>                 |                |                   |
  * | KPI              | KPI#<kid>           | KPI                         | TENANT#<tid>   | KPI#<kid>         |
  * | measurement      | KPI#<kid>           | MEASUREMENT#<start>#<end>   |                |                   |
@@ -81,6 +83,12 @@ import { createHash } from 'node:crypto';
  * the same transaction as an integration, holds the tenant to its plan's maximum under concurrency. An integration's runs and its
  * days of usage share a partition of their own, runs keyed by UUIDv7 (the run log is one Query, newest
  * first); both expire (`ttl`) after 90 days.
+ * A tenant's users are in its partition (the people list is one Query); their count item, written in
+ * the same transaction as an invitation, a deactivation and a reactivation, holds the tenant to its
+ * plan's user maximum. A one-time link (an invitation or a password reset) is keyed by the SHA-256
+ * of its token, like an API key, so accepting it is one strongly consistent GetItem by what the
+ * person holds; it expires (`ttl`) some time after the link does, and is kept used until then, so that
+ * a second use is told from an unknown token in the audit trail.
  * A tenant's audit events share a partition of their own, sorted by time (`at` as `toISOString` writes
  * it, then the event's UUIDv7 id, which makes the key unique): the audit log is one Query read
  * backwards (newest first), a range of time is a range of sort keys, and the other filters (type,
@@ -98,6 +106,8 @@ export const keys = {
   allTenants: () => ({ gsi1pk: 'TENANTS', gsi1skPrefix: 'TENANT#' }),
   user: (tenantId: string, userId: string) => ({ pk: `TENANT#${tenantId}`, sk: `USER#${userId}` }),
   usersOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'USER#' }),
+  userCount: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'USERCOUNT' }),
+  userLink: (tokenHash: string) => ({ pk: `USERLINK#${tokenHash}`, sk: 'USERLINK' }),
   email: (email: string) => ({ pk: `EMAIL#${email}`, sk: 'EMAIL' }),
   strategicCycle: (tenantId: string, cycleId: string) => ({
     pk: `TENANT#${tenantId}`,
@@ -254,6 +264,7 @@ export const GSI2 = 'gsi2' as const;
 export const PARTITIONS = [
   'TENANT#',
   'EMAIL#',
+  'USERLINK#',
   'KPI#',
   'APIKEY#',
   'LOGIN#',

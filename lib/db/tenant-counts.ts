@@ -18,10 +18,37 @@ export interface TenantCount {
   subject: WriteConflict['on'];
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
- * Writes one more counted item (`write`, a transaction item) with its audit event: at most `max`
+ * The change of a tenant's count by `delta`, for a transaction of the items it counts: a count that
+ * grows is held to `max` (`null`: any number), a refusal by its condition is its cancellation reason.
+ */
+export const countChange = (
+  db: Database,
+  count: TenantCount,
+  tenantId: string,
+  delta: number,
+  max: number | null,
+): TransactItem => ({
+  Update: {
+    TableName: db.tableName,
+    Key: count.key(tenantId),
+    UpdateExpression: 'SET #type = :type ADD #count :delta',
+    ...(max === null || delta <= 0
+      ? {}
+      : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
+    ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+    ExpressionAttributeValues: {
+      ':delta': delta,
+      ':type': count.type,
+      ...(max === null || delta <= 0 ? {} : { ':max': max }),
+    },
+  },
+});
+
+/**
+ * Writes one more counted item (`write`, one or more transaction items) with its audit event: at most `max`
  * (`null`: any number, still counted). A refusal by the count is `limitReached(cause)`; a transaction
  * that met another on the count item is a WriteConflict: nothing was written, and the caller tries again.
  */
@@ -30,7 +57,7 @@ export const writeCounted = async (
   count: TenantCount,
   tenantId: string,
   max: number | null,
-  write: TransactItem,
+  write: TransactItem | readonly TransactItem[],
   event: TenantAuditEvent,
   limitReached: (cause: unknown) => Error,
 ): Promise<void> => {
@@ -38,23 +65,8 @@ export const writeCounted = async (
     await db.client.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: count.key(tenantId),
-              UpdateExpression: 'SET #type = :type ADD #count :one',
-              ...(max === null
-                ? {}
-                : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
-              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-              ExpressionAttributeValues: {
-                ':one': 1,
-                ':type': count.type,
-                ...(max === null ? {} : { ':max': max }),
-              },
-            },
-          },
-          write,
+          countChange(db, count, tenantId, 1, max),
+          ...(Array.isArray(write) ? write : [write]),
           auditEventPut(db, event),
         ],
       }),

@@ -19,3 +19,9 @@ export const FEATURES = Object.values(Feature) as [Feature, ...Feature[]];
  * share the pull workers (the spec names none; the API key maximum is lib/api-keys/rules.ts).
  */
 export const PULL_INTEGRATION_LIMITS: Record<Plan, number> = { free: 10, business: 100, enterprise: 500 };
+
+/**
+ * Users a tenant may have that are not deactivated (invited or active): deactivating someone frees
+ * their place, and reactivating takes one again.
+ */
+export const USER_LIMITS: Record<Plan, number> = { free: 5, business: 50, enterprise: 1000 };

@@ -20,6 +20,7 @@ export type Tag =
   | 'Push'
   | 'Pull'
   | 'API keys'
+  | 'People'
   | 'KPIs'
   | 'Strategy'
   | 'Webhooks'

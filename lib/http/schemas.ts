@@ -66,6 +66,9 @@ export const apiKeyIdParams = idParams('id', 'The API key’s `id`. Another tena
 export const refreshTokenField = (description: string) =>
   z.string().check(z.minLength(1, 'refreshToken is required'), z.maxLength(4096), z.describe(description));
 
+/** `{id}` of the user routes. */
+export const userIdParams = idParams('id', 'The user’s `id` (`GET /users`). Another tenant’s user is 404.');
+
 /** `{id}` of the webhook routes. */
 export const webhookIdParams = idParams(
   'id',

@@ -426,6 +426,11 @@ export const buildOpenApiDocument = (routes: readonly RouteSpec[]) => {
         description: 'Create, list, roll and revoke push keys.',
       },
       {
+        name: 'People',
+        description:
+          'The tenant’s users: invitations with one-time links, roles, deactivation and passwords.',
+      },
+      {
         name: 'Webhooks',
         description:
           'Signed event notifications (Standard Webhooks): endpoints, their delivery log and test deliveries.',

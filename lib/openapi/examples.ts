@@ -254,3 +254,24 @@ export const auditEventExample = {
   requestId: 'c0ffee00-1234-4abc-8def-0123456789ab',
   details: { keyPrefix: 'skm_P97W', name: 'Nightly cron', revoked: true, graceEndedOf: null },
 };
+
+export const PERSON_ID = '0193f5a1-2c3d-7e4f-8a5b-6c7d8e9f0a1b';
+
+export const personExample = {
+  id: PERSON_ID,
+  email: 'ana@acme.example',
+  name: 'Ana Lima',
+  role: 'EDITOR',
+  status: 'active',
+  lastSignInAt: '2026-09-02T08:15:00.000Z',
+  invitedBy: { userId: USER_ID, email: 'admin@acme.example' },
+  createdAt: CREATED,
+  updatedAt: '2026-09-02T08:15:00.000Z',
+};
+
+export const linkExample = {
+  url: 'https://strategy.acme.example/platform/accept#token=sul_Xq3v9Zk2Lw8bR1tYp0cN5mA7sD4fG6hJ2kL9zQ1wE3r',
+  token: 'sul_Xq3v9Zk2Lw8bR1tYp0cN5mA7sD4fG6hJ2kL9zQ1wE3r',
+  purpose: 'invitation',
+  expiresAt: '2026-09-08T06:00:00.412Z',
+};

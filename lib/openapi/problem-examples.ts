@@ -54,6 +54,18 @@ export const problemExampleDetails: Partial<
       'The business plan allows 5 active API keys and all 5 are in use. Revoke a key or upgrade the plan.',
     extensions: { limit: 5, plan: 'business' },
   },
+  USER_LIMIT_REACHED: {
+    detail:
+      'The free plan allows 5 users that are not deactivated and all 5 places are taken. Deactivate someone or upgrade the plan.',
+    extensions: { limit: 5, plan: 'free' },
+  },
+  EMAIL_TAKEN: { detail: 'ana@acme.example is already a user of this organization.' },
+  LAST_ADMIN: {
+    detail: 'This is the last active ADMIN of the organization: make someone else ADMIN first.',
+  },
+  INVALID_LINK: {
+    detail: 'This link is invalid, used or expired. Ask an ADMIN of your organization for a new one.',
+  },
   PULL_INTEGRATION_LIMIT_REACHED: {
     detail:
       'The business plan allows 100 pull integrations and all 100 exist. Delete one or upgrade the plan.',

@@ -4,7 +4,7 @@ import { signedHeaders } from '../support/github-keys';
 import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/http';
 
 /**
- * No raw API key, password, JWT or refresh token in the logs. The e2e stack writes everything
+ * No raw API key, password, JWT, refresh token or one-time link in the logs. The e2e stack writes everything
  * it prints (serverless-offline and every handler, at debug level) to one file; this file runs last
  * (vitest.config.mts `sequence.sequencer`), after a journey of its own through every endpoint, right
  * and wrong, and searches the whole log of the run: for the secrets it knows, and for anything shaped
@@ -13,6 +13,7 @@ import { baseUrl, createStackTenant, loginAs, request, seed } from '../support/h
 const API_KEY_SHAPE = /skm_[0-9A-Za-z]{33}/;
 const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
 const WEBHOOK_SECRET_SHAPE = /whsec_[A-Za-z0-9+/]{40,}/;
+const LINK_TOKEN_SHAPE = /sul_[A-Za-z0-9_-]{43}/;
 
 const logOfTheRun = () => readFileSync(inject('stackLogFile'), 'utf8');
 
@@ -81,6 +82,39 @@ describe('no secret in the logs of an end-to-end run', () => {
     await request('POST', `/webhooks/${webhook.body.id}/test`, { headers: auth });
     await request('GET', `/webhooks/${webhook.body.id}/deliveries`, { headers: auth });
     await request('DELETE', `/webhooks/${webhook.body.id}`, { headers: auth });
+    // People: an invitation's link and token, the password set with it (then a second use and a
+    // weak password), a reset link, a change of one's own password and a deactivation.
+    const invited = await request('POST', '/users', {
+      headers: auth,
+      body: { email: `secrets-${Date.now()}@example.test`, role: 'EDITOR' },
+    });
+    expect(invited.status).toBe(201);
+    const personPassword = 'the invited person’s passphrase';
+    secrets.push(invited.body.link.token, invited.body.link.url, personPassword);
+    await request('POST', '/auth/accept-invitation', {
+      body: { token: invited.body.link.token, password: 'too short' },
+    });
+    const accepted = await request('POST', '/auth/accept-invitation', {
+      body: { token: invited.body.link.token, password: personPassword },
+    });
+    expect(accepted.status).toBe(200);
+    secrets.push(accepted.body.token, accepted.body.refreshToken);
+    await request('POST', '/auth/accept-invitation', {
+      body: { token: invited.body.link.token, password: personPassword },
+    });
+    const newPassword = 'another passphrase of theirs';
+    secrets.push(newPassword);
+    await request('POST', '/auth/change-password', {
+      headers: { Authorization: `Bearer ${accepted.body.token}` },
+      body: { currentPassword: personPassword, newPassword },
+    });
+    const resetLink = await request('POST', `/users/${invited.body.user.id}/password-reset`, {
+      headers: auth,
+    });
+    expect(resetLink.status).toBe(201);
+    secrets.push(resetLink.body.link.token, resetLink.body.link.url);
+    await request('GET', '/users', { headers: auth });
+    await request('PATCH', `/users/${invited.body.user.id}`, { headers: auth, body: { active: false } });
 
     // The handlers log asynchronously: wait (bounded) until the last request's access line is in.
     for (
@@ -104,5 +138,6 @@ describe('no secret in the logs of an end-to-end run', () => {
     expect(log.match(WEBHOOK_SECRET_SHAPE)?.[0]?.slice(0, 8) ?? 'no webhook secret').toBe(
       'no webhook secret',
     );
+    expect(log.match(LINK_TOKEN_SHAPE)?.[0]?.slice(0, 8) ?? 'no link token').toBe('no link token');
   });
 });

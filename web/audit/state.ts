@@ -63,6 +63,12 @@ export const EVENT_TYPES = [
   'login.ceiling-reached',
   'logout',
   'sessions.revoked',
+  'user.invited',
+  'user.updated',
+  'user.link-issued',
+  'user.link-used',
+  'user.link-refused',
+  'user.password-changed',
 ] as const satisfies readonly AuditEventType[];
 
 // The page names every type the API stores (the domain's list, which the page does not bundle):
