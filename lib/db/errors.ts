@@ -59,6 +59,7 @@ export class WriteConflict extends Error {
       | 'webhook count'
       | 'kpi'
       | 'kpi count'
+      | 'cycle'
       | 'integration'
       | 'integration count',
     options?: { cause?: unknown },

@@ -24,7 +24,7 @@ export interface KpiWithActivity extends KpiWithArrivals {
 const READS_AT_ONCE = 100;
 
 /** The newest measurements of each KPI, newest first: one Query of at most RECENT_MEASUREMENTS each. */
-const recentOf = async (db: Database, kpis: Kpi[]): Promise<Measurement[][]> => {
+export const recentOf = async (db: Database, kpis: Kpi[]): Promise<Measurement[][]> => {
   const recent: Measurement[][] = [];
   for (let start = 0; start < kpis.length; start += READS_AT_ONCE) {
     const slice = kpis.slice(start, start + READS_AT_ONCE);
