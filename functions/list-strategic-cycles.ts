@@ -29,6 +29,7 @@ export const route = defineRoute({
             name: 'Strategy 2026',
             startDate: '2026-01-01',
             endDate: '2026-12-31',
+            status: 'active',
             createdAt: '2025-11-03T10:00:00.000Z',
           },
         ],

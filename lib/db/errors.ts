@@ -58,6 +58,8 @@ export class WriteConflict extends Error {
       | 'user'
       | 'webhook count'
       | 'kpi'
+      | 'kpi count'
+      | 'cycle'
       | 'integration'
       | 'integration count'
       | 'user count',

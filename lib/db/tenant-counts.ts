@@ -48,7 +48,8 @@ export const countChange = (
 });
 
 /**
- * Writes one more counted item (`write`, one or more transaction items) with its audit event: at most `max`
+ * Writes one more counted item (`write`, one or more transaction items) with its audit event and the
+ * items it needs to hold with it (`also`, after the event): at most `max`
  * (`null`: any number, still counted). A refusal by the count is `limitReached(cause)`; a transaction
  * that met another on the count item is a WriteConflict: nothing was written, and the caller tries again.
  */
@@ -60,6 +61,7 @@ export const writeCounted = async (
   write: TransactItem | readonly TransactItem[],
   event: TenantAuditEvent,
   limitReached: (cause: unknown) => Error,
+  also: readonly TransactItem[] = [],
 ): Promise<void> => {
   try {
     await db.client.send(
@@ -68,6 +70,7 @@ export const writeCounted = async (
           countChange(db, count, tenantId, 1, max),
           ...(Array.isArray(write) ? write : [write]),
           auditEventPut(db, event),
+          ...also,
         ],
       }),
     );

@@ -25,3 +25,9 @@ export const PULL_INTEGRATION_LIMITS: Record<Plan, number> = { free: 10, busines
  * their place, and reactivating takes one again.
  */
 export const USER_LIMITS: Record<Plan, number> = { free: 5, business: 50, enterprise: 1000 };
+
+/**
+ * Live (not archived) KPIs a tenant may have: every KPI costs the alert check, the lists and the pull
+ * workers, so every plan has a maximum. An operator creating KPIs with the CLI is not held to it.
+ */
+export const KPI_LIMITS: Record<Plan, number> = { free: 50, business: 1000, enterprise: 10000 };

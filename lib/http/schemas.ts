@@ -80,3 +80,9 @@ export const pullIntegrationIdParams = idParams(
   'id',
   'The pull integration’s `id`. Another tenant’s integration is 404.',
 );
+
+/** `{id}` of the strategic cycle routes. */
+export const cycleIdParams = idParams(
+  'id',
+  'The cycle’s `id` (`GET /strategic-cycles`). Another tenant’s cycle is 404.',
+);

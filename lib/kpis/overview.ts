@@ -1,8 +1,8 @@
 import type { Database } from '../db/client';
-import { listKpis } from '../db/kpis';
+import { type KpiListFilter, listKpis } from '../db/kpis';
 import { latestWithTarget, listRecentMeasurements } from '../db/measurements';
 import type { Page, PageRequest } from '../db/pagination';
-import type { Kpi, KpiType } from '../domain/kpi';
+import type { Kpi } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { type KpiActivity, kpiActivity, RECENT_MEASUREMENTS } from './activity';
 import { type KpiArrivals, kpiArrivals } from './quiet';
@@ -24,7 +24,7 @@ export interface KpiWithActivity extends KpiWithArrivals {
 const READS_AT_ONCE = 100;
 
 /** The newest measurements of each KPI, newest first: one Query of at most RECENT_MEASUREMENTS each. */
-const recentOf = async (db: Database, kpis: Kpi[]): Promise<Measurement[][]> => {
+export const recentOf = async (db: Database, kpis: Kpi[]): Promise<Measurement[][]> => {
   const recent: Measurement[][] = [];
   for (let start = 0; start < kpis.length; start += READS_AT_ONCE) {
     const slice = kpis.slice(start, start + READS_AT_ONCE);
@@ -45,7 +45,7 @@ export const listKpisWithArrivals = async (
   db: Database,
   tenantId: string,
   page: PageRequest,
-  filter: { type?: KpiType | undefined },
+  filter: KpiListFilter,
   nowMs: number,
 ): Promise<Page<KpiWithArrivals>> => {
   const kpis = await listKpis(db, tenantId, page, filter);
@@ -78,7 +78,7 @@ export const listKpisWithActivity = async (
   db: Database,
   tenantId: string,
   page: PageRequest,
-  filter: { type?: KpiType | undefined },
+  filter: KpiListFilter,
   nowMs: number,
 ): Promise<Page<KpiWithActivity>> => {
   const kpis = await listKpis(db, tenantId, page, filter);

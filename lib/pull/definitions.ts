@@ -18,7 +18,7 @@ import { tenantUrlProblem } from '../egress/urls';
 import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
 import { logAuditEvent } from '../logger';
-import { assertOwnership } from '../push/store';
+import { assertLiveKpis, assertOwnership } from '../push/store';
 import { expressionProblem } from './extract';
 import {
   type AuthInput,
@@ -128,6 +128,10 @@ const assertKpis = async (
 ) => {
   const kpis = await kpisOf(db, tenantId, bindings);
   assertOwnership(bindings, kpis, tenantId);
+  assertLiveKpis(
+    bindings.map((b) => b.kpiId),
+    kpis,
+  );
   if (typeof period !== 'string') return;
   const errors = bindings.flatMap((binding, index) => {
     const kpiPeriod = (kpis.get(binding.kpiId) as Kpi).period;

@@ -20461,6 +20461,12 @@ var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat"
     (_b = inst._zod).check ?? (_b.check = () => {
     });
 });
+var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  inst._zod.check = (payload) => {
+    payload.value = def.tx(payload.value);
+  };
+});
 
 // node_modules/zod/v4/core/versions.js
 var version = {
@@ -21418,6 +21424,17 @@ function _minLength(minimum, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
+function _overwrite(tx) {
+  return new $ZodCheckOverwrite({
+    check: "overwrite",
+    tx
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _trim() {
+  return /* @__PURE__ */ _overwrite((input) => input.trim());
+}
+// @__NO_SIDE_EFFECTS__
 function _refine(Class, fn, _params) {
   const schema = new Class({
     type: "custom",
@@ -21814,12 +21831,30 @@ var graceHoursSchema = int("graceHours must be a whole number of hours").check(
   _lte(GRACE_HOURS.max, `graceHours must be at most ${GRACE_HOURS.max} (30 days)`)
 );
 var KPI_CADENCE_DEFAULTS = { cadence: "none", graceHours: GRACE_HOURS.default };
+var KPI_NAME_MAX = 200;
+var kpiNameSchema = string2("name must be a string").check(
+  _trim(),
+  _minLength(1, "name must not be empty"),
+  _maxLength(KPI_NAME_MAX, `name must be at most ${KPI_NAME_MAX} characters`)
+);
+var kpiUnitSchema = string2("unit must be a string").check(_trim(), _maxLength(50, "unit must be at most 50 characters"));
+var kpiDescriptionSchema = string2("description must be a string").check(_trim(), _maxLength(2e3, "description must be at most 2000 characters"));
 var kpiSchema = object({
   id,
   tenantId: id,
   type: kpiTypeSchema,
   name: string2(),
   unit: optional(string2()),
+  description: optional(string2().check(describe2("What the KPI measures, when set."))),
+  cycleId: optional(id.check(describe2("The strategic cycle the KPI belongs to, when set."))),
+  ownerId: optional(id.check(describe2("The user of the tenant who owns the KPI, when set."))),
+  archivedAt: optional(
+    timestamp.check(
+      describe2(
+        "When the KPI was archived (ISO 8601, UTC); absent while it is live. An archived KPI and its measurements stay readable; pushes and pulls to it are refused."
+      )
+    )
+  ),
   createdAt: timestamp,
   period: kpiPeriodSchema.check(
     describe2(
@@ -22339,6 +22374,14 @@ var errorCatalog = {
     slug: "api-key-already-rolled",
     title: "The API key was already rolled"
   },
+  /** A tenant has at most its plan's KPI_LIMITS live KPIs (lib/domain/plan.ts). */
+  KPI_LIMIT_REACHED: {
+    status: 409,
+    slug: "kpi-limit-reached",
+    title: "The plan\u2019s KPI maximum is reached"
+  },
+  KPI_ARCHIVED: { status: 409, slug: "kpi-archived", title: "The KPI is archived" },
+  CYCLE_HAS_KPIS: { status: 409, slug: "cycle-has-kpis", title: "The strategic cycle still has KPIs" },
   /** A tenant has at most MAX_WEBHOOK_ENDPOINTS webhook endpoints (lib/domain/webhook.ts). */
   WEBHOOK_LIMIT_REACHED: {
     status: 409,

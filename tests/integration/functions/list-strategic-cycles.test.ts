@@ -31,6 +31,7 @@ describe('GET /strategic-cycles: happy path', () => {
       'id',
       'name',
       'startDate',
+      'status',
     ]);
   });
 
