@@ -42,3 +42,38 @@ export type PullIntegrationResponse = PullIntegrationPage['items'][number];
 export type PullRunPage = ResponseBody<typeof listPullIntegrationRuns, 200>;
 export type PullRunResponse = ResponseBody<typeof runPullIntegration, 200>;
 export type PullPreviewResponse = ResponseBody<typeof previewPullIntegration, 200>;
+
+/** What a KPI carries for its management: its cycle, owner, description and whether it is archived. */
+export interface KpiManaged {
+  description?: string | null | undefined;
+  cycleId?: string | null | undefined;
+  ownerId?: string | null | undefined;
+  archived?: boolean | undefined;
+}
+/** A target a KPI holds for one of its periods (`PUT /kpis/{kpiId}/targets`). */
+export interface KpiTarget {
+  periodStart: string;
+  periodEnd: string;
+  value: number;
+}
+export type CycleStatus = 'planned' | 'active' | 'closed';
+/** How many of a cycle's KPIs stand where (`GET /strategic-cycles/{id}`). */
+export interface StatusCounts {
+  onTrack: number;
+  atRisk: number;
+  offTrack: number;
+  noData: number;
+}
+export interface CycleResponse {
+  id: string;
+  name: string;
+  startDate: string;
+  endDate: string;
+  description?: string | null | undefined;
+  status?: CycleStatus | undefined;
+  counts?: StatusCounts | undefined;
+}
+export interface CyclePage {
+  items: CycleResponse[];
+  nextCursor?: string | undefined;
+}

@@ -8,7 +8,7 @@ import {
   periodsBetween,
   targetRows,
   targetsBody,
-} from '../../../web/kpis/targets';
+} from '../../../web/strategy/targets';
 
 /** The KPI page's Targets dialog, without a browser: its rows per period and what a paste fills in. */
 describe('the Targets dialog’s rows', () => {

@@ -1,5 +1,5 @@
 /**
- * The KPI list grouped by strategic cycle: a group per cycle in the order the cycles run (by start
+ * KPIs grouped by strategic cycle (the KPI page's list, the strategy page's cycles): a group per cycle in the order the cycles run (by start
  * date, then name), the KPIs in no cycle (or in a cycle not loaded) last; and the owners the list can
  * be filtered by.
  */
@@ -35,6 +35,9 @@ export const groupByCycle = <K extends { cycleId?: string | null | undefined }>(
   ];
 };
 
+/** The cycle filter's value for the KPIs in no cycle. */
+export const NO_CYCLE = 'none';
+
 /** The owner filter's value for the KPIs without an owner. */
 export const NO_OWNER = 'none';
 
@@ -43,6 +46,10 @@ export const ownedBy = <K extends { ownerId?: string | null | undefined }>(
   items: readonly K[],
   owner: string | null,
 ): K[] => (owner === null ? [...items] : items.filter((item) => (item.ownerId ?? NO_OWNER) === owner));
+
+/** An owner in words: the signed-in user (`me`) is "You"; others by the start of their user id. */
+export const ownerName = (me: string | undefined, ownerId: string) =>
+  ownerId === me ? 'You' : `User ${ownerId.slice(0, 8)}`;
 
 /** The owners of the KPIs, each once, in the order first met: the owner filter's options. */
 export const ownersOf = (items: readonly { ownerId?: string | null | undefined }[]): string[] => [

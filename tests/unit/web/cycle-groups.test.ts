@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupByCycle, NO_OWNER, ownedBy, ownersOf } from '../../../web/kpis/groups';
+import { groupByCycle, NO_OWNER, ownedBy, ownersOf } from '../../../web/shared/groups';
 
 /** The KPI list's grouping by cycle and its owner filter, without a browser. */
 const cycles = [
