@@ -44,7 +44,7 @@ export const route = defineRoute({
       example: { ...pullIntegrationExample, lastRun: null, nextRunAt: pullIntegrationExample.createdAt },
     },
   },
-  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND', 'PULL_INTEGRATION_LIMIT_REACHED'],
+  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND', 'KPI_ARCHIVED', 'PULL_INTEGRATION_LIMIT_REACHED'],
   core: async ({ body, user, audit }) => {
     const created = await createIntegration(
       pullDeps,

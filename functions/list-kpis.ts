@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
+import { KPI_TYPE_FILTER_BOUNDS } from '../lib/db/kpis';
 import { defineDeployment } from '../lib/deployment';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, kpiTypeSchema } from '../lib/domain/kpi';
+import { id } from '../lib/domain/values';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { kpiActivitySchema, MAX_ACTIVITY_PAGE_SIZE } from '../lib/kpis/activity';
@@ -27,6 +29,14 @@ const kpiListQuerySchema = z
       z
         .enum(kpiTypeSchema.options, { message: `type must be one of ${kpiTypeSchema.options.join(', ')}` })
         .check(z.describe('Only KPIs of this type.')),
+    ),
+    cycleId: z.optional(
+      id.check(z.describe('Only the KPIs of this strategic cycle (`GET /strategic-cycles`).')),
+    ),
+    archived: z.optional(
+      z
+        .enum(['true', 'false'], { message: 'archived must be "true" or "false"' })
+        .check(z.describe('`true`: the archived KPIs instead of the live ones (the default, `false`).')),
     ),
     include: z.optional(
       z
@@ -71,7 +81,11 @@ export const route = defineRoute({
     '',
     'Each KPI says when a measurement last arrived (`lastMeasurementAt`) and whether it is `quiet`: it has a `cadence` and nothing arrived for the cadence plus `graceHours`. That costs one Query of at most 8 items per KPI.',
     '',
-    '`?type=` keeps the KPIs of one type (pages are still filled to `limit`). `?include=activity` adds to each KPI its `activity`: the newest measurement, the values of its last 8 periods and its usual interval; and its `status` against its target. It costs one more Query for a KPI none of whose 8 newest measurements has a target, so `limit` is at most 100 with it.',
+    'The live KPIs are listed by strategic cycle (oldest cycle first, then the KPIs without one), oldest first within each; archived KPIs are left out. `?archived=true` lists the archived ones instead. `?cycleId=` keeps the KPIs of one cycle. Both are key conditions: a page reads what it returns.',
+    '',
+    `\`?type=\` keeps the KPIs of one type: a filter that reads at most ${KPI_TYPE_FILTER_BOUNDS.perCall * KPI_TYPE_FILTER_BOUNDS.maxCalls} KPIs a page, so a page may hold fewer than \`limit\` (even none) and still have a \`nextCursor\`: follow it until it is absent.`,
+    '',
+    '`?include=activity` adds to each KPI its `activity`: the newest measurement, the values of its last 8 periods and its usual interval; and its `status` against its target. It costs one more Query for a KPI none of whose 8 newest measurements has a target, so `limit` is at most 100 with it.',
   ].join('\n'),
   auth: 'jwt',
   query: kpiListQuerySchema,
@@ -137,11 +151,12 @@ export const route = defineRoute({
     },
   },
   errors: [],
-  core: async ({ query: { include, type, ...page }, user }) => {
+  core: async ({ query: { include, type, cycleId, archived, ...page }, user }) => {
+    const filter = { type, cycleId, archived: archived === 'true' };
     const result =
       include === 'activity'
-        ? await listKpisWithActivity(db, user.tenantId, page, { type }, Date.now())
-        : await listKpisWithArrivals(db, user.tenantId, page, { type }, Date.now());
+        ? await listKpisWithActivity(db, user.tenantId, page, filter, Date.now())
+        : await listKpisWithArrivals(db, user.tenantId, page, filter, Date.now());
     return reply(200, { ...result, items: result.items.map(kpiView) });
   },
 });

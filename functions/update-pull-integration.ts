@@ -29,7 +29,7 @@ export const route = defineRoute({
   responses: {
     200: { description: 'Changed.', schema: pullIntegrationViewSchema, example: pullIntegrationExample },
   },
-  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND'],
+  errors: ['FEATURE_NOT_ENABLED', 'NOT_FOUND', 'KPI_ARCHIVED'],
   core: async ({ params: { id }, body, user, audit }) => {
     const updated = await updateIntegration(pullDeps, user.tenantId, id, body, audit);
     return reply(200, integrationView(updated, user.role));

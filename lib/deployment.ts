@@ -17,6 +17,7 @@ export type ItemAction =
   | 'PutItem'
   | 'UpdateItem'
   | 'DeleteItem'
+  | 'ConditionCheckItem'
   | 'BatchWriteItem';
 
 export type Queue = 'WebhookDeliveryQueue' | 'PullRunQueue';

@@ -58,6 +58,14 @@ export const errorCatalog = {
     slug: 'api-key-already-rolled',
     title: 'The API key was already rolled',
   },
+  /** A tenant has at most its plan's KPI_LIMITS live KPIs (lib/domain/plan.ts). */
+  KPI_LIMIT_REACHED: {
+    status: 409,
+    slug: 'kpi-limit-reached',
+    title: 'The plan’s KPI maximum is reached',
+  },
+  KPI_ARCHIVED: { status: 409, slug: 'kpi-archived', title: 'The KPI is archived' },
+  CYCLE_HAS_KPIS: { status: 409, slug: 'cycle-has-kpis', title: 'The strategic cycle still has KPIs' },
   /** A tenant has at most MAX_WEBHOOK_ENDPOINTS webhook endpoints (lib/domain/webhook.ts). */
   WEBHOOK_LIMIT_REACHED: {
     status: 409,

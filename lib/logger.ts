@@ -38,6 +38,7 @@ const TARGET_FIELDS: Record<AuditTargetType, string> = {
   kpi: 'kpiId',
   webhook: 'webhookId',
   integration: 'integrationId',
+  cycle: 'cycleId',
 };
 
 /**

@@ -44,7 +44,7 @@ import { FEATURES, PLANS } from '../lib/domain/plan';
 import { ROLES } from '../lib/domain/user';
 import { AppError } from '../lib/errors';
 import { parseInput } from '../lib/http/validation';
-import { inferKpiPeriods } from '../lib/kpis/periods';
+import { inferKpiPeriods, migrateKpiIndex } from '../lib/kpis/periods';
 import { updateKpi } from '../lib/kpis/settings';
 import type { Publish } from '../lib/webhooks/events';
 import { webhookLocalQueue } from '../lib/webhooks/local-queue';
@@ -356,6 +356,21 @@ const commands = {
         : (await all((page) => listTenants(db, page))).map(({ id }) => id);
       const results = [];
       for (const id of tenants) results.push(...(await inferKpiPeriods(db, id)));
+      return results;
+    },
+  }),
+  'migrate-kpi-index': command({
+    summary:
+      'Put each KPI where the KPI lists find it (by archived state and cycle) and store each tenant’s count of live KPIs (once, after upgrading a stage; running it again moves nothing).',
+    options: { tenant: ['<id>', 'only this tenant (default: every tenant)'] },
+    schema: z.strictObject({ tenant: z.optional(nonEmpty) }),
+    example: 'migrate-kpi-index --tenant "$TENANT"',
+    run: async (db, { tenant }) => {
+      const tenants = tenant
+        ? [(await requireTenant(db, tenant)).id]
+        : (await all((page) => listTenants(db, page))).map(({ id }) => id);
+      const results = [];
+      for (const id of tenants) results.push(await migrateKpiIndex(db, id));
       return results;
     },
   }),

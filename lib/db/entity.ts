@@ -202,3 +202,33 @@ export const defineEntity = <S extends Shape, H extends keyof S & string = never
     },
   };
 };
+
+const INDEX_KEYS = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
+
+/**
+ * The UpdateItem of an existing item that makes it a value's whole item, as `toItem` writes it: every
+ * attribute set, and every attribute of the entity (and index key) the value leaves absent removed, so
+ * that its index entries follow the value. Attributes that are not the entity's (what another writer
+ * keeps on the item) stay, unless `remove` names them; `set` adds attributes of the writer's own.
+ */
+export const entityUpdate = <In>(
+  entity: Entity<In, unknown>,
+  value: In,
+  { set = {}, remove = [] }: { set?: StoredItem; remove?: readonly string[] } = {},
+) => {
+  const { pk: _pk, sk: _sk, ...fields } = { ...entity.toItem(value), ...set };
+  const names = Object.keys(fields);
+  const removed = [...new Set([...entity.attributes, ...INDEX_KEYS, ...remove])].filter(
+    (name) => !(name in fields),
+  );
+  return {
+    UpdateExpression:
+      `SET ${names.map((_, i) => `#s${i} = :s${i}`).join(', ')}` +
+      (removed.length > 0 ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''),
+    ExpressionAttributeNames: {
+      ...Object.fromEntries(names.map((name, i) => [`#s${i}`, name])),
+      ...Object.fromEntries(removed.map((name, i) => [`#r${i}`, name])),
+    },
+    ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:s${i}`, fields[name]])),
+  };
+};

@@ -52,7 +52,15 @@ export const isTransientDbFailure = (error: unknown): boolean => {
 export class WriteConflict extends Error {
   override name = 'WriteConflict';
   constructor(
-    readonly on: 'key' | 'slots' | 'user' | 'webhook count' | 'kpi' | 'integration' | 'integration count',
+    readonly on:
+      | 'key'
+      | 'slots'
+      | 'user'
+      | 'webhook count'
+      | 'kpi'
+      | 'kpi count'
+      | 'integration'
+      | 'integration count',
     options?: { cause?: unknown },
   ) {
     super(`A concurrent change of the ${on === 'slots' ? 'slot list' : on} won.`, options);

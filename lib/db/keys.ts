@@ -7,7 +7,8 @@
  * | user             | TENANT#<tid>        | USER#<uid>                  |                |                   |
  * | e-mail → user    | EMAIL#<email>       | EMAIL                       |                |                   |
  * | strategic cycle  | TENANT#<tid>        | CYCLE#<cid>                 |                |                   |
- * | KPI              | KPI#<kid>           | KPI                         | TENANT#<tid>   | KPI#<kid>         |
+ * | KPI count        | TENANT#<tid>        | KPICOUNT                    |                |                   |
+ * | KPI              | KPI#<kid>           | KPI                         | TENANT#<tid>   | KPI#<state>#<cycle>#<kid> |
  * | measurement      | KPI#<kid>           | MEASUREMENT#<start>#<end>   |                |                   |
  * | API key          | APIKEY#<sha256>     | APIKEY                      | TENANT#<tid>   | APIKEY#<keyId>    |
  * | API key usage    | APIKEY#<sha256>     | USAGE#<yyyy-mm-dd>          |                |                   |
@@ -45,6 +46,22 @@
  * integration that is not disabled is in PULLDUE, sorted by when it is due: the scheduler reads the due
  * ones with one range Query (`gsi2sk <= now`), however many integrations wait for later; each run moves
  * its entry to the next slot, and a disabled integration leaves the index.
+ *
+ * A KPI's entry in its tenant's index partition says, in this order, whether it is archived (`<state>`:
+ * `LIVE` or `ARCHIVED`), its strategic cycle (`<cycle>`: `CYCLE#<cid>`, or `NOCYCLE`) and its id, so
+ * that each list a tenant asks for is one key condition on that partition:
+ * - the live KPIs (`GET /kpis`): `begins_with(gsi1sk, 'KPI#LIVE#')`;
+ * - the live KPIs of a cycle (`?cycleId=`): `begins_with(gsi1sk, 'KPI#LIVE#CYCLE#<cid>#')`;
+ * - the archived ones (`?archived=true`, with or without a cycle): the same under `KPI#ARCHIVED#`.
+ * Live KPIs are listed by cycle (oldest cycle first, ids are UUIDv7), then those without one, each
+ * group oldest first. `?type=` is a filter on these ranges with a read bound and a cursor
+ * (lib/db/kpis.ts): a page reads at most that bound, whatever the tenant holds. Archiving a KPI or
+ * moving it to another cycle rewrites its entry (one index write more), which only an ADMIN or EDITOR
+ * does. The partition is the tenant's, so no value is shared beyond a tenant. A cycle item counts its
+ * KPIs (`kpiCount`, written in the same transaction as each KPI that joins or leaves it), which is
+ * what its deletion is conditioned on; the KPI count item holds the tenant's live KPIs to the plan's
+ * maximum, like the pull count. KPIs stored with the former entry `KPI#<kid>` are rewritten by the
+ * operator's `migrate-kpi-index` (scripts/admin.ts).
  *
  * KPIs are keyed by their globally unique id (not by tenant) so that a push, which knows only the
  * KPI ids and the API key, can read them in its first round trip; ownership is checked against
@@ -95,8 +112,19 @@ export const keys = {
   }),
   strategicCyclesOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'CYCLE#' }),
   kpi: (kpiId: string) => ({ pk: `KPI#${kpiId}`, sk: 'KPI' }),
-  kpiIndex: (tenantId: string, kpiId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1sk: `KPI#${kpiId}` }),
-  kpisOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'KPI#' }),
+  /** `archivedAt` and `cycleId` as the KPI has them: absent while live, absent without a cycle. */
+  kpiIndex: (tenantId: string, kpiId: string, cycleId?: string, archivedAt?: string) => ({
+    gsi1pk: `TENANT#${tenantId}`,
+    gsi1sk: `${kpiListPrefix(archivedAt === undefined ? 'LIVE' : 'ARCHIVED', cycleId)}${cycleId === undefined ? 'NOCYCLE#' : ''}${kpiId}`,
+  }),
+  /** The tenant's live KPIs, or its archived ones; of one cycle only with `cycleId`. */
+  kpisOfTenant: (tenantId: string, state: KpiListState = 'LIVE', cycleId?: string) => ({
+    gsi1pk: `TENANT#${tenantId}`,
+    gsi1skPrefix: kpiListPrefix(state, cycleId),
+  }),
+  /** Every KPI entry of the tenant, in any state and of any format: what the migration reads. */
+  everyKpiOfTenant: (tenantId: string) => ({ gsi1pk: `TENANT#${tenantId}`, gsi1skPrefix: 'KPI#' }),
+  kpiCount: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'KPICOUNT' }),
   measurement: (kpiId: string, periodStart: string, periodEnd: string) => ({
     pk: `KPI#${kpiId}`,
     sk: `MEASUREMENT#${periodStart}#${periodEnd}`,
@@ -197,6 +225,12 @@ export const keys = {
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
+
+/** The start of a KPI's index entry: its state, then its cycle when it has one (see the table above). */
+export type KpiListState = 'LIVE' | 'ARCHIVED';
+function kpiListPrefix(state: KpiListState, cycleId: string | undefined): string {
+  return `KPI#${state}#${cycleId === undefined ? '' : `CYCLE#${cycleId}#`}`;
+}
 
 /**
  * What follows a template's constant part in a key attribute of a stored item, the part given by the

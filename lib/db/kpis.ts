@@ -1,16 +1,23 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TenantAuditEvent } from '../domain/audit-event';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { auditEvent, operatorContext, type TenantAuditEvent } from '../domain/audit-event';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi, type KpiType, kpiSchema } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { DEFAULT_KPI_PERIOD, type KpiPeriod } from '../domain/period';
+import { AppError } from '../errors';
 import { uuidv7 } from '../ids';
 import { auditEventPut } from './audit-events';
 import type { Database } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, entityUpdate } from './entity';
 import { cancellationReasons, WriteConflict, writtenUnlessConditionFails } from './errors';
 import { keys } from './keys';
 import { toMeasurement } from './measurements';
 import { type Page, type PageRequest, queryPage, queryPrefix } from './pagination';
+import { type TenantCount, writeCounted } from './tenant-counts';
 import { tenantExists, tenantMissing } from './tenants';
 
 /**
@@ -23,7 +30,7 @@ export const kpis = /* @__PURE__ */ defineEntity(() => ({
   schema: kpiSchema,
   key: (kpi) => ({
     ...keys.kpi(kpi.id),
-    ...keys.kpiIndex(kpi.tenantId, kpi.id),
+    ...keys.kpiIndex(kpi.tenantId, kpi.id, kpi.cycleId, kpi.archivedAt),
     ...(kpi.cadence === 'none' ? {} : keys.kpiCadenceIndex(kpi.tenantId, kpi.id)),
   }),
   stored: {
@@ -45,46 +52,139 @@ export type KpiTargetRule = Pick<Kpi, 'direction' | 'tolerance' | 'qualitative'>
 /** What an ADMIN may change of a KPI: its target rule and its expected cadence. */
 export type KpiSettings = KpiTargetRule & Pick<Kpi, 'cadence' | 'graceHours'>;
 
+/** The tenant's count of live KPIs, which holds it to its plan's maximum (lib/domain/plan.ts). */
+export const kpiCount: TenantCount = { type: 'KPICOUNT', key: keys.kpiCount, subject: 'kpi count' };
+
+/** A new KPI or a restored one would pass the tenant's plan maximum of live KPIs. */
+export class KpiLimitReached extends Error {
+  override name = 'KpiLimitReached';
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A reference of a KPI that must hold in the same transaction as its write, and what its failure means. */
+interface Reference {
+  item: TransactItem;
+  failed: () => Error;
+}
+
+const missing = (field: 'cycleId' | 'ownerId', value: string) =>
+  new AppError(
+    'VALIDATION_FAILED',
+    `${field} ${value} is not a ${field === 'cycleId' ? 'strategic cycle' : 'user'} of this organization.`,
+    {
+      errors: [
+        {
+          path: field,
+          message: `must be a ${field === 'cycleId' ? 'strategic cycle' : 'user'} of this organization`,
+        },
+      ],
+    },
+  );
+
+/** One KPI more (`by: 1`) or fewer (`-1`) in a cycle of the tenant, which must exist. */
+const cycleCount = (tableName: string, tenantId: string, cycleId: string, by: 1 | -1): Reference => ({
+  item: {
+    Update: {
+      TableName: tableName,
+      Key: keys.strategicCycle(tenantId, cycleId),
+      UpdateExpression: 'ADD #kpiCount :by',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#kpiCount': 'kpiCount' },
+      ExpressionAttributeValues: { ':by': by },
+    },
+  },
+  failed: () => missing('cycleId', cycleId),
+});
+
+/** The owner must be a user of the tenant. */
+const ownerExists = (tableName: string, tenantId: string, ownerId: string): Reference => ({
+  item: {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: keys.user(tenantId, ownerId),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  },
+  failed: () => missing('ownerId', ownerId),
+});
+
+/** The references a KPI's write must hold: the cycle it joins (and the one it leaves), its owner. */
+const referencesOf = (tableName: string, before: Kpi | undefined, after: Kpi): Reference[] => [
+  ...(before?.cycleId !== undefined && before.cycleId !== after.cycleId
+    ? [cycleCount(tableName, after.tenantId, before.cycleId, -1)]
+    : []),
+  ...(after.cycleId !== undefined && before?.cycleId !== after.cycleId
+    ? [cycleCount(tableName, after.tenantId, after.cycleId, 1)]
+    : []),
+  ...(after.ownerId !== undefined && before?.ownerId !== after.ownerId
+    ? [ownerExists(tableName, after.tenantId, after.ownerId)]
+    : []),
+];
+
+/** The error a failed reference of a cancelled transaction means, its items after the first `offset`. */
+const referenceFailure = (error: unknown, references: Reference[], offset: number): Error | undefined => {
+  const reasons = cancellationReasons(error) ?? [];
+  const index = references.findIndex((_, i) => reasons[offset + i] === 'ConditionalCheckFailed');
+  return index === -1 ? undefined : references[index]?.failed();
+};
+
+export type NewKpi = Omit<Kpi, 'id' | 'tenantId' | 'createdAt' | 'archivedAt' | keyof KpiSettings> &
+  Partial<KpiSettings>;
+
 /**
- * Creates a KPI of an existing tenant: the tenant's existence is a condition of the same transaction,
- * so no caller (the operator CLI included) can create a KPI of a tenant that does not exist.
+ * Creates a KPI of an existing tenant with its `kpi.created` event (`eventOf`), counted among its live
+ * KPIs: at most `max` (null: any number, still counted; the operator's CLI), past it `KpiLimitReached`.
+ * The tenant's existence, the cycle (whose count of KPIs it raises) and the owner are conditions of
+ * the same transaction, so no caller can create a KPI of a tenant, cycle or user that does not exist.
+ * A concurrent creation that met this one on the count is a WriteConflict (try again).
  */
 export const createKpi = async (
-  { client, tableName }: Database,
+  db: Database,
   tenantId: string,
-  input: {
-    type: KpiType;
-    name: string;
-    unit?: string | undefined;
-    period?: KpiPeriod | undefined;
-  } & Partial<KpiSettings>,
+  input: Omit<NewKpi, 'period'> & { period?: KpiPeriod | undefined },
+  { max = null, eventOf }: { max?: number | null; eventOf?: (kpi: Kpi) => TenantAuditEvent } = {},
 ): Promise<Kpi> => {
+  const defined = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   const kpi: Kpi = {
     id: uuidv7(),
     tenantId,
     ...KPI_TARGET_DEFAULTS,
     ...KPI_CADENCE_DEFAULTS,
-    ...input,
+    ...defined,
+    type: input.type,
+    name: input.name,
     period: input.period ?? DEFAULT_KPI_PERIOD,
     createdAt: new Date().toISOString(),
   };
+  const event =
+    eventOf?.(kpi) ??
+    auditEvent(operatorContext('create-kpi'), {
+      type: 'kpi.created',
+      tenantId,
+      target: { type: 'kpi', id: kpi.id },
+      details: { name: kpi.name, type: kpi.type, period: kpi.period },
+    });
+  const references = referencesOf(db.tableName, undefined, kpi);
   try {
-    await client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: kpis.toItem(kpi),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          tenantExists(tableName, tenantId),
-        ],
-      }),
+    await writeCounted(
+      db,
+      kpiCount,
+      tenantId,
+      max,
+      {
+        Put: {
+          TableName: db.tableName,
+          Item: kpis.toItem(kpi),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      event,
+      (cause) => new KpiLimitReached(`The tenant has ${max} live KPIs.`, { cause }),
+      [...references.map((reference) => reference.item), tenantExists(db.tableName, tenantId)],
     );
   } catch (error) {
-    throw tenantMissing(error, tenantId);
+    throw referenceFailure(error, references, 3) ?? tenantMissing(error, tenantId);
   }
   return kpi;
 };
@@ -114,27 +214,54 @@ export const readKpiForChange = async (
 };
 
 /**
- * Writes a KPI's target rule (direction, tolerance, qualitative) and cadence, with its audit event, in
- * one transaction, only while its settings are still at the version read: a concurrent change is a
- * WriteConflict (read again, decide again). A cadence other than `none` puts the KPI in the cadence
- * index, where the alert check finds it; `none` takes it out, along with any quiet spell it was
- * notified of. `at` becomes the settings' new version.
+ * Writes a KPI as changed (`updated`, the whole KPI) with its audit event, in one transaction, only
+ * while it is still at the version read: a concurrent change is a WriteConflict (read again, decide
+ * again). Its index entries follow (lib/db/entity.ts `entityUpdate`): a new cycle or state moves its
+ * list entry, a cadence other than `none` puts it in the cadence index, where the alert check finds
+ * it, and `none` takes it out, along with any quiet spell it was notified of. A KPI that leaves a cycle
+ * counts one fewer there and one more in the cycle it joins (which must exist); an owner must be a user
+ * of the tenant; an archived KPI leaves the tenant's count of live KPIs and a restored one joins it
+ * again, at most `max` (else `KpiLimitReached`). `at` becomes the new version.
  */
-export const putKpiSettings = async (
+export const putKpiChange = async (
   db: Database,
   { kpi, version }: KpiForChange,
-  patch: Partial<KpiSettings>,
+  updated: Kpi,
   at: string,
   event: TenantAuditEvent,
+  max: number | null = null,
 ): Promise<void> => {
-  const index =
-    patch.cadence === undefined
-      ? {}
-      : patch.cadence === 'none'
-        ? undefined
-        : keys.kpiCadenceIndex(kpi.tenantId, kpi.id);
-  const fields = Object.entries({ ...patch, ...index }).filter(([, value]) => value !== undefined);
-  const removed = index === undefined ? ['gsi2pk', 'gsi2sk', 'quietNotifiedFor'] : [];
+  const archiving = kpi.archivedAt === undefined && updated.archivedAt !== undefined;
+  const restoring = kpi.archivedAt !== undefined && updated.archivedAt === undefined;
+  const counted: Reference[] =
+    archiving || restoring
+      ? [
+          {
+            item: {
+              Update: {
+                TableName: db.tableName,
+                Key: keys.kpiCount(kpi.tenantId),
+                UpdateExpression: 'SET #type = :type ADD #count :by',
+                ...(restoring && max !== null
+                  ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }
+                  : {}),
+                ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+                ExpressionAttributeValues: {
+                  ':by': restoring ? 1 : -1,
+                  ':type': kpiCount.type,
+                  ...(restoring && max !== null ? { ':max': max } : {}),
+                },
+              },
+            },
+            failed: () => new KpiLimitReached(`The tenant has ${max} live KPIs.`),
+          },
+        ]
+      : [];
+  const references = [...counted, ...referencesOf(db.tableName, kpi, updated)];
+  const update = entityUpdate(kpis, updated, {
+    set: { updatedAt: at },
+    remove: updated.cadence === 'none' ? ['quietNotifiedFor'] : [],
+  });
   try {
     await db.client.send(
       new TransactWriteCommand({
@@ -143,30 +270,31 @@ export const putKpiSettings = async (
             Update: {
               TableName: db.tableName,
               Key: keys.kpi(kpi.id),
-              UpdateExpression:
-                `SET ${[...fields.map(([name]) => `#${name} = :${name}`), '#updatedAt = :updatedAt'].join(', ')}` +
-                (removed.length > 0 ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''),
-              ConditionExpression: `tenantId = :tenant AND ${version === null ? 'attribute_not_exists(#updatedAt)' : '#updatedAt = :version'}`,
-              ExpressionAttributeNames: Object.fromEntries(
-                [...fields.map(([name]) => name), 'updatedAt', ...removed].map((name) => [`#${name}`, name]),
-              ),
+              ...update,
+              ConditionExpression: `#tenant = :tenant AND ${version === null ? 'attribute_not_exists(#version)' : '#version = :version'}`,
+              ExpressionAttributeNames: {
+                ...update.ExpressionAttributeNames,
+                '#tenant': 'tenantId',
+                '#version': 'updatedAt',
+              },
               ExpressionAttributeValues: {
-                ...Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
-                ':updatedAt': at,
+                ...update.ExpressionAttributeValues,
                 ':tenant': kpi.tenantId,
                 ...(version === null ? {} : { ':version': version }),
               },
             },
           },
           auditEventPut(db, event),
+          ...references.map((reference) => reference.item),
         ],
       }),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+    const reasons = cancellationReasons(error);
+    if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.includes('TransactionConflict')) {
       throw new WriteConflict('kpi', { cause: error });
     }
-    throw error;
+    throw referenceFailure(error, references, 2) ?? error;
   }
 };
 
@@ -181,19 +309,37 @@ export const getKpiOfTenant = async (
   return kpi?.tenantId === tenantId ? kpi : undefined;
 };
 
-/** The tenant's KPIs in creation order (ids are UUIDv7), optionally of one type only. */
+/** What a list of the tenant's KPIs asks for: live or archived ones, of one cycle, of one type. */
+export interface KpiListFilter {
+  archived?: boolean | undefined;
+  cycleId?: string | undefined;
+  type?: KpiType | undefined;
+}
+
+/**
+ * How far one page of `?type=` reads: the type is a filter on the key range (a KPI's type is not in
+ * its key), so a page reads at most this many items, and ends short of its limit with a cursor when
+ * the tenant has more of other types.
+ */
+export const KPI_TYPE_FILTER_BOUNDS = { perCall: 250, maxCalls: 4 } as const;
+
+/**
+ * The tenant's live KPIs (or its archived ones), of one cycle or all, grouped by cycle and oldest
+ * first within it (keys.ts): each a key condition; a type is a bounded filter on that range.
+ */
 export const listKpis = (
   db: Database,
   tenantId: string,
   page: PageRequest,
-  { type }: { type?: KpiType | undefined } = {},
+  { type, cycleId, archived = false }: KpiListFilter = {},
 ): Promise<Page<Kpi>> =>
   queryPrefix(
     db,
-    keys.kpisOfTenant(tenantId),
+    keys.kpisOfTenant(tenantId, archived ? 'ARCHIVED' : 'LIVE', cycleId),
     page,
     toKpi,
     type ? { attribute: 'kpiType', value: type } : undefined,
+    type ? KPI_TYPE_FILTER_BOUNDS : undefined,
   );
 
 export interface KpiWithMeasurements {
@@ -266,3 +412,41 @@ export const storeKpiPeriodIfAbsent = async (
       }),
     ),
   );
+
+/** Every KPI of the tenant, live and archived, in any index format: what the operator's migrations read. */
+export const listEveryKpi = (db: Database, tenantId: string, page: PageRequest): Promise<Page<Kpi>> =>
+  queryPrefix(db, keys.everyKpiOfTenant(tenantId), page, toKpi);
+
+/**
+ * Moves a KPI's entry in its tenant's index to where its state and cycle put it (keys.ts), unless it is
+ * there already: true when moved. Conditioned on the entry it had, so a change made meanwhile (which
+ * writes the entry itself) wins.
+ */
+export const moveKpiIndexEntry = async ({ client, tableName }: Database, kpi: Kpi): Promise<boolean> => {
+  const { gsi1sk } = keys.kpiIndex(kpi.tenantId, kpi.id, kpi.cycleId, kpi.archivedAt);
+  return writtenUnlessConditionFails(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.kpi(kpi.id),
+        UpdateExpression: 'SET #gsi1sk = :entry',
+        ConditionExpression: 'attribute_exists(pk) AND #gsi1sk <> :entry',
+        ExpressionAttributeNames: { '#gsi1sk': 'gsi1sk' },
+        ExpressionAttributeValues: { ':entry': gsi1sk },
+      }),
+    ),
+  );
+};
+
+/** Sets the tenant's count of live KPIs: what the migration found, for KPIs made before they were counted. */
+export const setKpiCount = async ({ client, tableName }: Database, tenantId: string, count: number) => {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.kpiCount(tenantId),
+      UpdateExpression: 'SET #type = :type, #count = :count',
+      ExpressionAttributeNames: { '#type': 'type', '#count': 'count' },
+      ExpressionAttributeValues: { ':type': kpiCount.type, ':count': count },
+    }),
+  );
+};

@@ -179,6 +179,7 @@ export const queryPrefix = <T>(
   page: PageRequest,
   toItem: (item: Record<string, unknown>) => T,
   filter?: EqualsFilter,
+  bounds?: ReadBounds,
 ): Promise<Page<T>> => {
   const onIndex = 'gsi1pk' in target;
   const [pkName, skName, pk, prefix] = onIndex
@@ -202,5 +203,6 @@ export const queryPrefix = <T>(
     page,
     toItem,
     { name: skName, prefix },
+    bounds,
   );
 };

@@ -21,7 +21,8 @@ export interface TenantCount {
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
- * Writes one more counted item (`write`, a transaction item) with its audit event: at most `max`
+ * Writes one more counted item (`write`, a transaction item) with its audit event and the items it
+ * needs to hold with it (`also`, after the event: their reasons from the fourth on): at most `max`
  * (`null`: any number, still counted). A refusal by the count is `limitReached(cause)`; a transaction
  * that met another on the count item is a WriteConflict: nothing was written, and the caller tries again.
  */
@@ -33,6 +34,7 @@ export const writeCounted = async (
   write: TransactItem,
   event: TenantAuditEvent,
   limitReached: (cause: unknown) => Error,
+  also: readonly TransactItem[] = [],
 ): Promise<void> => {
   try {
     await db.client.send(
@@ -56,6 +58,7 @@ export const writeCounted = async (
           },
           write,
           auditEventPut(db, event),
+          ...also,
         ],
       }),
     );

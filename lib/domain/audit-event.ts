@@ -23,7 +23,14 @@ export const AUDIT_EVENT_TYPES = [
   'api_key.updated',
   'api_key.revoked',
   'api_key.leaked',
+  'kpi.created',
   'kpi.updated',
+  'kpi.archived',
+  'kpi.restored',
+  'kpi.targets_set',
+  'cycle.created',
+  'cycle.updated',
+  'cycle.deleted',
   'webhook.created',
   'webhook.deleted',
   'webhook.disabled',
@@ -41,7 +48,7 @@ export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
  * keys found in public.
  */
 export const AUDIT_ACTOR_TYPES = ['user', 'api_key', 'system', 'github_secret_scanning'] as const;
-export const AUDIT_TARGET_TYPES = ['user', 'api_key', 'kpi', 'webhook', 'integration'] as const;
+export const AUDIT_TARGET_TYPES = ['user', 'api_key', 'kpi', 'webhook', 'integration', 'cycle'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const TIMESTAMP = 'ISO 8601 date-time, UTC.';

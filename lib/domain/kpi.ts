@@ -63,6 +63,24 @@ export const graceHoursSchema = z
 /** A KPI's expected cadence, until someone sets it. */
 export const KPI_CADENCE_DEFAULTS = { cadence: 'none', graceHours: GRACE_HOURS.default } as const;
 
+/** A KPI's name: 1 to 200 characters after trimming. */
+export const KPI_NAME_MAX = 200;
+export const kpiNameSchema = z
+  .string('name must be a string')
+  .check(
+    z.trim(),
+    z.minLength(1, 'name must not be empty'),
+    z.maxLength(KPI_NAME_MAX, `name must be at most ${KPI_NAME_MAX} characters`),
+  );
+
+/** A KPI's unit and description, as a tenant may set them. */
+export const kpiUnitSchema = z
+  .string('unit must be a string')
+  .check(z.trim(), z.maxLength(50, 'unit must be at most 50 characters'));
+export const kpiDescriptionSchema = z
+  .string('description must be a string')
+  .check(z.trim(), z.maxLength(2000, 'description must be at most 2000 characters'));
+
 /** A KPI of a tenant: what measurements are pushed to. Ids are globally unique. */
 export const kpiSchema = z.object({
   id,
@@ -70,6 +88,16 @@ export const kpiSchema = z.object({
   type: kpiTypeSchema,
   name: z.string(),
   unit: z.optional(z.string()),
+  description: z.optional(z.string().check(z.describe('What the KPI measures, when set.'))),
+  cycleId: z.optional(id.check(z.describe('The strategic cycle the KPI belongs to, when set.'))),
+  ownerId: z.optional(id.check(z.describe('The user of the tenant who owns the KPI, when set.'))),
+  archivedAt: z.optional(
+    timestamp.check(
+      z.describe(
+        'When the KPI was archived (ISO 8601, UTC); absent while it is live. An archived KPI and its measurements stay readable; pushes and pulls to it are refused.',
+      ),
+    ),
+  ),
   createdAt: timestamp,
   period: kpiPeriodSchema.check(
     z.describe(

@@ -19,3 +19,9 @@ export const FEATURES = Object.values(Feature) as [Feature, ...Feature[]];
  * share the pull workers (the spec names none; the API key maximum is lib/api-keys/rules.ts).
  */
 export const PULL_INTEGRATION_LIMITS: Record<Plan, number> = { free: 10, business: 100, enterprise: 500 };
+
+/**
+ * Live (not archived) KPIs a tenant may have: every KPI costs the alert check, the lists and the pull
+ * workers, so every plan has a maximum. An operator creating KPIs with the CLI is not held to it.
+ */
+export const KPI_LIMITS: Record<Plan, number> = { free: 50, business: 1000, enterprise: 10000 };

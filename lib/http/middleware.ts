@@ -38,7 +38,7 @@ export const problemSchema = z
         .int()
         .check(
           z.describe(
-            'For `api-key-limit-reached` and `pull-integration-limit-reached`: the plan’s maximum of active keys or of integrations; for `webhook-limit-reached`: the maximum of endpoints.',
+            'For `api-key-limit-reached`, `pull-integration-limit-reached` and `kpi-limit-reached`: the plan’s maximum of active keys, of integrations or of live KPIs; for `webhook-limit-reached`: the maximum of endpoints.',
           ),
         ),
     ),
@@ -46,7 +46,9 @@ export const problemSchema = z
       z
         .string()
         .check(
-          z.describe('For `api-key-limit-reached` and `pull-integration-limit-reached`: the tenant’s plan.'),
+          z.describe(
+            'For `api-key-limit-reached`, `pull-integration-limit-reached` and `kpi-limit-reached`: the tenant’s plan.',
+          ),
         ),
     ),
     feature: z.optional(
@@ -65,6 +67,14 @@ export const problemSchema = z
       z
         .array(z.string())
         .check(z.describe('For `kpi-outside-key-scope`: every `kpiId` of the push outside the key’s scope.')),
+    ),
+    archivedKpiIds: z.optional(
+      z
+        .array(z.string())
+        .check(z.describe('For `kpi-archived`: every archived KPI the push, pull or binding names.')),
+    ),
+    kpiCount: z.optional(
+      z.int().check(z.describe('For `cycle-has-kpis`: how many KPIs (live and archived) the cycle has.')),
     ),
     replacedBy: z
       .optional(keyRefSchema)

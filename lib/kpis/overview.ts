@@ -1,8 +1,8 @@
 import type { Database } from '../db/client';
-import { listKpis } from '../db/kpis';
+import { type KpiListFilter, listKpis } from '../db/kpis';
 import { latestWithTarget, listRecentMeasurements } from '../db/measurements';
 import type { Page, PageRequest } from '../db/pagination';
-import type { Kpi, KpiType } from '../domain/kpi';
+import type { Kpi } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { type KpiActivity, kpiActivity, RECENT_MEASUREMENTS } from './activity';
 import { type KpiArrivals, kpiArrivals } from './quiet';
@@ -45,7 +45,7 @@ export const listKpisWithArrivals = async (
   db: Database,
   tenantId: string,
   page: PageRequest,
-  filter: { type?: KpiType | undefined },
+  filter: KpiListFilter,
   nowMs: number,
 ): Promise<Page<KpiWithArrivals>> => {
   const kpis = await listKpis(db, tenantId, page, filter);
@@ -78,7 +78,7 @@ export const listKpisWithActivity = async (
   db: Database,
   tenantId: string,
   page: PageRequest,
-  filter: { type?: KpiType | undefined },
+  filter: KpiListFilter,
   nowMs: number,
 ): Promise<Page<KpiWithActivity>> => {
   const kpis = await listKpis(db, tenantId, page, filter);

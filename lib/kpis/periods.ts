@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { listKpis, storeKpiPeriodIfAbsent } from '../db/kpis';
+import { listEveryKpi, moveKpiIndexEntry, setKpiCount, storeKpiPeriodIfAbsent } from '../db/kpis';
 import { listRecentMeasurements } from '../db/measurements';
 import type { Kpi, KpiCadence } from '../domain/kpi';
 import { DEFAULT_KPI_PERIOD, type KpiPeriod, type PeriodSpan, periodOfHistory } from '../domain/period';
@@ -55,7 +55,7 @@ export const inferKpiPeriods = async (db: Database, tenantId: string): Promise<I
   const results: InferredPeriod[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listKpis(db, tenantId, { limit: 100, ...(cursor ? { cursor } : {}) });
+    const page = await listEveryKpi(db, tenantId, { limit: 100, ...(cursor ? { cursor } : {}) });
     for (const kpi of page.items) {
       const history = await listRecentMeasurements(db, kpi.id, HISTORY_PERIODS);
       const { period, from } = inferPeriod(kpi, history);
@@ -65,4 +65,35 @@ export const inferKpiPeriods = async (db: Database, tenantId: string): Promise<I
     cursor = page.nextCursor;
   } while (cursor);
   return results;
+};
+
+export interface MigratedKpiIndex {
+  tenantId: string;
+  /** KPIs whose index entry was moved, and those already in place. */
+  moved: number;
+  kept: number;
+  /** The tenant's count of live KPIs, as now stored. */
+  liveKpis: number;
+}
+
+/**
+ * Puts every KPI of the tenant where the KPI lists find it (by state and cycle, lib/db/keys.ts) and
+ * stores its count of live KPIs, which the plan maximum is held to. Running it again moves nothing.
+ * Run once per stage after upgrading, before tenants create KPIs through the API: the count is set,
+ * not added to.
+ */
+export const migrateKpiIndex = async (db: Database, tenantId: string): Promise<MigratedKpiIndex> => {
+  const result = { tenantId, moved: 0, kept: 0, liveKpis: 0 };
+  let cursor: string | undefined;
+  do {
+    const page = await listEveryKpi(db, tenantId, { limit: 100, ...(cursor ? { cursor } : {}) });
+    for (const kpi of page.items) {
+      if (await moveKpiIndexEntry(db, kpi)) result.moved++;
+      else result.kept++;
+      if (kpi.archivedAt === undefined) result.liveKpis++;
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  await setKpiCount(db, tenantId, result.liveKpis);
+  return result;
 };

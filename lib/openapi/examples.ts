@@ -8,7 +8,8 @@ export const KPI_ID = '01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f';
 export const OKR_ID = '01936f0e-8a10-7f0b-8c55-1d2e3f405162';
 export const KEY_ID = '01937a55-0c4e-7b1d-a2f3-6e7d8c9b0a1f';
 export const NEW_KEY_ID = '0193d2c4-51e8-7a0b-9c3d-2e1f0a9b8c7d';
-const USER_ID = '01936d11-2b3c-7d4e-8f50-617283940a1b';
+export const USER_ID = '01936d11-2b3c-7d4e-8f50-617283940a1b';
+export const CYCLE_ID = '01936e00-1a2b-7c3d-8e4f-5a6b7c8d9e0f';
 export const CREATED = '2026-09-01T06:00:00.412Z';
 
 export const measurementExample = {

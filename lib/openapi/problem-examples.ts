@@ -59,6 +59,20 @@ export const problemExampleDetails: Partial<
       'The business plan allows 100 pull integrations and all 100 exist. Delete one or upgrade the plan.',
     extensions: { limit: 100, plan: 'business' },
   },
+  KPI_LIMIT_REACHED: {
+    detail: 'The free plan allows 50 live KPIs and all 50 exist. Archive one or upgrade the plan.',
+    extensions: { limit: 50, plan: 'free' },
+  },
+  KPI_ARCHIVED: {
+    detail:
+      'KPI 01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f (Monthly revenue) is archived; restore it with PATCH {"archived": false} to write to it.',
+    extensions: { archivedKpiIds: ['01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f'] },
+  },
+  CYCLE_HAS_KPIS: {
+    detail:
+      'Strategic cycle Strategy 2026 has 3 KPI(s); move them to another cycle or clear their cycleId first.',
+    extensions: { kpiCount: 3 },
+  },
   PAYLOAD_TOO_LARGE: { detail: 'The request body must be at most 65536 bytes.' },
   UNSUPPORTED_MEDIA_TYPE: { detail: 'Content-Type must be application/json, got "text/plain".' },
   RATE_LIMIT_EXCEEDED: {

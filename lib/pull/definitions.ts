@@ -18,6 +18,7 @@ import { tenantUrlProblem } from '../egress/urls';
 import { AppError, type FieldError } from '../errors';
 import { uuidv7 } from '../ids';
 import { logAuditEvent } from '../logger';
+import { assertLiveKpis } from '../push/store';
 import { expressionProblem } from './extract';
 import type { AuthInput, AuthPatch, CreatePullIntegration, UpdatePullIntegration } from './inputs';
 import { nextSlot } from './schedule';
@@ -124,6 +125,10 @@ const assertKpis = async (db: Database, tenantId: string, bindings: PullBinding[
       { extensions: { missingKpiIds: missing } },
     );
   }
+  assertLiveKpis(
+    bindings.map((b) => b.kpiId),
+    kpis,
+  );
   if (typeof period !== 'string') return;
   const errors = bindings.flatMap((binding, index) => {
     const kpiPeriod = (kpis.get(binding.kpiId) as Kpi).period;

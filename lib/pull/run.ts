@@ -19,6 +19,7 @@ import { uuidv7 } from '../ids';
 import { logAuditEvent, logger } from '../logger';
 import type { MeasurementInput } from '../push/measurement-schema';
 import {
+  archivedKpiMessage,
   type ExistingOf,
   measurementKey,
   placeInPeriod,
@@ -122,6 +123,8 @@ const evaluate = async (deps: PullFetchDeps, stored: StoredIntegration, at: numb
     if (!writableKpi(kpi, stored.tenantId, e.binding.kpiType)) {
       return { ...e, measurement: undefined, problem: KPI_PROBLEM };
     }
+    if (kpi.archivedAt !== undefined)
+      return { ...e, measurement: undefined, problem: archivedKpiMessage(kpi) };
     // The KPI's period may have changed since the integration was saved, or come from the answer.
     const placed = placeInPeriod(kpi, e.measurement, at);
     return placed.ok

@@ -7,7 +7,8 @@ export const PUSH_ORDER = [
   '4. within the key’s rate limit (429 with `Retry-After`);',
   '5. body and query valid (400 `validation-failed`, every offending field in `errors`; 413; 415);',
   '6. every `kpiId` is a KPI of the key’s tenant with that `kpiType` (404, all missing ids in `missingKpiIds`);',
-  '7. a KPI-scoped key: every `kpiId` is in its scope (403 `kpi-outside-key-scope`, the others in `outOfScopeKpiIds`).',
+  '7. a KPI-scoped key: every `kpiId` is in its scope (403 `kpi-outside-key-scope`, the others in `outOfScopeKpiIds`);',
+  '8. no KPI is archived (409 `kpi-archived`, naming each, their ids in `archivedKpiIds`): a batch with one writes nothing.',
   '',
   'Pushes are idempotent per KPI and period: sending the same measurement again replaces it and keeps its `id`, so retrying after a timeout or a 5xx is safe.',
   '',
@@ -19,5 +20,6 @@ export const PUSH_ERRORS = [
   'FEATURE_NOT_ENABLED',
   'KPI_OUTSIDE_KEY_SCOPE',
   'NOT_FOUND',
+  'KPI_ARCHIVED',
   'RATE_LIMIT_EXCEEDED',
 ] as const;

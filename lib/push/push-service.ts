@@ -29,7 +29,7 @@ import {
   decide as rateLimitDecision,
   windowStart,
 } from './rate-limit';
-import { placeAllInPeriods, planStore, storeMeasurements, writableKpi } from './store';
+import { assertLiveKpis, placeAllInPeriods, planStore, storeMeasurements, writableKpi } from './store';
 
 export interface PushDeps {
   db: Database;
@@ -328,6 +328,10 @@ const decide = (
   if (!input.ok) throw input.error;
   assertOwnership(input.value.measurements, read.kpis, tenant.id);
   assertInScope(input.value.measurements, apiKey);
+  assertLiveKpis(
+    input.value.measurements.map((m) => m.kpiId),
+    read.kpis,
+  );
   const now = (deps.now ?? Date.now)();
   // After the scope: a key learns nothing of a KPI outside it, its period included.
   const measurements = placeAllInPeriods(input.value.measurements, read.kpis, now, input.value.pathOf);

@@ -34,6 +34,30 @@ export const measurementKey = (m: Pick<MeasurementInput, 'kpiId' | 'periodStart'
 export const writableKpi = (kpi: Kpi | undefined, tenantId: string, kpiType: string): kpi is Kpi =>
   kpi !== undefined && kpi.tenantId === tenantId && kpi.type === kpiType;
 
+/** What a refusal says of an archived KPI: its id and name, and how to write to it again. */
+export const archivedKpiMessage = (kpi: Pick<Kpi, 'id' | 'name'>) =>
+  `KPI ${kpi.id} (${kpi.name}) is archived; restore it with PATCH {"archived": false} to write to it.`;
+
+/**
+ * No measurement is written to an archived KPI, pushed or pulled: a 409 naming each archived KPI of
+ * the set (checked after ownership, from the KPIs already read: no read of its own), before anything
+ * is written, so a batch with one is refused whole.
+ */
+export const assertLiveKpis = (kpiIds: Iterable<string>, kpis: Map<string, Kpi>) => {
+  const archived = [...new Set(kpiIds)].flatMap((kpiId) => {
+    const kpi = kpis.get(kpiId);
+    return kpi?.archivedAt === undefined ? [] : [kpi];
+  });
+  if (archived.length === 0) return;
+  throw new AppError(
+    'KPI_ARCHIVED',
+    archived.length === 1
+      ? archivedKpiMessage(archived[0] as Kpi)
+      : `${archived.length} KPIs are archived: ${archived.map((kpi) => `${kpi.id} (${kpi.name})`).join(', ')}; restore them with PATCH {"archived": false} to write to them.`,
+    { extensions: { archivedKpiIds: archived.map((kpi) => kpi.id) } },
+  );
+};
+
 /** The existing record of a measurement, read beforehand and parsed (undefined when there is none). */
 export type ExistingOf = (input: MeasurementInput) => Measurement | undefined;
 

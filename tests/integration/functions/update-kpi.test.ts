@@ -184,6 +184,6 @@ describeJwtAuth(
   'PATCH /kpis/{kpiId}',
   (headers, owner) => patch(owner.kpis[0]!.id, headers, { tolerance: 0.2 }),
   {
-    roles: ['ADMIN'],
+    roles: ['ADMIN', 'EDITOR'],
   },
 );

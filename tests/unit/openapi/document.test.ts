@@ -207,6 +207,7 @@ describe('openapi.json', () => {
       '401',
       '403',
       '404',
+      '409',
       '413',
       '415',
       '429',
@@ -218,6 +219,7 @@ describe('openapi.json', () => {
         'application/problem+json'
       ].schema.allOf[1].properties.type.enum.map((type: string) => type.replace(PROBLEM_TYPE_BASE, ''));
     expect(types('401')).toEqual(['invalid-api-key']);
+    expect(types('409')).toEqual(['kpi-archived']);
     expect(types('403').sort()).toEqual([
       'api-key-expired',
       'api-key-revoked',
