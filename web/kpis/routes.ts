@@ -1,6 +1,6 @@
 /**
- * The KPI page's routes: `?type=`, `?cycle=` and `?owner=` filter the list, `?archived` includes the
- * archived KPIs, `?sort=name` orders it by name, `?kpi=<id>` shows one KPI. They are the page's URL, so they survive a reload and work with Back.
+ * The KPI page's routes: `?type=`, `?cycle=` and `?owner=` filter the list, `?archived` lists the
+ * archived KPIs instead, `?sort=name` orders it by name, `?kpi=<id>` shows one KPI. They are the page's URL, so they survive a reload and work with Back.
  */
 import type { KpiType } from '../../lib/domain/kpi';
 import { loadCycles } from '../shared/load';

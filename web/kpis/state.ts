@@ -6,14 +6,13 @@ import type {
   ApiKeyResponse,
   CycleResponse,
   KpiDetailResponse,
-  KpiManaged,
   KpiPage,
   KpiStatusResponse,
   KpiTarget,
 } from '../shared/api-types';
 import { createPage, type PageState } from '../shared/shell';
 
-export type KpiItem = KpiPage['items'][number] & KpiManaged;
+export type KpiItem = KpiPage['items'][number];
 export type Measurement = KpiDetailResponse['measurements'][number];
 export type Point = Pick<Measurement, 'periodStart' | 'periodEnd' | 'actual' | 'target' | 'forecast'>;
 type StatusValue = NonNullable<KpiStatusResponse>['value'];
@@ -22,11 +21,11 @@ export type Sort = 'status' | 'name';
 
 /** One KPI with every page of its measurements, in period order. */
 export interface Detail {
-  kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'> & KpiManaged & { targets?: KpiTarget[] };
+  kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'> & { targets?: KpiTarget[] };
   measurements: Measurement[];
 }
 
-/** What the list asks the API for: the type, the cycle and whether archived KPIs are included. */
+/** What the list asks the API for: the type, the cycle, and the archived KPIs instead of the live ones. */
 export interface ListQuery {
   type: KpiType | null;
   cycleId: string | null;
@@ -36,7 +35,7 @@ export interface ListQuery {
 export interface Kpis {
   /**
    * What the URL asks for: `?type=`, `?cycle=` (a cycle's id, or `none`) and `?owner=` (a user's id, or
-   * `none`) filter the list, `?archived` includes archived KPIs, `?kpi=` shows one KPI.
+   * `none`) filter the list, `?archived` lists the archived KPIs instead of the live ones, `?kpi=` shows one KPI.
    */
   route: {
     kpiId: string | null;

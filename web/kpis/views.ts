@@ -106,13 +106,13 @@ const manageLink = (kpi: KpiItem, action: 'edit' | 'targets' | 'archive' | 'rest
 
 /** An archived KPI's mark, and for those who may, its way to be restored. */
 const archivedMark = (kpi: KpiItem, editable: boolean) =>
-  kpi.archived
+  kpi.archivedAt
     ? html`<span class="sub"><span class="badge archived">Archived</span> ${editable ? manageLink(kpi, 'restore', 'Restore') : nothing}</span>`
     : nothing;
 
 const kpiRow = (kpi: KpiItem, route: Route, editable: boolean) => {
   const latest = kpi.activity?.latest ?? null;
-  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} ?data-archived=${kpi.archived} data-status=${kpi.status?.value ?? 'none'}>
+  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} ?data-archived=${kpi.archivedAt !== undefined} data-status=${kpi.status?.value ?? 'none'}>
     <th scope="row" data-label="KPI">${kpiLink(kpi, route)}${archivedMark(kpi, editable)}</th>
     <td data-label="Type">${TYPE_LABELS[kpi.type] ?? kpi.type}</td>
     <td data-label="Latest">${
@@ -143,7 +143,7 @@ const byName = (a: KpiItem, b: KpiItem) =>
 const sorted = (items: KpiItem[], sort: Sort) =>
   [...items].sort(sort === 'status' ? (a, b) => statusRank(a) - statusRank(b) || byName(a, b) : byName);
 
-/** The list's filters beyond the type: the cycle, the owner, and whether archived KPIs show. */
+/** The list's filters beyond the type: the cycle, the owner, and the archived KPIs instead of the live ones. */
 const refinements = (state: State, items: KpiItem[]) => {
   const { cycle, owner, archived } = state.route;
   const owners = ownersOf(items);
@@ -166,7 +166,7 @@ const refinements = (state: State, items: KpiItem[]) => {
     </div>
     <div class="filter">
       <input id="archived-filter" type="checkbox" .checked=${archived} @change=${(event: Event) => refine({ archived: (event.currentTarget as HTMLInputElement).checked })} />
-      <label for="archived-filter">Show archived</label>
+      <label for="archived-filter">Archived KPIs only</label>
     </div>`;
 };
 
@@ -384,12 +384,12 @@ const settingsView = (state: State, detail: Detail) => {
     ...(cycle ? [`cycle ${cycle.name}`] : []),
     ...(kpi.ownerId ? [`owner ${ownerName(state.shell.claims?.sub, kpi.ownerId)}`] : []),
   ];
-  return html`<p id="detail-settings" class="hint">${facts.join(' · ')}${kpi.archived ? html` · <span class="badge archived">Archived</span>` : nothing}</p>
+  return html`<p id="detail-settings" class="hint">${facts.join(' · ')}${kpi.archivedAt ? html` · <span class="badge archived">Archived</span>` : nothing}</p>
     ${kpi.description ? html`<p id="detail-description">${kpi.description}</p>` : nothing}
     ${
       canEdit(state.shell)
         ? html`<p class="row-actions" id="detail-actions">${
-            kpi.archived
+            kpi.archivedAt
               ? manageLink(kpi, 'restore', 'Restore')
               : html`${manageLink(kpi, 'edit', 'Edit')} ${manageLink(kpi, 'targets', 'Targets')} ${manageLink(kpi, 'archive', 'Archive')}`
           }</p>`

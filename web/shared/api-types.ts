@@ -43,13 +43,6 @@ export type PullRunPage = ResponseBody<typeof listPullIntegrationRuns, 200>;
 export type PullRunResponse = ResponseBody<typeof runPullIntegration, 200>;
 export type PullPreviewResponse = ResponseBody<typeof previewPullIntegration, 200>;
 
-/** What a KPI carries for its management: its cycle, owner, description and whether it is archived. */
-export interface KpiManaged {
-  description?: string | null | undefined;
-  cycleId?: string | null | undefined;
-  ownerId?: string | null | undefined;
-  archived?: boolean | undefined;
-}
 /** A target a KPI holds for one of its periods (`PUT /kpis/{kpiId}/targets`). */
 export interface KpiTarget {
   periodStart: string;

@@ -25,9 +25,12 @@ export const load = async () => {
   const wanted = loads();
   page.update({ loading: true, loadError: null });
   try {
-    const archived = page.state.archived ? '&archived=true' : '';
+    // `?archived=true` lists the archived KPIs instead of the live ones.
     const [kpis, cycles] = await Promise.all([
-      loadEvery<KpiPage>(`/kpis?limit=1000${archived}`),
+      Promise.all([
+        loadEvery<KpiPage>('/kpis?limit=1000'),
+        page.state.archived ? loadEvery<KpiPage>('/kpis?limit=1000&archived=true') : [],
+      ]).then((lists) => lists.flat()),
       loadCycles().then((cycles) => Promise.all(cycles.map(withCounts))),
     ]);
     if (!wanted()) return;

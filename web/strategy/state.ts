@@ -4,11 +4,11 @@
  */
 import type { KpiPeriod, PeriodSpan } from '../../lib/domain/calendar';
 import type { KpiCadence, KpiDirection } from '../../lib/domain/kpi';
-import type { CycleResponse, CycleStatus, KpiManaged, KpiPage, StatusCounts } from '../shared/api-types';
+import type { CycleResponse, CycleStatus, KpiPage, StatusCounts } from '../shared/api-types';
 import { pageDialog } from '../shared/dialog';
 import { createPage, type PageState } from '../shared/shell';
 
-export type KpiItem = KpiPage['items'][number] & KpiManaged;
+export type KpiItem = KpiPage['items'][number];
 export type Cycle = CycleResponse;
 
 /** A field the API named in its problem, with what it said. */
@@ -37,7 +37,7 @@ export type Dialog =
 export type DialogOf<K extends Dialog['kind']> = Extract<Dialog, { kind: K }>;
 
 export interface Strategy {
-  /** The tenant's KPIs (with the archived ones while `archived`); null until they loaded. */
+  /** The tenant's live KPIs, and its archived ones while `archived`; null until they loaded. */
   kpis: KpiItem[] | null;
   /** The tenant's cycles, each with its KPIs' status counts; null until they loaded. */
   cycles: Cycle[] | null;

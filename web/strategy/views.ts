@@ -41,15 +41,15 @@ const counts = (cycle: Cycle) =>
     : nothing;
 
 const kpiRow = (state: State, kpi: KpiItem, editable: boolean) =>
-  html`<li class="kpi" id="kpi-${kpi.id}" tabindex="-1" data-kpi-id=${kpi.id} ?data-archived=${kpi.archived}>
+  html`<li class="kpi" id="kpi-${kpi.id}" tabindex="-1" data-kpi-id=${kpi.id} ?data-archived=${kpi.archivedAt !== undefined}>
     <a class="kpi-name" href="kpis?kpi=${encodeURIComponent(kpi.id)}">${kpi.name}</a>
     <span class="sub">${PERIOD_LABELS[kpi.period]}${kpi.ownerId ? ` · owner ${ownerName(state.shell.claims?.sub, kpi.ownerId)}` : ''} · id <code>${kpi.id}</code>${
-      kpi.archived ? html` · <span class="badge archived">Archived</span>` : nothing
+      kpi.archivedAt ? html` · <span class="badge archived">Archived</span>` : nothing
     }</span>
     ${
       editable
         ? html`<span class="row-actions">${
-            kpi.archived
+            kpi.archivedAt
               ? html`<button type="button" aria-label="Restore ${kpi.name}" @click=${() => restore(kpi)}>Restore</button>`
               : html`<button type="button" aria-label="Edit ${kpi.name}" @click=${() => openKpiForm(kpi)}>Edit</button><button type="button" aria-label="Targets of ${kpi.name}" @click=${() => openTargets(kpi)}>Targets</button><button type="button" class="danger" aria-label="Archive ${kpi.name}" @click=${() => openArchive(kpi)}>Archive</button>`
           }</span>`
