@@ -281,9 +281,15 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(new URL(page.url()).searchParams.get('kpi')).toBe(fixture.pushed.id);
 
     // The chart, by keyboard: every pushed period's values are what uPlot plotted under its cursor,
-    // and the canvas is painted in the series' color where the value lies.
-    await page.keyboard.press('Tab');
-    expect(await activeId(page)).toBe('chart');
+    // and the canvas is painted in the series' color where the value lies. An ADMIN's Edit, Targets
+    // and Archive (links to the strategy page) come first.
+    for (const id of ['kpi-edit', 'kpi-targets', 'kpi-archive', 'chart']) {
+      await page.keyboard.press('Tab');
+      expect(await activeId(page)).toBe(id);
+    }
+    expect(await page.locator('#kpi-targets').getAttribute('href')).toBe(
+      `strategy?kpi=${fixture.pushed.id}&do=targets`,
+    );
     const readout = page.locator('#chart-readout');
     for (const [i, month] of MONTHS.entries()) {
       await page.keyboard.press(i === 0 ? 'Home' : 'ArrowRight');
