@@ -50,12 +50,14 @@ export interface KpiTarget {
   value: number;
 }
 export type CycleStatus = 'planned' | 'active' | 'closed';
-/** How many of a cycle's KPIs stand where (`GET /strategic-cycles/{id}`). */
+/** How many of a cycle's live KPIs stand where (`GET /strategic-cycles/{id}`), by `status.value`. */
 export interface StatusCounts {
-  onTrack: number;
-  atRisk: number;
-  offTrack: number;
-  noData: number;
+  on_track: number;
+  at_risk: number;
+  off_track: number;
+  no_target: number;
+  no_data: number;
+  qualitative: number;
 }
 export interface CycleResponse {
   id: string;
@@ -64,7 +66,8 @@ export interface CycleResponse {
   endDate: string;
   description?: string | null | undefined;
   status?: CycleStatus | undefined;
-  counts?: StatusCounts | undefined;
+  kpiCount?: number | undefined;
+  statusCounts?: StatusCounts | undefined;
 }
 export interface CyclePage {
   items: CycleResponse[];

@@ -78,10 +78,12 @@ export const CYCLE_STATUS_LABELS: Record<CycleStatus, string> = {
   active: 'Active',
   closed: 'Closed',
 };
-/** A cycle's counts in words: on track, at risk, off track, no data. */
+/** A cycle's counts in words: on track, at risk, off track, no data (and the rarer two after them). */
 export const COUNT_LABELS: Record<keyof StatusCounts, string> = {
-  onTrack: 'On track',
-  atRisk: 'At risk',
-  offTrack: 'Off track',
-  noData: 'No data',
+  on_track: 'On track',
+  at_risk: 'At risk',
+  off_track: 'Off track',
+  no_data: 'No data',
+  no_target: 'No target',
+  qualitative: 'Qualitative',
 };

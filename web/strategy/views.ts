@@ -31,12 +31,12 @@ import {
 } from './state';
 
 const counts = (cycle: Cycle) =>
-  cycle.counts
+  cycle.statusCounts
     ? html`<ul class="counts" aria-label="Status of its KPIs">${(
         Object.keys(COUNT_LABELS) as (keyof typeof COUNT_LABELS)[]
       ).map(
         (key) =>
-          html`<li data-count=${key}><span class="count">${cycle.counts?.[key] ?? 0}</span> ${COUNT_LABELS[key]}</li>`,
+          html`<li data-count=${key}><span class="count">${cycle.statusCounts?.[key] ?? 0}</span> ${COUNT_LABELS[key]}</li>`,
       )}</ul>`
     : nothing;
 
