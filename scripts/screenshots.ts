@@ -2,8 +2,8 @@
  * `npm run screenshots`: the docs' pictures of the pages, from the current code. Starts the local
  * stack exactly as the end-to-end tests do (their global setup: scripts/start.ts on free ports, with
  * a database in memory and its own seed file), signs in as the demo admin in headless Chromium at
- * desktop width, and writes docs/api-keys-page.png (a key's Usage panel open), docs/kpis-page.png and
- * docs/kpi-detail.png, then docs/screenshots.json, the hash of what they show
+ * desktop width, and writes docs/api-keys-page.png (a key's Usage panel open), docs/kpis-page.png,
+ * docs/kpi-detail.png and docs/strategy-page.png, then docs/screenshots.json, the hash of what they show
  * (./screenshot-sources.ts). Everything it started is stopped by process group at the end, and on
  * Ctrl-C.
  */
@@ -72,6 +72,11 @@ const main = async () => {
       await page.keyboard.press('End');
       await page.locator('#chart-readout', { hasText: ':' }).waitFor();
       await shoot(page, 'kpi-detail.png');
+
+      // The strategy page: the demo's cycle with its KPIs and their status counts.
+      await page.goto(`${platform}/strategy`);
+      await page.locator('#cycles:not([aria-busy]) article.cycle').first().waitFor();
+      await shoot(page, 'strategy-page.png');
     } finally {
       await browser.close();
     }

@@ -1,72 +1,31 @@
 import * as z from 'zod/mini';
+import {
+  currentPeriod,
+  isWholePeriod,
+  KPI_PERIODS,
+  type KpiPeriod,
+  type PeriodSpan,
+  periodContaining,
+} from './calendar';
 
 /**
- * A KPI's period: the span one of its measurements stands for. Periods are UTC calendar dates, as
- * the interface's `periodStart` and `periodEnd` are (`YYYY-MM-DD`, no time zone): the current period
- * is the one that holds the current UTC day. A week is ISO's, Monday to Sunday; a quarter starts in
- * January, April, July or October.
+ * A KPI's period and how a measurement's bounds are read against it. The calendar itself (which span
+ * holds a day) is ./calendar.ts, which the pages import too.
  */
-export const KPI_PERIODS = ['day', 'week', 'month', 'quarter', 'year'] as const;
+export {
+  currentPeriod,
+  isWholePeriod,
+  KPI_PERIODS,
+  type KpiPeriod,
+  nextPeriod,
+  type PeriodSpan,
+  periodContaining,
+  utcDay,
+} from './calendar';
 export const kpiPeriodSchema = z.enum(KPI_PERIODS, { message: `must be one of ${KPI_PERIODS.join(', ')}` });
-export type KpiPeriod = z.output<typeof kpiPeriodSchema>;
 
 /** What a KPI's measurements stand for until someone says otherwise: the interface's default. */
 export const DEFAULT_KPI_PERIOD: KpiPeriod = 'month';
-
-/** A span of whole days, both ends included, as calendar dates `YYYY-MM-DD`. */
-export interface PeriodSpan {
-  periodStart: string;
-  periodEnd: string;
-}
-
-const DAY_MS = 86_400_000;
-
-/** A calendar date at UTC midnight; the caller passes a valid `YYYY-MM-DD`. */
-const dayMs = (date: string) => {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return Date.UTC(year, month - 1, day);
-};
-
-const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** The UTC calendar day of an instant. */
-export const utcDay = (ms: number): string => dateOf(ms);
-
-/** The period of a KPI that holds a calendar day. */
-export const periodContaining = (period: KpiPeriod, date: string): PeriodSpan => {
-  const ms = dayMs(date);
-  const at = new Date(ms);
-  const year = at.getUTCFullYear();
-  const month = at.getUTCMonth();
-  const span = (start: number, end: number) => ({ periodStart: dateOf(start), periodEnd: dateOf(end) });
-  switch (period) {
-    case 'day':
-      return span(ms, ms);
-    case 'week': {
-      // getUTCDay: 0 is Sunday; ISO weeks start on Monday.
-      const monday = ms - ((at.getUTCDay() + 6) % 7) * DAY_MS;
-      return span(monday, monday + 6 * DAY_MS);
-    }
-    case 'month':
-      return span(Date.UTC(year, month, 1), Date.UTC(year, month + 1, 0));
-    case 'quarter': {
-      const first = month - (month % 3);
-      return span(Date.UTC(year, first, 1), Date.UTC(year, first + 3, 0));
-    }
-    case 'year':
-      return span(Date.UTC(year, 0, 1), Date.UTC(year, 11, 31));
-  }
-};
-
-/** The period of a KPI that holds the instant `nowMs`'s UTC day. */
-export const currentPeriod = (period: KpiPeriod, nowMs: number): PeriodSpan =>
-  periodContaining(period, utcDay(nowMs));
-
-/** Whether a span is exactly one period of the KPI. */
-export const isWholePeriod = (period: KpiPeriod, span: PeriodSpan): boolean => {
-  const whole = periodContaining(period, span.periodStart);
-  return whole.periodStart === span.periodStart && whole.periodEnd === span.periodEnd;
-};
 
 /** The bounds a measurement was given: either, both or none. */
 export interface GivenBounds {

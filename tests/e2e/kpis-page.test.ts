@@ -266,11 +266,12 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
   it('detail by keyboard: the chart renders the pushed values, the table names the key and links to it', async () => {
     const { page, errors } = await openPage();
     await signIn(page, fixture.email, fixture.password);
-    // Tab from the list heading: the type filter, the order, then the first KPI's link.
-    await page.keyboard.press('Tab');
-    expect(await activeId(page)).toBe('type-filter');
-    await page.keyboard.press('Tab');
-    expect(await activeId(page)).toBe('sort');
+    // Tab from the list heading: New KPI (an ADMIN's), the type filter, the order, the cycle and owner
+    // filters, the archived switch, then the first KPI's link.
+    for (const id of ['kpi-new', 'type-filter', 'sort', 'cycle-filter', 'owner-filter', 'archived-filter']) {
+      await page.keyboard.press('Tab');
+      expect(await activeId(page)).toBe(id);
+    }
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(fixture.pushed.name);
     await page.keyboard.press('Enter');
@@ -280,9 +281,15 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(new URL(page.url()).searchParams.get('kpi')).toBe(fixture.pushed.id);
 
     // The chart, by keyboard: every pushed period's values are what uPlot plotted under its cursor,
-    // and the canvas is painted in the series' color where the value lies.
-    await page.keyboard.press('Tab');
-    expect(await activeId(page)).toBe('chart');
+    // and the canvas is painted in the series' color where the value lies. An ADMIN's Edit, Targets
+    // and Archive (links to the strategy page) come first.
+    for (const id of ['kpi-edit', 'kpi-targets', 'kpi-archive', 'chart']) {
+      await page.keyboard.press('Tab');
+      expect(await activeId(page)).toBe(id);
+    }
+    expect(await page.locator('#kpi-targets').getAttribute('href')).toBe(
+      `strategy?kpi=${fixture.pushed.id}&do=targets`,
+    );
     const readout = page.locator('#chart-readout');
     for (const [i, month] of MONTHS.entries()) {
       await page.keyboard.press(i === 0 ? 'Home' : 'ArrowRight');

@@ -198,7 +198,7 @@ describe('the docs', () => {
     // `npm run screenshots` makes them again and records what they show.
     const record = JSON.parse(readFileSync(SCREENSHOT_RECORD, 'utf8')) as { sha256: string };
     expect(record.sha256).toBe(screenshotSourcesHash());
-    for (const png of ['api-keys-page.png', 'kpis-page.png', 'kpi-detail.png']) {
+    for (const png of ['api-keys-page.png', 'kpis-page.png', 'kpi-detail.png', 'strategy-page.png']) {
       expect(existsSync(join(root, 'docs', png)), png).toBe(true);
     }
   });

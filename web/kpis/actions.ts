@@ -2,13 +2,20 @@
  * What loads the KPI page's data: the list a page at a time, one KPI with all its measurements, and
  * the tenant's key names for the measurement table.
  */
-import type { KpiType } from '../../lib/domain/kpi';
 import type { ApiKeyPage, ApiKeyResponse, KpiDetailResponse, KpiPage } from '../shared/api-types';
 import { plural } from '../shared/format';
+import { NO_CYCLE } from '../shared/groups';
 import { loadEvery, newestLoad } from '../shared/load';
 import { api, describe, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
-import { type Detail, page } from './state';
+import { type Detail, type ListQuery, page, type Route } from './state';
+
+/** What the list asks the API for in a route: `?cycle=none` is filtered on the page, a cycle by the API. */
+export const listQueryOf = ({ type, cycle, archived }: Route): ListQuery => ({
+  type,
+  cycleId: cycle && cycle !== NO_CYCLE ? cycle : null,
+  archived,
+});
 
 /** The largest page `GET /kpis/{id}` gives: most KPIs arrive in one request. */
 const DETAIL_PAGE = 1000;
@@ -16,19 +23,26 @@ const DETAIL_PAGE = 1000;
 const listLoads = newestLoad(page);
 const detailLoads = newestLoad(page);
 
-/** Loads a page of the list: the first of a type, or the next (`cursor`). True if it arrived. */
-export const loadList = async (type: KpiType | null, cursor?: string): Promise<boolean> => {
+/** Whether the list loaded is the one of this query. */
+export const isListOf = (list: ListQuery | null, { type, cycleId, archived }: ListQuery) =>
+  list !== null && list.type === type && list.cycleId === cycleId && list.archived === archived;
+
+/** Loads a page of the list: the first of a query, or the next (`cursor`). True if it arrived. */
+export const loadList = async (wantedList: ListQuery, cursor?: string): Promise<boolean> => {
+  const { type, cycleId, archived } = wantedList;
   const wanted = listLoads();
   page.update({ listLoading: true, listError: null });
   try {
     const query = new URLSearchParams({ include: 'activity' });
     if (type) query.set('type', type);
+    if (cycleId) query.set('cycleId', cycleId);
+    if (archived) query.set('archived', 'true');
     if (cursor) query.set('cursor', cursor);
     const next = await api<KpiPage>('GET', `/kpis?${query}`);
     if (!wanted()) return false;
-    const previous = cursor && page.state.list?.type === type ? page.state.list.items : [];
+    const previous = cursor && isListOf(page.state.list, wantedList) ? (page.state.list?.items ?? []) : [];
     page.update({
-      list: { type, items: [...previous, ...next.items], nextCursor: next.nextCursor },
+      list: { ...wantedList, items: [...previous, ...next.items], nextCursor: next.nextCursor },
       listLoading: false,
     });
     return true;
@@ -44,7 +58,7 @@ export const more = async () => {
   if (!list?.nextCursor) return;
   const shown = new Set(list.items.map((kpi) => kpi.id));
   // Keyboard users continue at the first new KPI in the list's order.
-  if (await loadList(list.type, list.nextCursor)) {
+  if (await loadList(list, list.nextCursor)) {
     const rows = document.querySelectorAll<HTMLElement>('#kpi-body tr[data-kpi-id]');
     const first = Array.from(rows).find((row) => !shown.has(row.dataset.kpiId ?? ''));
     first?.querySelector<HTMLElement>('a.kpi-name')?.focus();
@@ -55,7 +69,8 @@ export const more = async () => {
 export const retryList = () => {
   focusById('list-title');
   const { list, route } = page.state;
-  void (list?.type === route.type && list.nextCursor ? more() : loadList(route.type));
+  const query = listQueryOf(route);
+  void (isListOf(list, query) && list?.nextCursor ? more() : loadList(query));
 };
 
 /** The tenant's keys by id (any role may read them); null if they could not be loaded. */

@@ -8,6 +8,10 @@
  * filters the list, `?sort=name` orders it by name, `?kpi=<id>` shows one KPI; they survive a reload
  * and work with Back.
  *
+ * The list is grouped by strategic cycle and filtered by cycle and owner too; `?archived` lists the
+ * archived KPIs instead. The forms that create and change KPIs, targets and cycles are on the strategy page
+ * (web/strategy/), where the KPI page's Edit, Targets, Archive and New KPI lead.
+ *
  * The folder, along the page's sections: state.ts (the state and the words for types and statuses),
  * actions.ts (loading), routes.ts (the URL), views.ts (the list and the detail), chart.ts (the detail's
  * chart), format.ts (values and periods), and this file, which starts the page with its view.

@@ -1,9 +1,10 @@
 /**
- * The KPI page's routes: `?type=` filters the list, `?sort=name` orders it by name, `?kpi=<id>` shows one
- * KPI. They are the page's URL, so they survive a reload and work with Back.
+ * The KPI page's routes: `?type=`, `?cycle=` and `?owner=` filter the list, `?archived` lists the
+ * archived KPIs instead, `?sort=name` orders it by name, `?kpi=<id>` shows one KPI. They are the page's URL, so they survive a reload and work with Back.
  */
 import type { KpiType } from '../../lib/domain/kpi';
-import { loadDetail, loadList } from './actions';
+import { loadCycles } from '../shared/load';
+import { isListOf, listQueryOf, loadDetail, loadList } from './actions';
 import { KPI_TYPES, page, type Route, SORTS, type Sort } from './state';
 
 const route = (): Route => {
@@ -13,17 +14,31 @@ const route = (): Route => {
     kpiId: params.get('kpi'),
     type: KPI_TYPES.includes(type as KpiType) ? (type as KpiType) : null,
     sort: params.get('sort') === 'name' ? 'name' : 'status',
+    cycle: params.get('cycle') || null,
+    owner: params.get('owner') || null,
+    archived: params.has('archived'),
   };
 };
 
-/** The list's query: its filter and its order (status, the default, is left out). */
-export const listSearch = ({ type, sort }: Pick<Route, 'type' | 'sort'>) => {
+/** The list's query: its filters and its order (status, the default, is left out). */
+export const listSearch = ({
+  type,
+  sort,
+  cycle,
+  owner,
+  archived,
+}: Pick<Route, 'type' | 'sort' | 'cycle' | 'owner' | 'archived'>) => {
   const query = new URLSearchParams();
   if (type) query.set('type', type);
+  if (cycle) query.set('cycle', cycle);
+  if (owner) query.set('owner', owner);
+  if (archived) query.set('archived', '');
   if (sort !== 'status') query.set('sort', sort);
   const search = query.toString();
   return search ? `?${search}` : '';
 };
+
+let cyclesLoaded = false;
 
 /** Shows the current URL. `focus`: move focus to the new view's heading (after a click or Back). */
 export const show = async (focus: boolean) => {
@@ -34,8 +49,19 @@ export const show = async (focus: boolean) => {
     await loadDetail(next.kpiId, focus);
     return;
   }
+  if (!cyclesLoaded) {
+    cyclesLoaded = true;
+    // The groups and the cycle filter are a nicety: without the cycles the list shows ungrouped.
+    loadCycles().then(
+      (cycles) => page.update({ cycles }),
+      () => {
+        cyclesLoaded = false;
+      },
+    );
+  }
   const { list, lastKpiId } = page.state;
-  if (list?.type !== next.type && !(await loadList(next.type))) return;
+  const query = listQueryOf(next);
+  if (!isListOf(list, query) && !(await loadList(query))) return;
   if (!focus) return;
   const from = lastKpiId
     ? document.querySelector<HTMLElement>(`#kpi-body tr[data-kpi-id="${CSS.escape(lastKpiId)}"] a`)
@@ -54,6 +80,12 @@ export const filter = (event: Event) => {
   const value = (event.currentTarget as HTMLSelectElement).value;
   const type = KPI_TYPES.includes(value as KpiType) ? (value as KpiType) : null;
   history.replaceState(null, '', `${location.pathname}${listSearch({ ...page.state.route, type })}`);
+  void show(false);
+};
+
+/** Another cycle, owner or archived choice: the list's URL changes, the focus stays on the control. */
+export const refine = (change: Partial<Pick<Route, 'cycle' | 'owner' | 'archived'>>) => {
+  history.replaceState(null, '', `${location.pathname}${listSearch({ ...page.state.route, ...change })}`);
   void show(false);
 };
 

@@ -2,7 +2,14 @@
  * The KPI page's state, the page that holds it, and the words for KPI types, statuses and orders.
  */
 import type { KpiType } from '../../lib/domain/kpi';
-import type { ApiKeyResponse, KpiDetailResponse, KpiPage, KpiStatusResponse } from '../shared/api-types';
+import type {
+  ApiKeyResponse,
+  CycleResponse,
+  KpiDetailResponse,
+  KpiPage,
+  KpiStatusResponse,
+  KpiTarget,
+} from '../shared/api-types';
 import { createPage, type PageState } from '../shared/shell';
 
 export type KpiItem = KpiPage['items'][number];
@@ -14,15 +21,32 @@ export type Sort = 'status' | 'name';
 
 /** One KPI with every page of its measurements, in period order. */
 export interface Detail {
-  kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'>;
+  kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'> & { targets?: KpiTarget[] };
   measurements: Measurement[];
 }
 
+/** What the list asks the API for: the type, the cycle, and the archived KPIs instead of the live ones. */
+export interface ListQuery {
+  type: KpiType | null;
+  cycleId: string | null;
+  archived: boolean;
+}
+
 export interface Kpis {
-  /** What the URL asks for: `?type=` filters the list, `?kpi=` shows one KPI. */
-  route: { kpiId: string | null; type: KpiType | null; sort: Sort };
-  /** The KPIs loaded for a type filter (null: every type); shown while the route asks for that type. */
-  list: { type: KpiType | null; items: KpiItem[]; nextCursor: string | undefined } | null;
+  /**
+   * What the URL asks for: `?type=`, `?cycle=` (a cycle's id, or `none`) and `?owner=` (a user's id, or
+   * `none`) filter the list, `?archived` lists the archived KPIs instead of the live ones, `?kpi=` shows one KPI.
+   */
+  route: {
+    kpiId: string | null;
+    type: KpiType | null;
+    sort: Sort;
+    cycle: string | null;
+    owner: string | null;
+    archived: boolean;
+  };
+  /** The KPIs loaded for a query; shown while the route asks for that query. */
+  list: (ListQuery & { items: KpiItem[]; nextCursor: string | undefined }) | null;
   listLoading: boolean;
   listError: string | null;
   /** The KPI of the route, once loaded. */
@@ -35,6 +59,8 @@ export interface Kpis {
   cursor: number | null;
   /** The KPI shown last: back in the list, focus returns to its link. */
   lastKpiId: string | null;
+  /** The tenant's cycles, for the list's groups and filter; empty until they loaded. */
+  cycles: CycleResponse[];
 }
 
 export type Route = Kpis['route'];
@@ -43,7 +69,14 @@ export type State = PageState<Kpis>;
 export const page = createPage<Kpis>({
   name: 'kpis',
   initial: {
-    route: { kpiId: null, type: null, sort: 'status' },
+    route: {
+      kpiId: null,
+      type: null,
+      sort: 'status',
+      cycle: null,
+      owner: null,
+      archived: false,
+    },
     list: null,
     listLoading: false,
     listError: null,
@@ -53,24 +86,11 @@ export const page = createPage<Kpis>({
     keyNames: null,
     cursor: null,
     lastKpiId: null,
+    cycles: [],
   },
 });
 
-/**
- * Spec 2.6: what each KPI type stands for; the compiler checks that every type has its label. The
- * domain's list itself is not imported: it comes with its zod schemas, which have no place in a page.
- */
-export const TYPE_LABELS: Record<KpiType, string> = {
-  SWOT_KPI: 'SWOT analysis',
-  PESTLE_KPI: 'PESTLE analysis',
-  THEME_KPI: 'Strategic theme',
-  KPI_DEFINITION: 'KPI definition',
-  BSC_KPI: 'Balanced scorecard',
-  ASIS_KPI: 'As-is analysis',
-  OKR_KEY_RESULT: 'OKR key result',
-  PRODUCT_SCORECARD_KPI: 'Product scorecard',
-};
-export const KPI_TYPES = Object.keys(TYPE_LABELS) as KpiType[];
+export { KPI_TYPES, TYPE_LABELS } from '../shared/kpi-types';
 
 /** A status in words: shown as text in a coloured badge, never as a colour alone. */
 export const STATUS_LABELS: Record<StatusValue, string> = {

@@ -6,11 +6,13 @@ import { html, nothing, svg } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { ApiKeyResponse } from '../shared/api-types';
 import { plural } from '../shared/format';
+import { groupByCycle, NO_CYCLE, NO_OWNER, ownedBy, ownerName, ownersOf } from '../shared/groups';
+import { canEdit } from '../shared/shell';
 import { dayCell, loadFailed, loadingNotice, timeCell } from '../shared/view';
-import { more, retryDetail, retryList } from './actions';
+import { isListOf, listQueryOf, more, retryDetail, retryList } from './actions';
 import { chart, moveCursor } from './chart';
 import { formatPeriod, formatValue, readout } from './format';
-import { filter, follow, listSearch, sortBy } from './routes';
+import { filter, follow, listSearch, refine, sortBy } from './routes';
 import {
   type Detail,
   KPI_TYPES,
@@ -98,10 +100,20 @@ const statusView = (status: KpiItem['status'], latest: Point | null) => {
   }</span>`;
 };
 
-const kpiRow = (kpi: KpiItem, route: Route) => {
+/** Where a KPI is changed: the strategy page, with the dialog `action` opens on. */
+const manageLink = (kpi: KpiItem, action: 'edit' | 'targets' | 'archive' | 'restore', label: string) =>
+  html`<a class="action" id="kpi-${action}" href="strategy?kpi=${encodeURIComponent(kpi.id)}&do=${action}" aria-label="${label} ${kpi.name}">${label}</a>`;
+
+/** An archived KPI's mark, and for those who may, its way to be restored. */
+const archivedMark = (kpi: KpiItem, editable: boolean) =>
+  kpi.archivedAt
+    ? html`<span class="sub"><span class="badge archived">Archived</span> ${editable ? manageLink(kpi, 'restore', 'Restore') : nothing}</span>`
+    : nothing;
+
+const kpiRow = (kpi: KpiItem, route: Route, editable: boolean) => {
   const latest = kpi.activity?.latest ?? null;
-  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} data-status=${kpi.status?.value ?? 'none'}>
-    <th scope="row" data-label="KPI">${kpiLink(kpi, route)}</th>
+  return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} ?data-archived=${kpi.archivedAt !== undefined} data-status=${kpi.status?.value ?? 'none'}>
+    <th scope="row" data-label="KPI">${kpiLink(kpi, route)}${archivedMark(kpi, editable)}</th>
     <td data-label="Type">${TYPE_LABELS[kpi.type] ?? kpi.type}</td>
     <td data-label="Latest">${
       latest
@@ -131,17 +143,70 @@ const byName = (a: KpiItem, b: KpiItem) =>
 const sorted = (items: KpiItem[], sort: Sort) =>
   [...items].sort(sort === 'status' ? (a, b) => statusRank(a) - statusRank(b) || byName(a, b) : byName);
 
+/** The list's filters beyond the type: the cycle, the owner, and the archived KPIs instead of the live ones. */
+const refinements = (state: State, items: KpiItem[]) => {
+  const { cycle, owner, archived } = state.route;
+  const owners = ownersOf(items);
+  if (owner && owner !== NO_OWNER && !owners.includes(owner)) owners.push(owner);
+  return html`<div class="filter">
+      <label for="cycle-filter">Cycle</label>
+      <select id="cycle-filter" @change=${(event: Event) => refine({ cycle: (event.currentTarget as HTMLSelectElement).value || null })}>
+        <option value="" .selected=${cycle === null}>All cycles</option>
+        ${state.cycles.map((c) => html`<option value=${c.id} .selected=${c.id === cycle}>${c.name}</option>`)}
+        <option value=${NO_CYCLE} .selected=${cycle === NO_CYCLE}>No cycle</option>
+      </select>
+    </div>
+    <div class="filter">
+      <label for="owner-filter">Owner</label>
+      <select id="owner-filter" @change=${(event: Event) => refine({ owner: (event.currentTarget as HTMLSelectElement).value || null })}>
+        <option value="" .selected=${owner === null}>Everyone</option>
+        ${owners.map((id) => html`<option value=${id} .selected=${id === owner}>${ownerName(state.shell.claims?.sub, id)}</option>`)}
+        <option value=${NO_OWNER} .selected=${owner === NO_OWNER}>No owner</option>
+      </select>
+    </div>
+    <div class="filter">
+      <input id="archived-filter" type="checkbox" .checked=${archived} @change=${(event: Event) => refine({ archived: (event.currentTarget as HTMLInputElement).checked })} />
+      <label for="archived-filter">Archived KPIs only</label>
+    </div>`;
+};
+
+const COLUMNS = 8;
+
+/** The rows of the list: under a heading per cycle once the tenant's KPIs are in cycles. */
+const listRows = (state: State, items: KpiItem[], editable: boolean) => {
+  const { route } = state;
+  const groups = groupByCycle(items, state.cycles);
+  const rows = (group: KpiItem[]) =>
+    repeat(
+      sorted(group, route.sort),
+      (kpi) => kpi.id,
+      (kpi) => kpiRow(kpi, route, editable),
+    );
+  if (groups.every((group) => group.cycle === null)) return rows(items);
+  return groups.map(
+    (group) =>
+      html`<tr class="group" data-group=${group.cycle?.id ?? NO_CYCLE}><th scope="colgroup" colspan=${COLUMNS}>${
+        group.cycle ? group.cycle.name : 'No cycle'
+      } <span class="sub">${plural(group.items.length, 'KPI')}</span></th></tr>${rows(group.items)}`,
+  );
+};
+
 export const listView = (state: State) => {
   const { route } = state;
-  const { type, sort } = route;
-  const list = state.list?.type === type ? state.list : null;
-  const items = list?.items ?? [];
+  const { type, sort, cycle, owner } = route;
+  const list = isListOf(state.list, listQueryOf(route)) ? state.list : null;
+  const loaded = list?.items ?? [];
+  const inCycle = cycle === NO_CYCLE ? loaded.filter((kpi) => !kpi.cycleId) : loaded;
+  const items = ownedBy(inCycle, owner);
+  const editable = canEdit(state.shell);
   const quiet = items.filter((kpi) => kpi.quiet).length;
   const offTrack = items.filter((kpi) => kpi.status?.value === 'off_track').length;
   return html`<section id="list" aria-labelledby="list-title" aria-busy=${state.listLoading ? 'true' : nothing}>
     <div class="section-head">
       <h2 id="list-title" tabindex="-1">KPIs of your organization</h2>
-      <div class="controls">
+      ${editable ? html`<a id="kpi-new" class="button primary" href="strategy?do=new">New KPI</a>` : nothing}
+    </div>
+    <div class="controls">
         <div class="filter">
           <label for="type-filter">Type</label>
           <select id="type-filter" @change=${filter}>
@@ -161,7 +226,7 @@ export const listView = (state: State) => {
             )}
           </select>
         </div>
-      </div>
+        ${refinements(state, inCycle)}
     </div>
     ${
       items.length > 0
@@ -178,7 +243,9 @@ export const listView = (state: State) => {
           ? html`<p id="list-empty" class="empty">${
               type
                 ? `Your organization has no KPIs of the type ${TYPE_LABELS[type]}.`
-                : 'Your organization has no KPIs yet.'
+                : cycle || owner
+                  ? 'No KPI matches these filters.'
+                  : 'Your organization has no KPIs yet.'
             }</p>`
           : html`<table id="kpi-table">
               <caption class="visually-hidden">KPIs with their latest measurement</caption>
@@ -194,11 +261,7 @@ export const listView = (state: State) => {
                   <th scope="col">Status</th>
                 </tr>
               </thead>
-              <tbody id="kpi-body">${repeat(
-                sorted(items, sort),
-                (kpi) => kpi.id,
-                (kpi) => kpiRow(kpi, route),
-              )}</tbody>
+              <tbody id="kpi-body">${listRows(state, items, editable)}</tbody>
             </table>`
     }
     ${state.listLoading ? loadingNotice('list-loading', list ? 'Loading more KPIs…' : 'Loading KPIs…') : nothing}
@@ -222,15 +285,41 @@ const keyCell = (m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
     : html`<span><code>${m.apiKeyPrefix}</code></span>`;
 };
 
+/** Who wrote a replaced value, in words. */
+const writerText = (writer: NonNullable<Measurement['replaced']>['writtenBy']) =>
+  writer === null
+    ? 'written otherwise'
+    : writer.type === 'integration'
+      ? `pulled by ${writer.name}`
+      : `pushed with key ${writer.prefix}`;
+
+/** When a value replaced one that another source wrote: a push over a pull, a pull over a push, another key. */
+const replacedNote = (m: Measurement, unit: string | undefined) =>
+  m.replaced?.otherSource
+    ? html`<span class="sub replaced">Replaced ${formatValue(m.replaced.actual, unit)}, ${writerText(m.replaced.writtenBy)}, ${timeCell(m.replaced.writtenAt, '')}</span>`
+    : nothing;
+
+/** The target a period is measured against, and whose it is: the measurement's own or the KPI's. */
+const targetOf = (detail: Detail, m: Measurement) => {
+  if (m.target !== null) return { value: m.target, source: 'measurement' as const };
+  const kpiTarget = detail.kpi.targets?.find((t) => t.periodStart === m.periodStart);
+  return kpiTarget ? { value: kpiTarget.value, source: 'kpi' as const } : null;
+};
+
+const TARGET_SOURCES = { measurement: 'pushed with the value', kpi: 'the KPI’s target' } as const;
+
 const measurementRow = (detail: Detail, m: Measurement, keys: Map<string, ApiKeyResponse> | null) => {
   const unit = detail.kpi.unit;
+  const target = targetOf(detail, m);
   return html`<tr data-period="${m.periodStart}/${m.periodEnd}">
     <th scope="row" data-label="Period">${formatPeriod(m.periodStart, m.periodEnd)}</th>
     <td data-label="Actual" class="value">${formatValue(m.actual, unit)}</td>
-    <td data-label="Target" class="value">${formatValue(m.target, unit)}</td>
+    <td data-label="Target" class="value" data-target-source=${target?.source ?? nothing}>${formatValue(target?.value ?? null, unit)}${
+      target ? html`<span class="sub">${TARGET_SOURCES[target.source]}</span>` : nothing
+    }</td>
     <td data-label="Forecast" class="value">${formatValue(m.forecast, unit)}</td>
     <td data-label="Received">${timeCell(m.receivedAt, '—')}</td>
-    <td data-label="Pushed with key">${keyCell(m, keys)}</td>
+    <td data-label="Pushed with key">${keyCell(m, keys)}${replacedNote(m, unit)}</td>
   </tr>`;
 };
 
@@ -275,6 +364,39 @@ const measurementsView = (state: State, detail: Detail) => {
     </table>`;
 };
 
+/** Which target the status is measured against: the one pushed with the value, or the KPI's own. */
+const targetSourceText = (detail: Detail) => {
+  const source = (detail.kpi.status as { targetSource?: 'measurement' | 'kpi' } | null)?.targetSource;
+  return source ? html` <span id="target-source">against ${TARGET_SOURCES[source]}</span>` : nothing;
+};
+
+/**
+ * The KPI's settings in words, and for ADMIN and EDITOR its Edit, Targets and Archive (or Restore): they
+ * open on the strategy page, which holds the forms (this page's budget is its chart).
+ */
+const settingsView = (state: State, detail: Detail) => {
+  const kpi = detail.kpi as KpiItem;
+  const cycle = state.cycles.find((c) => c.id === kpi.cycleId);
+  const facts = [
+    `Period: ${kpi.period}`,
+    kpi.direction === 'lower_is_better' ? 'lower is better' : 'higher is better',
+    `tolerance ${Math.round(kpi.tolerance * 1000) / 10} %`,
+    ...(cycle ? [`cycle ${cycle.name}`] : []),
+    ...(kpi.ownerId ? [`owner ${ownerName(state.shell.claims?.sub, kpi.ownerId)}`] : []),
+  ];
+  return html`<p id="detail-settings" class="hint">${facts.join(' · ')}${kpi.archivedAt ? html` · <span class="badge archived">Archived</span>` : nothing}</p>
+    ${kpi.description ? html`<p id="detail-description">${kpi.description}</p>` : nothing}
+    ${
+      canEdit(state.shell)
+        ? html`<p class="row-actions" id="detail-actions">${
+            kpi.archivedAt
+              ? manageLink(kpi, 'restore', 'Restore')
+              : html`${manageLink(kpi, 'edit', 'Edit')} ${manageLink(kpi, 'targets', 'Targets')} ${manageLink(kpi, 'archive', 'Archive')}`
+          }</p>`
+        : nothing
+    }`;
+};
+
 export const detailView = (state: State) => {
   const { detail, route } = state;
   const summary = state.list?.items.find((item) => item.id === route.kpiId);
@@ -287,7 +409,8 @@ export const detailView = (state: State) => {
         ? html`<p id="detail-meta" class="hint">${TYPE_LABELS[detail.kpi.type] ?? detail.kpi.type} (${detail.kpi.type}) · ${plural(
             detail.measurements.length,
             'period',
-          )} · ${statusView(detail.kpi.status, detail.measurements.at(-1) ?? null)}${detail.kpi.quiet ? html` · ${quietMark(detail.kpi)}` : nothing}</p>`
+          )} · ${statusView(detail.kpi.status, detail.measurements.at(-1) ?? null)}${targetSourceText(detail)}${detail.kpi.quiet ? html` · ${quietMark(detail.kpi)}` : nothing}</p>
+          ${settingsView(state, detail)}`
         : nothing
     }
     ${state.detailError ? loadFailed('detail-error', 'The KPI', state.detailError, retryDetail) : nothing}

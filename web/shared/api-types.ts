@@ -42,3 +42,34 @@ export type PullIntegrationResponse = PullIntegrationPage['items'][number];
 export type PullRunPage = ResponseBody<typeof listPullIntegrationRuns, 200>;
 export type PullRunResponse = ResponseBody<typeof runPullIntegration, 200>;
 export type PullPreviewResponse = ResponseBody<typeof previewPullIntegration, 200>;
+
+/** A target a KPI holds for one of its periods (`PUT /kpis/{kpiId}/targets`). */
+export interface KpiTarget {
+  periodStart: string;
+  periodEnd: string;
+  value: number;
+}
+export type CycleStatus = 'planned' | 'active' | 'closed';
+/** How many of a cycle's live KPIs stand where (`GET /strategic-cycles/{id}`), by `status.value`. */
+export interface StatusCounts {
+  on_track: number;
+  at_risk: number;
+  off_track: number;
+  no_target: number;
+  no_data: number;
+  qualitative: number;
+}
+export interface CycleResponse {
+  id: string;
+  name: string;
+  startDate: string;
+  endDate: string;
+  description?: string | null | undefined;
+  status?: CycleStatus | undefined;
+  kpiCount?: number | undefined;
+  statusCounts?: StatusCounts | undefined;
+}
+export interface CyclePage {
+  items: CycleResponse[];
+  nextCursor?: string | undefined;
+}

@@ -2,7 +2,7 @@
  * Loading what a page shows: every page of a list, only the newest of overlapping loads, and the
  * tenant's KPIs, which pages name in their own lists.
  */
-import type { KpiPage } from './api-types';
+import type { CyclePage, CycleResponse, KpiPage } from './api-types';
 import { api, type PageState } from './shell';
 
 /** Every page of a list endpoint, following `nextCursor`: the first page, then the others in order. */
@@ -43,3 +43,7 @@ export const loadKpis = async (): Promise<KpiPage['items']> => {
     return [];
   }
 };
+
+/** The tenant's strategic cycles, every page, oldest first. */
+export const loadCycles = async (): Promise<CycleResponse[]> =>
+  (await loadEvery<CyclePage>('/strategic-cycles?limit=1000')).flatMap((cycles) => cycles.items);

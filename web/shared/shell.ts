@@ -22,7 +22,7 @@ interface Session {
 }
 
 /** What the page shows of a token: decoded for display only, so each claim may be missing. */
-type Claims = Partial<Pick<AccessClaims, 'email' | 'role' | 'tenant_id'>>;
+type Claims = Partial<Pick<AccessClaims, 'sub' | 'email' | 'role' | 'tenant_id'>>;
 
 /** The frame's part of a page's state. */
 export interface ShellState {
@@ -41,7 +41,7 @@ export interface ShellState {
 export type PageState<S> = S & { shell: ShellState };
 
 const SESSION_KEY = 'strategy-service.session';
-type PageName = 'api-keys' | 'kpis' | 'integrations' | 'audit';
+type PageName = 'api-keys' | 'kpis' | 'strategy' | 'integrations' | 'audit';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
@@ -85,6 +85,10 @@ const decodeClaims = (token: string): Claims => {
 };
 
 export const isAdmin = (shell: ShellState) => shell.claims?.role === 'ADMIN';
+
+/** Whether the user may change KPIs, targets and cycles: ADMIN and EDITOR; VIEWER reads. */
+export const canEdit = (shell: ShellState) =>
+  shell.claims?.role === 'ADMIN' || shell.claims?.role === 'EDITOR';
 
 // ---------------------------------------------------------------------------------------------------
 // HTTP: problem+json errors, one refresh on 401, then back to the sign-in form
@@ -294,6 +298,7 @@ const header = (shell: ShellState, name: PageName) => {
         ? html`<nav id="nav" class="nav" aria-label="Pages">
             <a href="api-keys" aria-current=${here('api-keys')}>API keys</a>
             <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
+            <a href="strategy" aria-current=${here('strategy')}>Strategy</a>
             <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
             ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a>` : nothing}
           </nav>

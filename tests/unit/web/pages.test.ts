@@ -25,8 +25,8 @@ const modulesOf = (folder: string) =>
     .map((file) => ({ name: join(folder, file.replace(/\.ts$/, '')), imports: importsOf(folder, file) }));
 
 describe('the pages under web/', () => {
-  it('are the four pages, a folder each with its script, document and style', () => {
-    expect(pages.sort()).toEqual(['api-keys', 'audit', 'integrations', 'kpis']);
+  it('are the five pages, a folder each with its script, document and style', () => {
+    expect(pages.sort()).toEqual(['api-keys', 'audit', 'integrations', 'kpis', 'strategy']);
     for (const page of pages) {
       const files = readdirSync(join(web, page));
       expect(files, page).toEqual(expect.arrayContaining(['index.ts', 'page.html', 'page.css']));
