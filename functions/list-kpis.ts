@@ -4,6 +4,7 @@ import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, kpiTypeSchema } from '../lib
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { kpiActivitySchema, MAX_ACTIVITY_PAGE_SIZE } from '../lib/kpis/activity';
+import { byChange, changeSchema } from '../lib/kpis/change';
 import { listKpisWithActivity, listKpisWithArrivals } from '../lib/kpis/overview';
 import { kpiArrivalsShape } from '../lib/kpis/quiet';
 import { kpiStatusSchema } from '../lib/kpis/status';
@@ -37,6 +38,15 @@ const kpiListQuerySchema = z
           ),
         ),
     ),
+    sort: z.optional(
+      z
+        .literal('change', { message: 'sort must be "change"' })
+        .check(
+          z.describe(
+            '`change`: the page’s KPIs by their change since the last period, the largest relative change (up or down) first, KPIs without one last. Sorts within the page: `limit` and `cursor` page the list as without it.',
+          ),
+        ),
+    ),
   })
   .check(
     z.refine((query) => query.include !== 'activity' || query.limit <= MAX_ACTIVITY_PAGE_SIZE, {
@@ -49,6 +59,7 @@ const kpiListQuerySchema = z
 const kpiListItemSchema = z
   .extend(kpiViewSchema, {
     ...kpiArrivalsShape,
+    change: changeSchema,
     activity: z.optional(kpiActivitySchema).check(z.describe('Only with `?include=activity`.')),
     status: z.optional(kpiStatusSchema).check(z.describe('Only with `?include=activity`.')),
   })
@@ -71,6 +82,8 @@ export const route = defineRoute({
     '',
     'Each KPI says when a measurement last arrived (`lastMeasurementAt`) and whether it is `quiet`: it has a `cadence` and nothing arrived for the cadence plus `graceHours`. That costs one Query of at most 8 items per KPI.',
     '',
+    'Each KPI gives its `change` since the last period: its newest period’s value against the period right before it. `?sort=change` orders the page by it, the largest relative change first; it sorts within the page, since sorting every KPI of the tenant would read them all.',
+    '',
     '`?type=` keeps the KPIs of one type (pages are still filled to `limit`). `?include=activity` adds to each KPI its `activity`: the newest measurement, the values of its last 8 periods and its usual interval; and its `status` against its target. It costs one more Query for a KPI none of whose 8 newest measurements has a target, so `limit` is at most 100 with it.',
   ].join('\n'),
   auth: 'jwt',
@@ -83,7 +96,9 @@ export const route = defineRoute({
         plain: {
           summary: 'The list',
           value: {
-            items: [{ ...kpiExample, ...arrivalsExample }],
+            items: [
+              { ...kpiExample, ...arrivalsExample, change: { previous: 38, absolute: 2, relative: 0.0526 } },
+            ],
             nextCursor: 'eyJwayI6IlRFTkFOVCMuLi4ifQ',
           },
         },
@@ -94,6 +109,7 @@ export const route = defineRoute({
               {
                 ...kpiExample,
                 ...arrivalsExample,
+                change: { previous: 38, absolute: 2, relative: 0.0526 },
                 activity: {
                   latest: measurementRecordExample,
                   recent: [
@@ -127,6 +143,7 @@ export const route = defineRoute({
                 lastMeasurementAt: null,
                 quiet: false,
                 quietSince: null,
+                change: null,
                 activity: { latest: null, recent: [], usualIntervalDays: null },
                 status: { value: 'no_data', measurement: null },
               },
@@ -137,12 +154,13 @@ export const route = defineRoute({
     },
   },
   errors: [],
-  core: async ({ query: { include, type, ...page }, user }) => {
+  core: async ({ query: { include, type, sort, ...page }, user }) => {
     const result =
       include === 'activity'
         ? await listKpisWithActivity(db, user.tenantId, page, { type }, Date.now())
         : await listKpisWithArrivals(db, user.tenantId, page, { type }, Date.now());
-    return reply(200, { ...result, items: result.items.map(kpiView) });
+    const items = sort === 'change' ? byChange(result.items) : result.items;
+    return reply(200, { ...result, items: items.map(kpiView) });
   },
 });
 
