@@ -3,7 +3,13 @@
  * the tenant's key names for the measurement table.
  */
 import type { KpiType } from '../../lib/domain/kpi';
-import type { ApiKeyPage, ApiKeyResponse, KpiDetailResponse, KpiPage } from '../shared/api-types';
+import type {
+  ApiKeyPage,
+  ApiKeyResponse,
+  KpiDetailResponse,
+  KpiPage,
+  KpiProjectionResponse,
+} from '../shared/api-types';
 import { plural } from '../shared/format';
 import { loadEvery, newestLoad } from '../shared/load';
 import { api, describe, SessionEnded } from '../shared/shell';
@@ -69,11 +75,21 @@ const loadKeyNames = async (): Promise<Map<string, ApiKeyResponse> | null> => {
   }
 };
 
-/** Every page of a KPI's measurements (one for most KPIs). */
+/** The KPI's projection; null if it could not be loaded: the measurements still show. */
+const loadProjection = (kpiId: string): Promise<KpiProjectionResponse | null> =>
+  api<KpiProjectionResponse>('GET', `/kpis/${encodeURIComponent(kpiId)}/projection`).catch((error) => {
+    if (error instanceof SessionEnded) throw error;
+    return null;
+  });
+
+/** Every page of a KPI's measurements (one for most KPIs), and its projection. */
 const loadMeasurements = async (kpiId: string): Promise<Detail> => {
-  const pages = await loadEvery<KpiDetailResponse>(`/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}`);
+  const [pages, projection] = await Promise.all([
+    loadEvery<KpiDetailResponse>(`/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}`),
+    loadProjection(kpiId),
+  ]);
   const { measurements: _first, nextCursor: _next, ...kpi } = pages[0];
-  return { kpi, measurements: pages.flatMap((next) => next.measurements) };
+  return { kpi, measurements: pages.flatMap((next) => next.measurements), projection };
 };
 
 export const loadDetail = async (kpiId: string, focus: boolean) => {

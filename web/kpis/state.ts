@@ -2,7 +2,13 @@
  * The KPI page's state, the page that holds it, and the words for KPI types, statuses and orders.
  */
 import type { KpiType } from '../../lib/domain/kpi';
-import type { ApiKeyResponse, KpiDetailResponse, KpiPage, KpiStatusResponse } from '../shared/api-types';
+import type {
+  ApiKeyResponse,
+  KpiDetailResponse,
+  KpiPage,
+  KpiProjectionResponse,
+  KpiStatusResponse,
+} from '../shared/api-types';
 import { createPage, type PageState } from '../shared/shell';
 
 export type KpiItem = KpiPage['items'][number];
@@ -16,7 +22,11 @@ export type Sort = 'status' | 'name';
 export interface Detail {
   kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'>;
   measurements: Measurement[];
+  /** Where the KPI is heading; null when it could not be loaded. */
+  projection: KpiProjectionResponse | null;
 }
+export type Projection = KpiProjectionResponse;
+export type ProjectedPeriod = Projection['periods'][number];
 
 export interface Kpis {
   /** What the URL asks for: `?type=` filters the list, `?kpi=` shows one KPI. */
