@@ -660,13 +660,20 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     await page.reload();
     await signIn(page, tenant.email, tenant.password);
 
-    /** Opens a KPI (the session survives the navigation) and moves the chart's cursor to its last period. */
+    /** Opens a KPI (the session survives the navigation) and moves the chart's cursor to its last measured period. */
     const showChart = async (kpi: Kpi) => {
       await page.goto(`${pageUrl()}?kpi=${kpi.id}`);
       await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
       await page.locator('#chart').focus();
       await page.keyboard.press('End');
       await expect.poll(() => page.locator('#chart-readout').textContent()).not.toBe('');
+      // Back from the projected periods to the newest measured one.
+      for (
+        let i = 0;
+        i < 24 && (await page.locator('#chart-readout').textContent())?.includes('(projected)');
+        i++
+      )
+        await page.keyboard.press('ArrowLeft');
     };
     /** The labels of the date axis: what uPlot drew that is not a value of the y axis. */
     const dateTicks = async () => [

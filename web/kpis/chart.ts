@@ -101,14 +101,16 @@ const chartOptions = (element: HTMLElement, detail: Detail, onCursor: (index: nu
     axes: [
       {
         ...axis,
-        // One tick per period (thinned to about one per 80 px, keeping the newest), labelled as periods.
+        // One tick per period (thinned to about one per 80 px, keeping the newest measured), labelled as periods.
         splits: (u) => {
           const starts = u.data[0] as number[];
           const every = Math.max(
             1,
             Math.ceil((starts.length * 80) / Math.max(1, u.bbox.width / devicePixelRatio)),
           );
-          return starts.filter((_, i) => (starts.length - 1 - i) % every === 0);
+          // Anchored at the newest measured period, which keeps its label with a projection after it.
+          const newest = Math.max(0, points.length - 1);
+          return starts.filter((_, i) => Math.abs(newest - i) % every === 0);
         },
         values: (_, ticks) => ticks.map((t) => tick(new Date(t * 1000))),
       },
