@@ -667,13 +667,14 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
       await page.locator('#chart').focus();
       await page.keyboard.press('End');
       await expect.poll(() => page.locator('#chart-readout').textContent()).not.toBe('');
-      // Back from the projected periods to the newest measured one.
-      for (
-        let i = 0;
-        i < 24 && (await page.locator('#chart-readout').textContent())?.includes('(projected)');
-        i++
-      )
+      // Back from the projected periods to the newest measured one, a period at a time.
+      const readout = page.locator('#chart-readout');
+      for (let i = 0; i < 24; i++) {
+        const shown = await readout.textContent();
+        if (!shown?.includes('(projected)')) break;
         await page.keyboard.press('ArrowLeft');
+        await expect.poll(() => readout.textContent()).not.toBe(shown);
+      }
     };
     /** The labels of the date axis: what uPlot drew that is not a value of the y axis. */
     const dateTicks = async () => [
