@@ -7,6 +7,7 @@ import { AppError } from '../lib/errors';
 import { defineRoute, reply } from '../lib/http/route';
 import { kpiIdParams, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { RECENT_MEASUREMENTS } from '../lib/kpis/activity';
+import { changeSchema, kpiChange } from '../lib/kpis/change';
 import { statusFrom } from '../lib/kpis/overview';
 import { kpiArrivals, kpiArrivalsShape } from '../lib/kpis/quiet';
 import { kpiStatusSchema } from '../lib/kpis/status';
@@ -30,6 +31,7 @@ const kpiDetailSchema = z
         .check(z.describe('Pass as `cursor` for the next page of measurements; absent on the last page.')),
     ),
     status: kpiStatusSchema,
+    change: changeSchema,
   })
   .check(z.meta({ id: 'KpiDetail', description: 'A KPI and one page of its measurements.' }));
 
@@ -43,7 +45,7 @@ export const route = defineRoute({
   path: '/kpis/{kpiId}',
   tag: 'KPIs',
   summary: 'Get a KPI with its measurements',
-  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key or pull integration that wrote it, its status against its target, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
+  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key or pull integration that wrote it, its status against its target, its \`change\` since the last period, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
   auth: 'jwt',
   pathParams: kpiIdParams,
   query: pageQuerySchema,
@@ -56,6 +58,7 @@ export const route = defineRoute({
         ...arrivalsExample,
         measurements: [measurementRecordExample],
         status: kpiStatusExample,
+        change: { previous: 38, absolute: 2, relative: 0.0526 },
       },
     },
   },
@@ -74,6 +77,7 @@ export const route = defineRoute({
       measurements: items,
       ...(nextCursor ? { nextCursor } : {}),
       status: await statusFrom(db, found.kpi, recent),
+      change: kpiChange(found.kpi.period, recent),
     });
   },
 });

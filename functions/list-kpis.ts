@@ -6,6 +6,7 @@ import { id } from '../lib/domain/values';
 import { defineRoute, reply } from '../lib/http/route';
 import { namedPageOf, PAGE_NOTE, pageQuerySchema } from '../lib/http/schemas';
 import { kpiActivitySchema, MAX_ACTIVITY_PAGE_SIZE } from '../lib/kpis/activity';
+import { byChange, changeSchema } from '../lib/kpis/change';
 import { listKpisWithActivity, listKpisWithArrivals } from '../lib/kpis/overview';
 import { kpiArrivalsShape } from '../lib/kpis/quiet';
 import { kpiStatusSchema } from '../lib/kpis/status';
@@ -47,6 +48,15 @@ const kpiListQuerySchema = z
           ),
         ),
     ),
+    sort: z.optional(
+      z
+        .literal('change', { message: 'sort must be "change"' })
+        .check(
+          z.describe(
+            '`change`: the page’s KPIs by their change since the last period, the largest relative change (up or down) first, KPIs without one last. Sorts within the page: `limit` and `cursor` page the list as without it.',
+          ),
+        ),
+    ),
   })
   .check(
     z.refine((query) => query.include !== 'activity' || query.limit <= MAX_ACTIVITY_PAGE_SIZE, {
@@ -59,6 +69,7 @@ const kpiListQuerySchema = z
 const kpiListItemSchema = z
   .extend(kpiViewSchema, {
     ...kpiArrivalsShape,
+    change: changeSchema,
     activity: z.optional(kpiActivitySchema).check(z.describe('Only with `?include=activity`.')),
     status: z.optional(kpiStatusSchema).check(z.describe('Only with `?include=activity`.')),
   })
@@ -85,6 +96,8 @@ export const route = defineRoute({
     '',
     `\`?type=\` keeps the KPIs of one type: a filter that reads at most ${KPI_TYPE_FILTER_BOUNDS.perCall * KPI_TYPE_FILTER_BOUNDS.maxCalls} KPIs a page, so a page may hold fewer than \`limit\` (even none) and still have a \`nextCursor\`: follow it until it is absent.`,
     '',
+    'Each KPI gives its `change` since the last period: its newest period’s value against the period right before it. `?sort=change` orders the page by it, the largest relative change first; it sorts within the page, since sorting every KPI of the tenant would read them all.',
+    '',
     '`?include=activity` adds to each KPI its `activity`: the newest measurement, the values of its last 8 periods and its usual interval; and its `status` against its target. It costs one more Query for a KPI none of whose 8 newest measurements has a target, so `limit` is at most 100 with it.',
   ].join('\n'),
   auth: 'jwt',
@@ -97,7 +110,9 @@ export const route = defineRoute({
         plain: {
           summary: 'The list',
           value: {
-            items: [{ ...kpiExample, ...arrivalsExample }],
+            items: [
+              { ...kpiExample, ...arrivalsExample, change: { previous: 38, absolute: 2, relative: 0.0526 } },
+            ],
             nextCursor: 'eyJwayI6IlRFTkFOVCMuLi4ifQ',
           },
         },
@@ -108,6 +123,7 @@ export const route = defineRoute({
               {
                 ...kpiExample,
                 ...arrivalsExample,
+                change: { previous: 38, absolute: 2, relative: 0.0526 },
                 activity: {
                   latest: measurementRecordExample,
                   recent: [
@@ -141,6 +157,7 @@ export const route = defineRoute({
                 lastMeasurementAt: null,
                 quiet: false,
                 quietSince: null,
+                change: null,
                 activity: { latest: null, recent: [], usualIntervalDays: null },
                 status: { value: 'no_data', measurement: null },
               },
@@ -151,13 +168,14 @@ export const route = defineRoute({
     },
   },
   errors: [],
-  core: async ({ query: { include, type, cycleId, archived, ...page }, user }) => {
+  core: async ({ query: { include, type, cycleId, archived, sort, ...page }, user }) => {
     const filter = { type, cycleId, archived: archived === 'true' };
     const result =
       include === 'activity'
         ? await listKpisWithActivity(db, user.tenantId, page, filter, Date.now())
         : await listKpisWithArrivals(db, user.tenantId, page, filter, Date.now());
-    return reply(200, { ...result, items: result.items.map(kpiView) });
+    const items = sort === 'change' ? byChange(result.items) : result.items;
+    return reply(200, { ...result, items: items.map(kpiView) });
   },
 });
 

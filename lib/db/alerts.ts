@@ -9,6 +9,7 @@ import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
 import { allShards, GSI2, keys } from './keys';
 import { toKpi } from './kpis';
+import { queryPrefix } from './pagination';
 
 /**
  * What the scheduled alert check reads and marks. Both reads are range Queries of the sparse index
@@ -261,4 +262,56 @@ export const indexKeyExpiry = (db: Database, keyHash: string, keyId: string, exp
       const { gsi2pk, gsi2sk } = keys.apiKeyExpiryIndex(new Date(expiresAt).toISOString(), keyId);
       return { ':pk': gsi2pk, ':sk': gsi2sk, ':expiresAt': expiresAt };
     })(),
+  });
+
+/**
+ * The target alert marks on a KPI item: the status and the pace it was last notified of. Absent
+ * reads as null: not off track, on pace (a KPI is not notified of being where it was expected to be).
+ */
+export const targetMarks = /* @__PURE__ */ defineEntity(() => ({
+  type: 'KPI',
+  schema: z.object({
+    kpiId: id,
+    statusNotified: z.nullable(z.enum(['off_track', 'other'])),
+    paceNotified: z.nullable(z.enum(['on', 'off'])),
+  }),
+  key: (mark) => keys.kpi(mark.kpiId),
+  stored: { kpiId: { attribute: 'id' } },
+}));
+export type TargetMarks = ReturnType<typeof targetMarks.fromItem>;
+
+export type TargetMark = 'statusNotified' | 'paceNotified';
+
+/** A page of a tenant's KPIs (index gsi1), each with its target alert marks. */
+export const kpisWithTargetMarks = (
+  db: Database,
+  tenantId: string,
+  page: { limit: number; cursor?: string | undefined },
+) =>
+  queryPrefix(db, keys.kpisOfTenant(tenantId), page, (item) => ({
+    kpi: toKpi(item),
+    marks: targetMarks.fromItem(item),
+  }));
+
+/**
+ * Moves a KPI's mark from `from` (null: absent) to `to`: true for exactly one caller per move, so of
+ * two checks at once one notifies. Taking a mark back is the same move the other way.
+ */
+export const moveTargetMark = (
+  db: Database,
+  kpiId: string,
+  mark: TargetMark,
+  from: string | null,
+  to: string | null,
+): Promise<boolean> =>
+  conditionally(db, {
+    TableName: db.tableName,
+    Key: keys.kpi(kpiId),
+    UpdateExpression: to === null ? 'REMOVE #mark' : 'SET #mark = :to',
+    ConditionExpression: `attribute_exists(pk) AND ${from === null ? 'attribute_not_exists(#mark)' : '#mark = :from'}`,
+    ExpressionAttributeNames: { '#mark': mark },
+    ExpressionAttributeValues: {
+      ...(to === null ? {} : { ':to': to }),
+      ...(from === null ? {} : { ':from': from }),
+    },
   });

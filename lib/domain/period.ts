@@ -75,3 +75,15 @@ export const periodOfHistory = (spans: readonly PeriodSpan[]): KpiPeriod | undef
   if (spans.length === 0) return undefined;
   return KPI_PERIODS.find((period) => spans.every((span) => isWholePeriod(period, span)));
 };
+
+/**
+ * Periods per seasonal cycle of a KPI's period: a year of months or quarters, a week of days, a year
+ * of weeks; a year has none.
+ */
+export const SEASON_LENGTH: Record<KpiPeriod, number> = {
+  day: 7,
+  week: 52,
+  month: 12,
+  quarter: 4,
+  year: 1,
+};

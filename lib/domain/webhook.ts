@@ -23,6 +23,8 @@ export const TEST_DELIVERIES_PER_MINUTE = 10;
  */
 export const WEBHOOK_EVENT_TYPES = [
   'kpi.quiet',
+  'kpi.off_track',
+  'kpi.off_pace',
   'api_key.expiring',
   'api_key.revoked',
   'api_key.rolled',

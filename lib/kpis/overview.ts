@@ -5,12 +5,14 @@ import type { Page, PageRequest } from '../db/pagination';
 import type { Kpi } from '../domain/kpi';
 import type { Measurement } from '../domain/measurement';
 import { type KpiActivity, kpiActivity, RECENT_MEASUREMENTS } from './activity';
+import { type Change, kpiChange } from './change';
 import { type KpiArrivals, kpiArrivals } from './quiet';
 import { type KpiStatus, kpiStatus, STATUS_PERIODS } from './status';
 
 export { MAX_ACTIVITY_PAGE_SIZE } from './activity';
 
-export type KpiWithArrivals = Kpi & KpiArrivals;
+/** A KPI of the list: its arrivals and its change since the last period, from its newest measurements. */
+export type KpiWithArrivals = Kpi & KpiArrivals & { change: Change | null };
 
 export interface KpiWithActivity extends KpiWithArrivals {
   activity: KpiActivity;
@@ -50,7 +52,11 @@ export const listKpisWithArrivals = async (
 ): Promise<Page<KpiWithArrivals>> => {
   const kpis = await listKpis(db, tenantId, page, filter);
   const recent = await recentOf(db, kpis.items);
-  const items = kpis.items.map((kpi, i) => ({ ...kpi, ...kpiArrivals(kpi, recent[i] ?? [], nowMs) }));
+  const items = kpis.items.map((kpi, i) => ({
+    ...kpi,
+    ...kpiArrivals(kpi, recent[i] ?? [], nowMs),
+    change: kpiChange(kpi.period, recent[i] ?? []),
+  }));
   return kpis.nextCursor ? { items, nextCursor: kpis.nextCursor } : { items };
 };
 
@@ -87,6 +93,7 @@ export const listKpisWithActivity = async (
   const items = kpis.items.map((kpi, i) => ({
     ...kpi,
     ...kpiArrivals(kpi, recent[i] ?? [], nowMs),
+    change: kpiChange(kpi.period, recent[i] ?? []),
     activity: kpiActivity(recent[i] ?? []),
     status: statuses[i] ?? null,
   }));

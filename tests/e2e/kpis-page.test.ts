@@ -157,6 +157,17 @@ const RGB = {
 };
 const SERIES = ['actual', 'target', 'forecast'] as const;
 
+/** How many of the chart canvas's pixels are the projection band's fill (web/kpis/chart.ts, BAND_FILL). */
+const bandPixels = (page: Page) =>
+  page.evaluate(() => {
+    const canvas = document.querySelector<HTMLCanvasElement>('#chart canvas');
+    const data = canvas?.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4)
+      if (data[i] === 0xfb && data[i + 1] === 0xe3 && data[i + 2] === 0xc8) count++;
+    return count;
+  });
+
 /**
  * The canvas pixel under the chart's cursor point of a series, after the keyboard moved the cursor:
  * uPlot places the point at the value it plotted, so that pixel is the series' color where uPlot drew
@@ -306,8 +317,23 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     }
     await page.keyboard.press('Home');
     await expect.poll(() => readout.textContent()).toMatch(/^Jan 2025: actual 10,/);
+    // Past the newest period, the projection: to the end of the year, the band drawn, the chance said.
     await page.keyboard.press('End');
-    await expect.poll(() => readout.textContent()).toMatch(/^Jun 2025: actual 80,/);
+    await expect
+      .poll(() => readout.textContent())
+      .toMatch(
+        /^Dec 2025 \(projected\): median [\d.,]+, 80 % between [\d.,-]+ and [\d.,]+, target 55, chance (about \d+ in \d+|less than 1 in 20|more than 19 in 20)$/,
+      );
+    expect(await bandPixels(page)).toBeGreaterThan(100);
+    expect(await page.locator('#projection-chance').textContent()).toMatch(
+      /^(about \d+ in \d+|less than 1 in 20|more than 19 in 20)$/,
+    );
+    expect(await page.locator('#projection-summary').textContent()).toMatch(
+      /^By Dec 2025 the value is most likely about/,
+    );
+    expect(await page.locator('#projection-backtest').textContent()).toMatch(
+      /^Method: .+ Its error one period ahead was/,
+    );
 
     // The table: newest period first, with the key's prefix and name, linked to its row.
     const rows = page.locator('#measurement-body tr');
@@ -641,13 +667,21 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     await page.reload();
     await signIn(page, tenant.email, tenant.password);
 
-    /** Opens a KPI (the session survives the navigation) and moves the chart's cursor to its last period. */
+    /** Opens a KPI (the session survives the navigation) and moves the chart's cursor to its last measured period. */
     const showChart = async (kpi: Kpi) => {
       await page.goto(`${pageUrl()}?kpi=${kpi.id}`);
       await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
       await page.locator('#chart').focus();
       await page.keyboard.press('End');
       await expect.poll(() => page.locator('#chart-readout').textContent()).not.toBe('');
+      // Back from the projected periods to the newest measured one, a period at a time.
+      const readout = page.locator('#chart-readout');
+      for (let i = 0; i < 24; i++) {
+        const shown = await readout.textContent();
+        if (!shown?.includes('(projected)')) break;
+        await page.keyboard.press('ArrowLeft');
+        await expect.poll(() => readout.textContent()).not.toBe(shown);
+      }
     };
     /** The labels of the date axis: what uPlot drew that is not a value of the y axis. */
     const dateTicks = async () => [

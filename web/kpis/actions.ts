@@ -2,7 +2,13 @@
  * What loads the KPI page's data: the list a page at a time, one KPI with all its measurements, and
  * the tenant's key names for the measurement table.
  */
-import type { ApiKeyPage, ApiKeyResponse, KpiDetailResponse, KpiPage } from '../shared/api-types';
+import type {
+  ApiKeyPage,
+  ApiKeyResponse,
+  KpiDetailResponse,
+  KpiPage,
+  KpiProjectionResponse,
+} from '../shared/api-types';
 import { plural } from '../shared/format';
 import { NO_CYCLE } from '../shared/groups';
 import { loadEvery, newestLoad } from '../shared/load';
@@ -84,11 +90,21 @@ const loadKeyNames = async (): Promise<Map<string, ApiKeyResponse> | null> => {
   }
 };
 
-/** Every page of a KPI's measurements (one for most KPIs). */
+/** The KPI's projection; null if it could not be loaded: the measurements still show. */
+const loadProjection = (kpiId: string): Promise<KpiProjectionResponse | null> =>
+  api<KpiProjectionResponse>('GET', `/kpis/${encodeURIComponent(kpiId)}/projection`).catch((error) => {
+    if (error instanceof SessionEnded) throw error;
+    return null;
+  });
+
+/** Every page of a KPI's measurements (one for most KPIs), and its projection. */
 const loadMeasurements = async (kpiId: string): Promise<Detail> => {
-  const pages = await loadEvery<KpiDetailResponse>(`/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}`);
+  const [pages, projection] = await Promise.all([
+    loadEvery<KpiDetailResponse>(`/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}`),
+    loadProjection(kpiId),
+  ]);
   const { measurements: _first, nextCursor: _next, ...kpi } = pages[0];
-  return { kpi, measurements: pages.flatMap((next) => next.measurements) };
+  return { kpi, measurements: pages.flatMap((next) => next.measurements), projection };
 };
 
 export const loadDetail = async (kpiId: string, focus: boolean) => {

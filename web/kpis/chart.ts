@@ -9,7 +9,9 @@ import { utcMonth } from './format';
 import { type Detail, page } from './state';
 
 /** Series colors: each has at least 3:1 contrast on white (WCAG 1.4.11), and its own dash pattern. */
-const COLORS = { actual: '#0b5cad', target: '#1a7f37', forecast: '#8250df' } as const;
+const COLORS = { actual: '#0b5cad', target: '#1a7f37', forecast: '#8250df', projection: '#9a4f00' } as const;
+/** The p10–p90 band's fill: opaque, light, and used by nothing else on the chart. */
+export const BAND_FILL = '#fbe3c8';
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
 
@@ -42,6 +44,7 @@ const lonePoints = (u: uPlot, seriesIdx: number, show: boolean) => {
 
 const chartOptions = (element: HTMLElement, detail: Detail, onCursor: (index: number | null) => void) => {
   const points = detail.measurements;
+  const projected = detail.projection?.periods.length ?? 0;
   const first = points[0];
   const last = points.at(-1);
   // Month-long or longer periods are labelled by month, shorter ones by day, with the year when the
@@ -83,18 +86,31 @@ const chartOptions = (element: HTMLElement, detail: Detail, onCursor: (index: nu
         spanGaps: true,
         points: dots(COLORS.forecast),
       },
+      { label: 'p10', stroke: BAND_FILL, width: 1, points: { show: false } },
+      { label: 'p90', stroke: BAND_FILL, width: 1, points: { show: false } },
+      {
+        label: 'Projection',
+        stroke: COLORS.projection,
+        width: 2,
+        dash: [6, 3],
+        points: { size: 5, fill: COLORS.projection, show: projected > 0 },
+      },
     ],
+    // The band over the projected periods, to the target period: between p90 (above) and p10.
+    bands: projected > 0 ? [{ series: [5, 4], fill: BAND_FILL }] : [],
     axes: [
       {
         ...axis,
-        // One tick per period (thinned to about one per 80 px, keeping the newest), labelled as periods.
+        // One tick per period (thinned to about one per 80 px, keeping the newest measured), labelled as periods.
         splits: (u) => {
           const starts = u.data[0] as number[];
           const every = Math.max(
             1,
             Math.ceil((starts.length * 80) / Math.max(1, u.bbox.width / devicePixelRatio)),
           );
-          return starts.filter((_, i) => (starts.length - 1 - i) % every === 0);
+          // Anchored at the newest measured period, which keeps its label with a projection after it.
+          const newest = Math.max(0, points.length - 1);
+          return starts.filter((_, i) => Math.abs(newest - i) % every === 0);
         },
         values: (_, ticks) => ticks.map((t) => tick(new Date(t * 1000))),
       },
@@ -122,13 +138,21 @@ const cursorMoved = (index: number | null) => {
 /** `<div ${chart(detail)}>`: the chart of `detail`, as wide as the element. */
 export const chart = uPlotChart((element, detail: Detail) => {
   const points = detail.measurements;
+  const ahead = detail.projection?.periods ?? [];
+  const none = ahead.map(() => null);
+  // The projection's series hold nothing over the measured periods, its periods nothing else.
+  const projected = (pick: (p: (typeof ahead)[number]) => number) =>
+    ahead.length > 0 ? [...points.map(() => null), ...ahead.map(pick)] : points.map(() => null);
   const plot = new uPlot(
     chartOptions(element, detail, cursorMoved),
     [
-      points.map((p) => epochSeconds(p.periodStart)),
-      points.map((p) => p.actual),
-      points.map((p) => p.target),
-      points.map((p) => p.forecast),
+      [...points.map((p) => epochSeconds(p.periodStart)), ...ahead.map((p) => epochSeconds(p.periodStart))],
+      [...points.map((p) => p.actual), ...none],
+      [...points.map((p) => p.target), ...ahead.map((p) => p.target ?? null)],
+      [...points.map((p) => p.forecast), ...none],
+      projected((p) => p.p10),
+      projected((p) => p.p90),
+      projected((p) => p.p50),
     ],
     element,
   );

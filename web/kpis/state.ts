@@ -7,6 +7,7 @@ import type {
   CycleResponse,
   KpiDetailResponse,
   KpiPage,
+  KpiProjectionResponse,
   KpiStatusResponse,
   KpiTarget,
 } from '../shared/api-types';
@@ -23,7 +24,11 @@ export type Sort = 'status' | 'name';
 export interface Detail {
   kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'> & { targets?: KpiTarget[] };
   measurements: Measurement[];
+  /** Where the KPI is heading; null when it could not be loaded. */
+  projection: KpiProjectionResponse | null;
 }
+export type Projection = KpiProjectionResponse;
+export type ProjectedPeriod = Projection['periods'][number];
 
 /** What the list asks the API for: the type, the cycle, and the archived KPIs instead of the live ones. */
 export interface ListQuery {

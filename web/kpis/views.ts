@@ -11,7 +11,7 @@ import { canEdit } from '../shared/shell';
 import { dayCell, loadFailed, loadingNotice, timeCell } from '../shared/view';
 import { isListOf, listQueryOf, more, retryDetail, retryList } from './actions';
 import { chart, moveCursor } from './chart';
-import { formatPeriod, formatValue, readout } from './format';
+import { backtestInWords, chanceInWords, formatPeriod, formatValue, readout } from './format';
 import { filter, follow, listSearch, refine, sortBy } from './routes';
 import {
   type Detail,
@@ -324,6 +324,26 @@ const measurementRow = (detail: Detail, m: Measurement, keys: Map<string, ApiKey
 };
 
 /** uPlot draws on a canvas; the figure's caption and the table carry the same values as text. */
+/** Where the KPI is heading, in words: the target period's band and chance, and the backtest. */
+const projectionView = (detail: Detail) => {
+  const { projection } = detail;
+  if (!projection) return nothing;
+  if (projection.method === null)
+    return html`<p id="projection" class="hint">No projection: ${projection.reason}</p>`;
+  const last = projection.periods.at(-1);
+  if (!last) return nothing;
+  const unit = detail.kpi.unit;
+  const chance =
+    last.target !== undefined && last.probability !== undefined
+      ? html` The chance of meeting the target of ${formatValue(last.target, unit)} is <strong id="projection-chance">${chanceInWords(last.probability)}</strong>.`
+      : nothing;
+  return html`<section id="projection" aria-labelledby="projection-title">
+    <h3 id="projection-title">Projection</h3>
+    <p id="projection-summary">By ${formatPeriod(last.periodStart, last.periodEnd)} the value is most likely about ${formatValue(last.p50, unit)}, and 4 times in 5 between ${formatValue(last.p10, unit)} and ${formatValue(last.p90, unit)}.${chance}</p>
+    <p id="projection-backtest" class="hint">${backtestInWords(projection)}</p>
+  </section>`;
+};
+
 const measurementsView = (state: State, detail: Detail) => {
   const { measurements } = detail;
   if (measurements.length === 0) {
@@ -331,12 +351,13 @@ const measurementsView = (state: State, detail: Detail) => {
   }
   const text = readout(detail, state.cursor);
   return html`<figure id="chart-figure">
-      <div id="chart" class="chart" role="slider" tabindex="0" aria-label="Period shown in the chart" aria-describedby="chart-help" aria-valuemin="0" aria-valuemax=${Math.max(0, measurements.length - 1)} aria-valuenow=${text ? (state.cursor ?? 0) : 0} aria-valuetext=${text || 'No period selected'} @keydown=${moveCursor} ${chart(detail)}></div>
+      <div id="chart" class="chart" role="slider" tabindex="0" aria-label="Period shown in the chart" aria-describedby="chart-help" aria-valuemin="0" aria-valuemax=${Math.max(0, measurements.length + (detail.projection?.periods.length ?? 0) - 1)} aria-valuenow=${text ? (state.cursor ?? 0) : 0} aria-valuetext=${text || 'No period selected'} @keydown=${moveCursor} ${chart(detail)}></div>
       <figcaption>
         <ul class="legend">
           <li><span class="swatch actual"></span>Actual</li>
           <li><span class="swatch target"></span>Target</li>
           <li><span class="swatch forecast"></span>Forecast</li>
+          ${detail.projection?.periods.length ? html`<li><span class="swatch projection"></span>Projection (median)</li><li><span class="swatch band"></span>80 % band</li>` : nothing}
         </ul>
         <p id="chart-help" class="hint">
           Actual against target and forecast by period. Focus the chart and use the arrow keys (Home, End) to
@@ -345,6 +366,7 @@ const measurementsView = (state: State, detail: Detail) => {
         <p id="chart-readout" class="readout">${text}</p>
       </figcaption>
     </figure>
+    ${projectionView(detail)}
     <h3 id="measurements-title">Measurements</h3>
     <table id="measurement-table" aria-labelledby="measurements-title">
       <thead>

@@ -6,6 +6,7 @@
 import type * as z from 'zod/mini';
 import type { route as getApiKeyUsage } from '../../functions/get-api-key-usage';
 import type { route as getKpi } from '../../functions/get-kpi';
+import type { route as getKpiProjection } from '../../functions/get-kpi-projection';
 import type { route as listApiKeys } from '../../functions/list-api-keys';
 import type { route as listAuditEvents } from '../../functions/list-audit-events';
 import type { route as listKpis } from '../../functions/list-kpis';
@@ -31,6 +32,7 @@ export type RolledApiKeyResponse = RolledApiKeyView;
 export type RevokedApiKeyResponse = ResponseBody<typeof revokeApiKey, 200>;
 export type KpiDetailResponse = ResponseBody<typeof getKpi, 200>;
 export type KpiPage = ResponseBody<typeof listKpis, 200>;
+export type KpiProjectionResponse = ResponseBody<typeof getKpiProjection, 200>;
 export type AuditEventPage = ResponseBody<typeof listAuditEvents, 200>;
 /** Where a KPI stands against its target; null for a qualitative KPI. */
 export type KpiStatusResponse = KpiDetailResponse['status'];

@@ -21762,10 +21762,8 @@ function duration2(params) {
   return _isoDuration(ZodMiniISODuration, params);
 }
 
-// lib/domain/period.ts
+// lib/domain/calendar.ts
 var KPI_PERIODS = ["day", "week", "month", "quarter", "year"];
-var kpiPeriodSchema = _enum(KPI_PERIODS, { message: `must be one of ${KPI_PERIODS.join(", ")}` });
-var DEFAULT_KPI_PERIOD = "month";
 var DAY_MS = 864e5;
 var dayMs = (date3) => {
   const [year, month, day] = date3.split("-").map(Number);
@@ -21795,6 +21793,10 @@ var periodContaining = (period, date3) => {
       return span(Date.UTC(year, 0, 1), Date.UTC(year, 11, 31));
   }
 };
+
+// lib/domain/period.ts
+var kpiPeriodSchema = _enum(KPI_PERIODS, { message: `must be one of ${KPI_PERIODS.join(", ")}` });
+var DEFAULT_KPI_PERIOD = "month";
 
 // lib/domain/values.ts
 var id = uuid2();

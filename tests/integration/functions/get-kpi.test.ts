@@ -138,6 +138,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       quietSince: null,
       measurements: [],
       status: { value: 'no_data', measurement: null },
+      change: null,
     });
   });
 });

@@ -46,6 +46,7 @@ describe('GET /kpis: happy path', () => {
         lastMeasurementAt: null,
         quiet: false,
         quietSince: null,
+        change: null,
       });
     }
     const otherIds = new Set(other.kpis.map((kpi) => kpi.id));

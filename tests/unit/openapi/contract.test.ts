@@ -157,6 +157,7 @@ describe('contract check', () => {
       lastMeasurementAt: null,
       quiet: true,
       quietSince: measurement.createdAt,
+      change: null,
       activity: {
         latest: null,
         recent: [],
