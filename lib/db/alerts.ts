@@ -5,9 +5,10 @@ import type { Kpi } from '../domain/kpi';
 import { id } from '../domain/values';
 import { toStored } from './api-keys';
 import type { Database } from './client';
+import { dueEntries } from './due-indexes';
 import { defineEntity, inKey } from './entity';
 import { writtenUnlessConditionFails } from './errors';
-import { allShards, GSI2, keys } from './keys';
+import { GSI2, keys } from './keys';
 import { toKpi } from './kpis';
 import { queryPrefix } from './pagination';
 
@@ -83,38 +84,15 @@ export interface DueKpis {
  * parallel, of at most `perShard` entries each, so that a pass reads what is due, never what exists,
  * and a backlog is worked off over the next passes.
  */
-export const kpisDueForCheck = async (
-  { client, tableName }: Database,
-  now: number,
-  perShard: number,
-): Promise<DueKpis> => {
-  const pages = await Promise.all(
-    allShards().map((shard) =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: GSI2,
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
-          ExpressionAttributeValues: {
-            ':pk': keys.kpisDueForCheck(shard).gsi2pk,
-            // `~` sorts after `#`: an entry due at `now` exactly is in the range.
-            ':now': `${new Date(now).toISOString()}~`,
-          },
-          Limit: perShard,
-        }),
-      ),
-    ),
-  );
+export const kpisDueForCheck = async (db: Database, now: number, perShard: number): Promise<DueKpis> => {
+  const { items, more } = await dueEntries(db, (shard) => keys.kpisDueForCheck(shard).gsi2pk, now, perShard);
   return {
-    // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
-    due: pages
-      .flatMap((page) => page.Items ?? [])
-      .map((item) => ({
-        kpi: toKpi(item),
-        quietNotifiedFor: quietMarks.fromItem(item).quietNotifiedFor,
-        entry: String(item.gsi2sk),
-      })),
-    more: pages.some((page) => page.LastEvaluatedKey !== undefined),
+    due: items.map((item) => ({
+      kpi: toKpi(item),
+      quietNotifiedFor: quietMarks.fromItem(item).quietNotifiedFor,
+      entry: String(item.gsi2sk),
+    })),
+    more,
   };
 };
 

@@ -2,7 +2,44 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { Database } from './client';
 import { writtenUnlessConditionFails } from './errors';
-import { GSI2, keys } from './keys';
+import { allShards, GSI2, keys } from './keys';
+
+/**
+ * The entries of a sharded due index that are due at `now`: one range Query per shard (`gsi2sk` up to
+ * `now`), in parallel, of at most `perShard` entries each, so a pass makes a fixed number of requests
+ * whatever waits for later, and reads a bounded number; `more` says some shard had more due.
+ */
+export const dueEntries = async (
+  { client, tableName }: Database,
+  partitionOf: (shard: string) => string,
+  now: number,
+  perShard: number,
+  projection?: string,
+): Promise<{ items: Record<string, unknown>[]; more: boolean }> => {
+  const pages = await Promise.all(
+    allShards().map((shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: GSI2,
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+          ExpressionAttributeValues: {
+            ':pk': partitionOf(shard),
+            // `~` sorts after `#`: an entry due at `now` exactly is in the range.
+            ':now': `${new Date(now).toISOString()}~`,
+          },
+          ...(projection === undefined ? {} : { ProjectionExpression: projection }),
+          Limit: perShard,
+        }),
+      ),
+    ),
+  );
+  return {
+    // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
+    items: pages.flatMap((page) => page.Items ?? []),
+    more: pages.some((page) => page.LastEvaluatedKey !== undefined),
+  };
+};
 
 /** What a move reads of an entry of an unsharded partition: the item's key, id, tenant and due time. */
 const unshardedEntry = z.object({

@@ -12,9 +12,10 @@ import {
 import { id } from '../domain/values';
 import { writtenWithEvent } from './audit-events';
 import type { Database } from './client';
+import { dueEntries } from './due-indexes';
 import { defineEntity, inKey } from './entity';
 import { isConditionalCheckFailed, writtenUnlessConditionFails } from './errors';
-import { allShards, GSI2, keys } from './keys';
+import { keys } from './keys';
 import { type Page, type PageRequest, queryPage } from './pagination';
 import { removeCounted, type TenantCount, writeCounted } from './tenant-counts';
 
@@ -214,40 +215,21 @@ const dueEntrySchema = z.object({
  * waits for later, and a pass claims a bounded number; the due entries past it are read by the next
  * pass. Only the attributes the claim needs are returned.
  */
-export const dueIntegrations = async (
-  { client, tableName }: Database,
-  now: number,
-  perShard = 100,
-): Promise<DueEntry[]> => {
-  const pages = await Promise.all(
-    allShards().map((shard) =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: GSI2,
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
-          ExpressionAttributeValues: {
-            ':pk': keys.pullDue(shard).gsi2pk,
-            // `~` sorts after `#`: an entry due at `now` exactly is in the range.
-            ':now': `${new Date(now).toISOString()}~`,
-          },
-          ProjectionExpression: 'gsi2sk, tenantId, id, nextRunAt',
-          Limit: perShard,
-        }),
-      ),
-    ),
-  );
-  return (
-    pages
-      // Stryker disable next-line ArrayDeclaration: DynamoDB always answers a Query with Items
-      .flatMap((page) => page.Items ?? [])
-      .map((item) => {
-        const { gsi2sk, tenantId, id } = dueEntrySchema.parse(item);
-        return { tenantId, integrationId: id, entry: gsi2sk, dueAt: gsi2sk.slice(0, 24) };
-      })
-      .sort((a, b) => (a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0))
-  );
-};
+export const dueIntegrations = async (db: Database, now: number, perShard = 100): Promise<DueEntry[]> =>
+  (
+    await dueEntries(
+      db,
+      (shard) => keys.pullDue(shard).gsi2pk,
+      now,
+      perShard,
+      'gsi2sk, tenantId, id, nextRunAt',
+    )
+  ).items
+    .map((item) => {
+      const { gsi2sk, tenantId, id } = dueEntrySchema.parse(item);
+      return { tenantId, integrationId: id, entry: gsi2sk, dueAt: gsi2sk.slice(0, 24) };
+    })
+    .sort((a, b) => (a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0));
 
 /**
  * Claims a due slot for one run: moves the index entry to `leaseUntil` (when the slot is due again
