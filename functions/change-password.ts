@@ -76,7 +76,9 @@ export const route = defineRoute({
 export const deployment = defineDeployment({
   table: {
     BatchGetItem: ['LOGIN#', 'LOGINSOURCE#', 'TENANT#'],
+    ConditionCheckItem: ['TENANT#'],
     DeleteItem: ['LOGIN#'],
+    GetItem: ['TENANT#'],
     PutItem: ['AUDIT#', 'SESSION#'],
     UpdateItem: ['LOGIN#', 'LOGINSOURCE#', 'TENANT#'],
   },

@@ -43,6 +43,7 @@ export const deployment = defineDeployment({
     GetItem: ['KPI#'],
     PutItem: ['AUDIT#'],
     UpdateItem: ['KPI#', 'TENANT#'],
+    ConditionCheckItem: ['TENANT#'],
   },
 });
 

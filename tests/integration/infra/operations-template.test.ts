@@ -3,19 +3,28 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Call, recordCalls } from '../../../bench/capacity';
+import { handler as acceptInvitationHandler } from '../../../functions/accept-invitation';
+import { handler as changePasswordHandler } from '../../../functions/change-password';
 import { handler as checkAlertsHandler } from '../../../functions/check-alerts';
 import { handler as checkKeyHandler } from '../../../functions/check-push-key';
 import { handler as createKeyHandler } from '../../../functions/create-api-key';
+import { handler as createKpiHandler } from '../../../functions/create-kpi';
 import { handler as createPullHandler } from '../../../functions/create-pull-integration';
+import { handler as createCycleHandler } from '../../../functions/create-strategic-cycle';
 import { handler as createWebhookHandler } from '../../../functions/create-webhook';
+import { handler as deleteKpiHandler } from '../../../functions/delete-kpi';
 import { handler as deletePullHandler } from '../../../functions/delete-pull-integration';
+import { handler as deleteCycleHandler } from '../../../functions/delete-strategic-cycle';
 import { handler as deleteWebhookHandler } from '../../../functions/delete-webhook';
 import { handler as deliverWebhooksHandler } from '../../../functions/deliver-webhooks';
 import { handler as getKeyUsageHandler } from '../../../functions/get-api-key-usage';
 import { handler as getKpiHandler } from '../../../functions/get-kpi';
+import { handler as getProjectionHandler } from '../../../functions/get-kpi-projection';
 import { handler as getPullHandler } from '../../../functions/get-pull-integration';
+import { handler as getCycleHandler } from '../../../functions/get-strategic-cycle';
 import { handler as githubSecretScanningHandler } from '../../../functions/github-secret-scanning';
 import { handler as healthHandler } from '../../../functions/health';
+import { handler as inviteUserHandler } from '../../../functions/invite-user';
 import { handler as listKeysHandler } from '../../../functions/list-api-keys';
 import { handler as listAuditEventsHandler } from '../../../functions/list-audit-events';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
@@ -23,6 +32,7 @@ import { handler as listMeasurementsHandler } from '../../../functions/list-meas
 import { handler as listPullRunsHandler } from '../../../functions/list-pull-integration-runs';
 import { handler as listPullHandler } from '../../../functions/list-pull-integrations';
 import { handler as listCyclesHandler } from '../../../functions/list-strategic-cycles';
+import { handler as listUsersHandler } from '../../../functions/list-users';
 import { handler as listDeliveriesHandler } from '../../../functions/list-webhook-deliveries';
 import { handler as listWebhooksHandler } from '../../../functions/list-webhooks';
 import { handler as loginHandler } from '../../../functions/login';
@@ -32,6 +42,7 @@ import { handler as pushAuthorizerHandler } from '../../../functions/push-author
 import { handler as pushHandler } from '../../../functions/push-measurement';
 import { handler as pushBatchHandler } from '../../../functions/push-measurements-batch';
 import { handler as refreshHandler } from '../../../functions/refresh-token';
+import { handler as resetPasswordHandler } from '../../../functions/reset-user-password';
 import { handler as revokeKeyHandler } from '../../../functions/revoke-api-key';
 import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { handler as runPullHandler } from '../../../functions/run-pull-integration';
@@ -41,6 +52,8 @@ import { handler as testWebhookHandler } from '../../../functions/test-webhook';
 import { handler as updateKeyHandler } from '../../../functions/update-api-key';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
 import { handler as updatePullHandler } from '../../../functions/update-pull-integration';
+import { handler as updateCycleHandler } from '../../../functions/update-strategic-cycle';
+import { handler as updateUserHandler } from '../../../functions/update-user';
 import { generateApiKey } from '../../../lib/api-keys/key-format';
 import { createApiKey, rollApiKey } from '../../../lib/api-keys/service';
 import { keys } from '../../../lib/db/keys';
@@ -159,6 +172,19 @@ const JWT_FUNCTIONS = [
   'previewPullIntegration',
   'runPullIntegration',
   'listPullIntegrationRuns',
+  'createKpi',
+  'deleteKpi',
+  'getKpiProjection',
+  'createStrategicCycle',
+  'getStrategicCycle',
+  'updateStrategicCycle',
+  'deleteStrategicCycle',
+  'listUsers',
+  'inviteUser',
+  'updateUser',
+  'resetUserPassword',
+  'acceptInvitation',
+  'changePassword',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
@@ -684,6 +710,13 @@ describe('CORS', () => {
         'preview',
         'run',
         'runs',
+        'users',
+        '{id}',
+        'password-reset',
+        '{id}',
+        'accept-invitation',
+        'change-password',
+        'projection',
       ].sort(),
     );
     for (const [, method] of methods) {
@@ -1334,6 +1367,161 @@ describe('least privilege: what a run of each function sends', () => {
         ],
       };
     },
+    createKpi: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          createKpiHandler,
+          post(
+            '/kpis',
+            { name: 'Weekly sign-ups', type: 'BSC_KPI', period: 'week' },
+            bearer(users.EDITOR.token),
+          ),
+        ),
+      ],
+    }),
+    deleteKpi: async ({ kpis, users }) => ({
+      run: async () => [
+        await invoke(deleteKpiHandler, {
+          method: 'DELETE',
+          path: `/api/kpis/${kpis[0]!.id}`,
+          pathParameters: { kpiId: kpis[0]!.id },
+          headers: bearer(users.EDITOR.token),
+        }),
+      ],
+    }),
+    getKpiProjection: async ({ kpis, users }) => {
+      const kpi = kpis[0]!;
+      for (let month = 1; month <= 8; month++) {
+        const start = `2026-${String(month).padStart(2, '0')}-01`;
+        const end = new Date(Date.UTC(2026, month, 0)).toISOString().slice(0, 10);
+        await putMeasurement(kpi, start, end, month * 10);
+      }
+      return {
+        run: async () => [
+          await invoke(getProjectionHandler, {
+            ...get(`/kpis/${kpi.id}/projection`, bearer(users.VIEWER.token)),
+            pathParameters: { kpiId: kpi.id },
+          }),
+        ],
+      };
+    },
+    createStrategicCycle: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          createCycleHandler,
+          post(
+            '/strategic-cycles',
+            { name: 'Strategy 2027', startDate: '2027-01-01', endDate: '2027-12-31' },
+            bearer(users.EDITOR.token),
+          ),
+        ),
+      ],
+    }),
+    getStrategicCycle: async ({ tenant, users }) => {
+      const [cycle] = await createTestCycles(tenant.id, ['One']);
+      return {
+        run: async () => [
+          await invoke(getCycleHandler, {
+            ...get(`/strategic-cycles/${cycle!.id}`, bearer(users.VIEWER.token)),
+            pathParameters: { id: cycle!.id },
+          }),
+        ],
+      };
+    },
+    updateStrategicCycle: async ({ tenant, users }) => {
+      const [cycle] = await createTestCycles(tenant.id, ['One']);
+      return {
+        run: async () => [
+          await invoke(updateCycleHandler, {
+            method: 'PATCH',
+            path: `/api/strategic-cycles/${cycle!.id}`,
+            pathParameters: { id: cycle!.id },
+            headers: bearer(users.EDITOR.token),
+            body: { status: 'active' },
+          }),
+        ],
+      };
+    },
+    deleteStrategicCycle: async ({ tenant, users }) => {
+      const [cycle] = await createTestCycles(tenant.id, ['One']);
+      return {
+        run: async () => [
+          await invoke(deleteCycleHandler, {
+            method: 'DELETE',
+            path: `/api/strategic-cycles/${cycle!.id}`,
+            pathParameters: { id: cycle!.id },
+            headers: bearer(users.EDITOR.token),
+          }),
+        ],
+      };
+    },
+    listUsers: async ({ users }) => ({
+      run: async () => [await invoke(listUsersHandler, get('/users', bearer(users.ADMIN.token)))],
+    }),
+    inviteUser: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          inviteUserHandler,
+          post(
+            '/users',
+            { email: `new-${Date.now()}@example.test`, role: 'EDITOR' },
+            bearer(users.ADMIN.token),
+          ),
+        ),
+      ],
+    }),
+    updateUser: async ({ users }) => ({
+      run: async () => [
+        await invoke(updateUserHandler, {
+          method: 'PATCH',
+          path: `/api/users/${users.EDITOR.id}`,
+          pathParameters: { id: users.EDITOR.id },
+          headers: bearer(users.ADMIN.token),
+          body: { role: 'VIEWER' },
+        }),
+      ],
+    }),
+    resetUserPassword: async ({ users }) => ({
+      run: async () => [
+        await invoke(resetPasswordHandler, {
+          ...post(`/users/${users.EDITOR.id}/password-reset`, {}, bearer(users.ADMIN.token)),
+          pathParameters: { id: users.EDITOR.id },
+        }),
+      ],
+    }),
+    acceptInvitation: async ({ users }) => {
+      const invited = await invoke(
+        inviteUserHandler,
+        post(
+          '/users',
+          { email: `invited-${Date.now()}@example.test`, role: 'VIEWER' },
+          bearer(users.ADMIN.token),
+        ),
+      );
+      return {
+        run: async () => [
+          await invoke(
+            acceptInvitationHandler,
+            post('/auth/accept-invitation', {
+              token: invited.body.link.token,
+              password: 'a long enough passphrase',
+            }),
+          ),
+        ],
+      };
+    },
+    changePassword: async ({ users }) => ({
+      run: async () => [
+        await invoke(
+          changePasswordHandler,
+          post(
+            '/auth/change-password',
+            { currentPassword: users.EDITOR.password, newPassword: 'another long passphrase' },
+            bearer(users.EDITOR.token),
+          ),
+        ),
+      ],
+    }),
     updateKpi: async ({ kpis, users }) => ({
       run: async () => [
         await invoke(updateKpiHandler, {
