@@ -30,6 +30,9 @@ const setTargetsRequestSchema = z
       .check(
         z.minLength(1, 'send at least one target'),
         z.maxLength(MAX_TARGETS_PER_CALL, `at most ${MAX_TARGETS_PER_CALL} targets per call`),
+        z.describe(
+          `1 to ${MAX_TARGETS_PER_CALL} targets, each for one whole period of the KPI; periods not sent keep theirs.`,
+        ),
       ),
   })
   .check(z.meta({ id: 'SetKpiTargetsRequest', description: 'Targets for periods of the KPI.' }));
