@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { getKpiWithMeasurements } from '../lib/db/kpis';
 import { listRecentMeasurements } from '../lib/db/measurements';
 import { defineDeployment } from '../lib/deployment';
+import { kpiTargetList } from '../lib/domain/kpi';
 import { measurementSchema } from '../lib/domain/measurement';
 import { AppError } from '../lib/errors';
 import { defineRoute, reply } from '../lib/http/route';
@@ -32,6 +33,13 @@ const kpiDetailSchema = z
     ),
     status: kpiStatusSchema,
     change: changeSchema,
+    targets: z
+      .array(z.object({ periodStart: z.string(), periodEnd: z.string(), value: z.number() }))
+      .check(
+        z.describe(
+          'The KPI’s own targets (`PUT /kpis/{kpiId}/targets`), in period order, also for periods with no measurement yet: a measurement without a pushed `target` is measured against its period’s.',
+        ),
+      ),
   })
   .check(z.meta({ id: 'KpiDetail', description: 'A KPI and one page of its measurements.' }));
 
@@ -59,6 +67,7 @@ export const route = defineRoute({
         measurements: [measurementRecordExample],
         status: kpiStatusExample,
         change: { previous: 38, absolute: 2, relative: 0.0526 },
+        targets: [{ periodStart: '2026-03-01', periodEnd: '2026-03-31', value: 45 }],
       },
     },
   },
@@ -78,6 +87,7 @@ export const route = defineRoute({
       ...(nextCursor ? { nextCursor } : {}),
       status: await statusFrom(db, found.kpi, recent),
       change: kpiChange(found.kpi.period, recent),
+      targets: kpiTargetList(found.kpi),
     });
   },
 });

@@ -4,7 +4,7 @@ import { listRecentMeasurements } from '../db/measurements';
 import { listTenants } from '../db/tenants';
 import type { Kpi } from '../domain/kpi';
 import { kpiProjection, PROJECTION_HISTORY } from '../kpis/projection';
-import { kpiStatus } from '../kpis/status';
+import { kpiStatus, newestWithTarget } from '../kpis/status';
 import type { Publish, WebhookEvent } from '../webhooks/events';
 
 /** Below this chance of meeting the next target a KPI is off pace. */
@@ -68,11 +68,7 @@ const move = async (
 
 const checkKpi = async (deps: Deps, kpi: Kpi, marks: TargetMarks): Promise<Moved[]> => {
   const recent = await listRecentMeasurements(deps.db, kpi.id, PROJECTION_HISTORY);
-  const status = kpiStatus(
-    kpi,
-    recent.find((m) => m.target !== null),
-    recent.length > 0,
-  );
+  const status = kpiStatus(kpi, newestWithTarget(kpi, recent), recent.length > 0);
   const occurredAt = new Date(deps.now).toISOString();
   const base = { kpiId: kpi.id, name: kpi.name };
   const outcomes: Promise<Moved>[] = [];

@@ -131,6 +131,9 @@ export const keys = {
     sk: `CYCLE#${cycleId}`,
   }),
   strategicCyclesOfTenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, skPrefix: 'CYCLE#' }),
+  // The KPI's own targets live on its item, as the map `targets` of `<periodStart>#<periodEnd>` to the
+  // value (at most MAX_KPI_TARGETS periods): every reader of the KPI has them with no further request,
+  // and one conditional UpdateItem with the audit event sets them all or none.
   kpi: (kpiId: string) => ({ pk: `KPI#${kpiId}`, sk: 'KPI' }),
   /** `archivedAt` and `cycleId` as the KPI has them: absent while live, absent without a cycle. */
   kpiIndex: (tenantId: string, kpiId: string, cycleId?: string, archivedAt?: string) => ({

@@ -131,5 +131,23 @@ export const kpiSchema = z.object({
       'Hours a measurement may be late, on top of the cadence, before the KPI is quiet: 0 to 720, default 1.',
     ),
   ),
+  /** The KPI's own targets, by period (`periodTargetKey`): what a measurement without one is measured against. */
+  targets: z.optional(z.record(z.string(), z.number())),
 });
 export type Kpi = z.output<typeof kpiSchema>;
+
+/** The most periods a KPI holds a target for: its item stays small, since every push reads it. */
+export const MAX_KPI_TARGETS = 400;
+
+/** A period's entry in a KPI's `targets`: its first and last day. */
+export const periodTargetKey = ({ periodStart, periodEnd }: { periodStart: string; periodEnd: string }) =>
+  `${periodStart}#${periodEnd}`;
+
+/** A KPI's targets as a list, in period order. */
+export const kpiTargetList = (kpi: Pick<Kpi, 'targets'>) =>
+  Object.entries(kpi.targets ?? {})
+    .map(([key, value]) => {
+      const [periodStart = '', periodEnd = ''] = key.split('#');
+      return { periodStart, periodEnd, value };
+    })
+    .sort((a, b) => a.periodStart.localeCompare(b.periodStart));

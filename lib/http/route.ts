@@ -97,7 +97,7 @@ export interface RouteSpec<
   R extends Responses = Responses,
 > {
   operationId: string;
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Relative to the base URL `…/api`, as in the spec; `{name}` for path parameters. */
   path: `/${string}`;
   tag: Tag;

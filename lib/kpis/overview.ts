@@ -7,7 +7,7 @@ import type { Measurement } from '../domain/measurement';
 import { type KpiActivity, kpiActivity, RECENT_MEASUREMENTS } from './activity';
 import { type Change, kpiChange } from './change';
 import { type KpiArrivals, kpiArrivals } from './quiet';
-import { type KpiStatus, kpiStatus, STATUS_PERIODS } from './status';
+import { type KpiStatus, kpiStatus, newestWithTarget, STATUS_PERIODS } from './status';
 
 export { MAX_ACTIVITY_PAGE_SIZE } from './activity';
 
@@ -67,7 +67,7 @@ export const listKpisWithArrivals = async (
 export const statusFrom = async (db: Database, kpi: Kpi, recent: Measurement[]): Promise<KpiStatus> => {
   if (kpi.qualitative) return kpiStatus(kpi, undefined, recent.length > 0);
   const withTarget =
-    recent.find((m) => m.target !== null) ??
+    newestWithTarget(kpi, recent) ??
     (recent.length < RECENT_MEASUREMENTS ? undefined : await latestWithTarget(db, kpi.id, STATUS_PERIODS));
   return kpiStatus(kpi, withTarget, recent.length > 0);
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Kpi } from '../domain/kpi';
+import { type Kpi, periodTargetKey } from '../domain/kpi';
 import { type Measurement, measurementCoreSchema } from '../domain/measurement';
 
 /**
@@ -17,6 +17,25 @@ export const KPI_STATUSES = ['on_track', 'at_risk', 'off_track', 'no_target', 'n
 
 /** How many of a KPI's newest periods are searched for one with a target: its cost stays bounded. */
 export const STATUS_PERIODS = 100;
+
+export const TARGET_SOURCES = ['measurement', 'kpi'] as const;
+
+/**
+ * The target a measurement is measured against, and whose it is: its own pushed `target` wins, else the
+ * KPI's target for its period; null without either.
+ */
+export const targetOf = (
+  kpi: Pick<Kpi, 'targets'>,
+  m: Pick<Measurement, 'periodStart' | 'periodEnd' | 'target'>,
+): { target: number; source: (typeof TARGET_SOURCES)[number] } | null => {
+  if (m.target !== null) return { target: m.target, source: 'measurement' };
+  const own = kpi.targets?.[periodTargetKey(m)];
+  return own === undefined ? null : { target: own, source: 'kpi' };
+};
+
+/** The first of `measurements` (newest first) that has a target, its own or the KPI's. */
+export const newestWithTarget = (kpi: Pick<Kpi, 'targets'>, measurements: readonly Measurement[]) =>
+  measurements.find((m) => targetOf(kpi, m) !== null);
 
 export const kpiStatusSchema = z
   .nullable(
@@ -44,6 +63,15 @@ export const kpiStatusSchema = z
               `The newest measurement with a target (among the ${STATUS_PERIODS} newest periods) that the status is measured on; null without one.`,
             ),
           ),
+        targetSource: z.optional(
+          z
+            .enum(TARGET_SOURCES)
+            .check(
+              z.describe(
+                'Whose target the status is measured against: `measurement` (pushed with the value, which wins) or `kpi` (the KPI’s target for that period, `PUT /kpis/{kpiId}/targets`); absent without a target.',
+              ),
+            ),
+        ),
       })
       .check(z.meta({ id: 'KpiStatus', description: 'Where the KPI stands against its target.' })),
   )
@@ -62,16 +90,18 @@ export const statusAgainst = (
 };
 
 /**
- * A KPI's status from what was read of it: `withTarget`, its newest measurement with a target (if
- * any), and whether it has any measurement at all.
+ * A KPI's status from what was read of it: `withTarget`, its newest measurement with a target, its
+ * own or the KPI's for its period (if any), and whether it has any measurement at all.
  */
 export const kpiStatus = (kpi: Kpi, withTarget: Measurement | undefined, hasData: boolean): KpiStatus => {
   if (kpi.qualitative) return null;
-  if (withTarget && withTarget.target !== null) {
-    const { id, periodStart, periodEnd, actual, target } = withTarget;
+  const against = withTarget && targetOf(kpi, withTarget);
+  if (withTarget && against) {
+    const { id, periodStart, periodEnd, actual } = withTarget;
     return {
-      value: statusAgainst(kpi, actual, target),
-      measurement: { id, periodStart, periodEnd, actual, target },
+      value: statusAgainst(kpi, actual, against.target),
+      measurement: { id, periodStart, periodEnd, actual, target: against.target },
+      targetSource: against.source,
     };
   }
   return { value: hasData ? 'no_target' : 'no_data', measurement: null };

@@ -90,6 +90,7 @@ export const kpiStatusExample = {
     actual: measurementExample.actual,
     target: measurementExample.target,
   },
+  targetSource: 'measurement',
 };
 
 /** As the read endpoints show it: with where it came from. */

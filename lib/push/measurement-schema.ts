@@ -17,7 +17,7 @@ export const MAX_MEASUREMENT_VALUE = Number.MAX_SAFE_INTEGER;
 export const MIN_MEASUREMENT_MAGNITUDE = 1e-130;
 const RANGE_MESSAGE = `must be 0 or a number whose magnitude is between ${MIN_MEASUREMENT_MAGNITUDE} and ${MAX_MEASUREMENT_VALUE}`;
 
-const storableNumber = (typeMessage: string) =>
+export const storableNumber = (typeMessage: string) =>
   z.pipe(
     z.number({ message: typeMessage }).check(
       z.refine((value) => {

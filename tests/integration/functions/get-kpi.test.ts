@@ -139,6 +139,7 @@ describe('GET /kpis/{kpiId}: happy path', () => {
       measurements: [],
       status: { value: 'no_data', measurement: null },
       change: null,
+      targets: [],
     });
   });
 });

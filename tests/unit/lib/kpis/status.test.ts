@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KPI_CADENCE_DEFAULTS, KPI_TARGET_DEFAULTS, type Kpi } from '../../../../lib/domain/kpi';
 import type { Measurement } from '../../../../lib/domain/measurement';
-import { kpiStatus, statusAgainst } from '../../../../lib/kpis/status';
+import { kpiStatus, newestWithTarget, statusAgainst, targetOf } from '../../../../lib/kpis/status';
 
 const higher = { direction: 'higher_is_better', tolerance: 0.1 } as const;
 const lower = { direction: 'lower_is_better', tolerance: 0.1 } as const;
@@ -80,7 +80,36 @@ describe('a KPI’s status', () => {
         actual: 95,
         target: 100,
       },
+      targetSource: 'measurement',
     });
+  });
+
+  it('measures a measurement without a target against the KPI’s target for its period; its own wins', () => {
+    const targets = { '2026-09-01#2026-09-30': 90, '2026-08-01#2026-08-31': 200 };
+    expect(kpiStatus(kpi({ targets }), measurement(95, null), true)).toMatchObject({
+      value: 'on_track',
+      measurement: { actual: 95, target: 90 },
+      targetSource: 'kpi',
+    });
+    expect(kpiStatus(kpi({ targets }), measurement(95, 100), true)).toMatchObject({
+      value: 'at_risk',
+      measurement: { target: 100 },
+      targetSource: 'measurement',
+    });
+    expect(kpiStatus(kpi({ targets: { '2026-08-01#2026-08-31': 90 } }), measurement(95, null), true)).toEqual(
+      {
+        value: 'no_target',
+        measurement: null,
+      },
+    );
+  });
+
+  it('finds the newest measurement with a target, its own or the KPI’s', () => {
+    const older = { ...measurement(1, 5), id: 'older', periodStart: '2026-08-01', periodEnd: '2026-08-31' };
+    const newest = measurement(2, null);
+    expect(newestWithTarget(kpi(), [newest, older])).toBe(older);
+    expect(newestWithTarget(kpi({ targets: { '2026-09-01#2026-09-30': 3 } }), [newest, older])).toBe(newest);
+    expect(targetOf(kpi(), newest)).toBeNull();
   });
 
   it('is no_target with measurements none of which has a target, no_data without any, null when qualitative', () => {
