@@ -48,6 +48,7 @@ import { handler as rollKeyHandler } from '../../../functions/roll-api-key';
 import { handler as runPullHandler } from '../../../functions/run-pull-integration';
 import { handler as runPullsHandler } from '../../../functions/run-pull-integrations';
 import { handler as schedulePullsHandler } from '../../../functions/schedule-pull-integrations';
+import { handler as setTargetsHandler } from '../../../functions/set-kpi-targets';
 import { handler as testWebhookHandler } from '../../../functions/test-webhook';
 import { handler as updateKeyHandler } from '../../../functions/update-api-key';
 import { handler as updateKpiHandler } from '../../../functions/update-kpi';
@@ -185,6 +186,7 @@ const JWT_FUNCTIONS = [
   'resetUserPassword',
   'acceptInvitation',
   'changePassword',
+  'setKpiTargets',
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
@@ -717,6 +719,7 @@ describe('CORS', () => {
         'accept-invitation',
         'change-password',
         'projection',
+        'targets',
       ].sort(),
     );
     for (const [, method] of methods) {
@@ -1405,6 +1408,17 @@ describe('least privilege: what a run of each function sends', () => {
         ],
       };
     },
+    setKpiTargets: async ({ kpis, users }) => ({
+      run: async () => [
+        await invoke(setTargetsHandler, {
+          method: 'PUT',
+          path: `/api/kpis/${kpis[0]!.id}/targets`,
+          pathParameters: { kpiId: kpis[0]!.id },
+          headers: bearer(users.EDITOR.token),
+          body: { targets: [{ periodStart: '2026-01-01', periodEnd: '2026-01-31', value: 100 }] },
+        }),
+      ],
+    }),
     createStrategicCycle: async ({ users }) => ({
       run: async () => [
         await invoke(
