@@ -159,11 +159,20 @@ describe('directory items of 0.1.0 and 0.2.0', () => {
       put({ pk: `EMAIL#${email}`, sk: 'EMAIL', type: 'EMAIL', tenantId, userId: id }),
     ]);
     const { pk: _pk, sk: _sk, type: _type, ...user } = userItem;
-    expect(await getUser(db, tenantId, id)).toEqual({ ...user, tokenVersion: 0 });
-    expect((await findUserByEmail(db, email))?.user).toEqual({ ...user, tokenVersion: 0 });
+    // What people management added reads as absent: no name, never signed in, not invited, no open link.
+    const read = {
+      ...user,
+      tokenVersion: 0,
+      name: null,
+      lastSignInAt: null,
+      invitedBy: null,
+      linkHash: null,
+    };
+    expect(await getUser(db, tenantId, id)).toEqual(read);
+    expect((await findUserByEmail(db, email))?.user).toEqual(read);
   });
 
-  it('a strategic cycle reads as written, without its tenant', async () => {
+  it('a strategic cycle reads as written, without its tenant, and as active', async () => {
     const owner = await createTestTenant({ kpiTypes: [] });
     const id = uuidv7();
     const cycle = {
@@ -180,7 +189,10 @@ describe('directory items of 0.1.0 and 0.2.0', () => {
       tenantId: owner.tenant.id,
       ...cycle,
     });
-    expect((await listStrategicCycles(db, owner.tenant.id, { limit: 10 })).items).toEqual([cycle]);
+    // A cycle stored before cycles had a status was in use: it reads as active.
+    expect((await listStrategicCycles(db, owner.tenant.id, { limit: 10 })).items).toEqual([
+      { ...cycle, status: 'active' },
+    ]);
   });
 });
 
