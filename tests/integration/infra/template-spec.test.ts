@@ -32,7 +32,10 @@ describe('the prod template against AWS specifications', () => {
     console.log(
       `prod: ${resources} resources, ${Object.keys(prod.Outputs ?? {}).length} outputs, ${prod.templateBytes} bytes`,
     );
-    expect(resources).toBeLessThan(LIMITS.resources / 2);
+    expect(resources).toBeLessThan(LIMITS.resources);
+    // The room is for 100 functions, each at its own cost: room-to-grow.test.ts packages that many.
+    const functions = Object.values(prod.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').length;
+    expect(functions).toBeLessThanOrEqual(100);
   });
 });
 
