@@ -64,6 +64,7 @@ export const route = defineRoute({
  */
 export const deployment = defineDeployment({
   table: {
+    ConditionCheckItem: ['TENANT#'],
     BatchGetItem: ['SESSION#', 'TENANT#'],
     DeleteItem: ['SESSION#'],
     GetItem: ['TENANT#'],

@@ -36,6 +36,7 @@ export const route = defineRoute({
 /** The user (Get); the change, the new link and the audit events in one transaction. */
 export const deployment = defineDeployment({
   table: {
+    ConditionCheckItem: ['TENANT#'],
     GetItem: ['TENANT#'],
     PutItem: ['AUDIT#', 'USERLINK#'],
     UpdateItem: ['TENANT#'],

@@ -92,6 +92,7 @@ export const route = defineRoute({
  */
 export const deployment = defineDeployment({
   table: {
+    ConditionCheckItem: ['TENANT#'],
     GetItem: ['KPI#'],
     PutItem: ['AUDIT#'],
     UpdateItem: ['KPI#'],

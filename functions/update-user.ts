@@ -68,6 +68,7 @@ export const route = defineRoute({
  */
 export const deployment = defineDeployment({
   table: {
+    ConditionCheckItem: ['TENANT#'],
     GetItem: ['TENANT#'],
     PutItem: ['AUDIT#'],
     Query: ['TENANT#'],

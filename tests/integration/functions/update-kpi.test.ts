@@ -61,6 +61,7 @@ describe('KPI status in GET /kpis/{kpiId} and GET /kpis?include=activity', () =>
         actual: 91,
         target: 100,
       },
+      targetSource: 'measurement',
     });
     const listed = await invoke(listKpis, {
       path: '/api/kpis',
