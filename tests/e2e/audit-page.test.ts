@@ -66,12 +66,14 @@ describe('the audit page', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     const rows = page.locator('#audit-table tbody tr');
     await rows.first().waitFor();
     expect(await page.locator('#nav a[href="audit"]').getAttribute('aria-current')).toBe('page');
-    // Newest first: the sign-in on this page, the KPI change, the key, the API's login.
+    // Newest first: the sign-in on this page, the KPI change, the key, the API's login, and the KPI
+    // the operator's code made for the tenant.
     expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type')))).toEqual([
       'login.succeeded',
       'kpi.updated',
       'api_key.created',
       'login.succeeded',
+      'kpi.created',
     ]);
     const created = page.locator('#audit-table tr[data-type="api_key.created"]');
     expect(await created.locator('[data-label="Actor"]').textContent()).toContain(tenant.admin.email);
