@@ -20,8 +20,16 @@ describe('npm run bench -- --scale, small', { timeout: 300_000 }, () => {
       await createTable(db);
       return db;
     };
-    const { rows, grown } = await measureScale(tableFor, [5, 300]);
-    expect(grown).toEqual([]);
+    const { rows } = await measureScale(tableFor, [5, 300]);
+    // Requests and write units are deterministic; DynamoDB Local's read units of one Query vary between
+    // runs under load, so the bench (not this test) compares them with a unit of slack.
+    for (const operation of new Set(rows.map((r) => r.operation))) {
+      const [small, large] = rows.filter((r) => r.operation === operation);
+      expect({ requests: large?.requests, writeUnits: large?.writeUnits }, operation).toEqual({
+        requests: small?.requests,
+        writeUnits: small?.writeUnits,
+      });
+    }
     const at = (operation: string, size: number) =>
       rows.find((r) => r.operation.startsWith(operation) && r.size === size);
     for (const size of [5, 300]) {
