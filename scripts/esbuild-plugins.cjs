@@ -68,7 +68,10 @@ const buildPage = async (name) => {
     legalComments: 'none',
     metafile: true,
   });
-  const js = script.outputFiles[0]?.text.trim() ?? '';
+  // Minified code has no line breaks of its own: each one left is in a template literal, where the
+  // source's indentation follows it. Between elements and in text, HTML collapses a run of whitespace to
+  // one space, so the break alone renders the same and the pages ship without the indentation.
+  const js = (script.outputFiles[0]?.text.trim() ?? '').replace(/\n[ \t]+/g, '\n');
   // esbuild escapes `</script` in string literals; a raw one would end the inline element early.
   if (/<\/script/i.test(js)) throw new Error(`web-bundle: web/${name}/index.ts output contains "</script"`);
   const watchFiles = [htmlFile, ...Object.keys(script.metafile.inputs).map((input) => resolve(input))];

@@ -7,11 +7,13 @@ import type * as z from 'zod/mini';
 import type { route as getApiKeyUsage } from '../../functions/get-api-key-usage';
 import type { route as getKpi } from '../../functions/get-kpi';
 import type { route as getKpiProjection } from '../../functions/get-kpi-projection';
+import type { route as inviteUser } from '../../functions/invite-user';
 import type { route as listApiKeys } from '../../functions/list-api-keys';
 import type { route as listAuditEvents } from '../../functions/list-audit-events';
 import type { route as listKpis } from '../../functions/list-kpis';
 import type { route as listPullIntegrationRuns } from '../../functions/list-pull-integration-runs';
 import type { route as listPullIntegrations } from '../../functions/list-pull-integrations';
+import type { route as listUsers } from '../../functions/list-users';
 import type { route as login } from '../../functions/login';
 import type { route as previewPullIntegration } from '../../functions/preview-pull-integration';
 import type { route as refreshToken } from '../../functions/refresh-token';
@@ -37,6 +39,10 @@ export type AuditEventPage = ResponseBody<typeof listAuditEvents, 200>;
 /** Where a KPI stands against its target; null for a qualitative KPI. */
 export type KpiStatusResponse = KpiDetailResponse['status'];
 export type LoginResponse = ResponseBody<typeof login, 200>;
+export type PersonPage = ResponseBody<typeof listUsers, 200>;
+export type PersonResponse = PersonPage['items'][number];
+/** A person with their new one-time link (an invitation or a password reset), shown once. */
+export type PersonWithLinkResponse = ResponseBody<typeof inviteUser, 201>;
 export type RefreshResponse = ResponseBody<typeof refreshToken, 200>;
 export type ProblemResponse = z.output<typeof problemSchema>;
 export type PullIntegrationPage = ResponseBody<typeof listPullIntegrations, 200>;

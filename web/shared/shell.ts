@@ -14,6 +14,7 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { keyed } from 'lit-html/directives/keyed.js';
 import type { AccessClaims } from '../../lib/auth/tokens';
 import type { LoginResponse, ProblemResponse, RefreshResponse } from './api-types';
+import { modal } from './dialog';
 import { focusById, message } from './view';
 
 interface Session {
@@ -36,12 +37,14 @@ export interface ShellState {
   signingIn: boolean;
   /** A new number renders a new, empty sign-in form: typed passwords do not outlive a sign-in. */
   signInForm: number;
+  /** The header's "Change password" dialog while open: its problem, if any, and whether it is sending. */
+  password: { error: string | null; busy: boolean } | null;
 }
 
 export type PageState<S> = S & { shell: ShellState };
 
 const SESSION_KEY = 'strategy-service.session';
-type PageName = 'api-keys' | 'kpis' | 'strategy' | 'integrations' | 'audit';
+type PageName = 'api-keys' | 'kpis' | 'strategy' | 'integrations' | 'audit' | 'people';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
@@ -178,7 +181,9 @@ export const api = async <T>(method: string, path: string, body?: unknown): Prom
 };
 
 export const describe = (error: unknown): string => {
-  if (error instanceof ApiError) return error.message;
+  // A validation problem names each field it refuses: the page says which and why.
+  if (error instanceof ApiError)
+    return [error.message, ...(error.problem.errors ?? []).map((e) => `${e.path}: ${e.message}`)].join(' ');
   if (error instanceof TypeError)
     return 'The service could not be reached. Check your connection and try again.';
   return 'Something went wrong. Try again.';
@@ -233,6 +238,7 @@ const signedOutShell = (signInMessage: string | null, form: number): ShellState 
   signInError: null,
   signingIn: false,
   signInForm: form,
+  password: null,
 });
 
 /** The page being shown: the frame's sign-in and sign-out act on it. */
@@ -258,6 +264,46 @@ export const signOut = (text: string | null = null) => {
   shown.reset(signedOutShell(text ?? 'Signed out.', shown.state.shell.signInForm + 1));
   focusById('email');
 };
+
+/**
+ * A route that answers as a login does (accepting a link, changing one's password): its session
+ * becomes this tab's. A refusal is an ApiError with the service's problem.
+ */
+export const openSession = async (path: string, body: unknown) => {
+  const response = await post(path, body);
+  if (!response.ok) throw new ApiError(response.status, await readProblem(response));
+  const { token, refreshToken } = (await response.json()) as LoginResponse;
+  saveSession({ token, refreshToken });
+};
+
+/** Every other session of the user ends; the answer is this tab's new one. */
+const submitPassword = async (event: SubmitEvent) => {
+  event.preventDefault();
+  const data = new FormData(event.currentTarget as HTMLFormElement);
+  updateShell({ password: { error: null, busy: true } });
+  try {
+    const next = await api<LoginResponse>('POST', '/auth/change-password', {
+      currentPassword: data.get('currentPassword'),
+      newPassword: data.get('newPassword'),
+    });
+    saveSession({ token: next.token, refreshToken: next.refreshToken });
+    updateShell({ password: null, status: 'Password changed; your other sessions ended.' });
+  } catch (error) {
+    if (!(error instanceof SessionEnded)) updateShell({ password: { error: describe(error), busy: false } });
+  }
+};
+
+const closePassword = () => updateShell({ password: null });
+
+const passwordDialog = ({ password }: ShellState) =>
+  html`<dialog aria-labelledby="pw-title" ${modal(password !== null)} @close=${closePassword}>${keyed(
+    password === null,
+    html`<form class="stack" @submit=${submitPassword}><h2 id="pw-title">Change password</h2>
+<div class="field"><label for="pw-current">Current password</label><input id="pw-current" name="currentPassword" type="password" autocomplete="current-password" required /></div>
+<div class="field"><label for="pw-new">New password (12 characters or more)</label><input id="pw-new" name="newPassword" type="password" autocomplete="new-password" minlength="12" required /></div>
+${message('pw-error', 'error', password?.error ?? null, 'alert')}
+<div><button class="primary" id="pw-submit" ?disabled=${password?.busy}>Change password</button> <button type="button" @click=${closePassword}>Cancel</button></div></form>`,
+  )}</dialog>`;
 
 const submitSignIn = async (event: SubmitEvent) => {
   event.preventDefault();
@@ -300,10 +346,11 @@ const header = (shell: ShellState, name: PageName) => {
             <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
             <a href="strategy" aria-current=${here('strategy')}>Strategy</a>
             <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
-            ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a>` : nothing}
+            ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a><a href="people" aria-current=${here('people')}>People</a>` : nothing}
           </nav>
           <div id="session" class="session">
             <span id="who">${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}</span>
+            <button type="button" id="change-password" @click=${() => updateShell({ password: { error: null, busy: false } })}>Change password</button>
             <button type="button" id="sign-out" @click=${() => signOut()}>Sign out</button>
           </div>`
         : nothing
@@ -353,7 +400,7 @@ export const createPage = <S extends object>(definition: PageDefinition<S>): Pag
           <p id="status" class="status" role="status" aria-live="polite">${shell.status}</p>
           ${signIn(shell)} ${shell.claims ? shownView.content(state) : nothing}
         </main>
-        ${shownView.dialogs?.(state) ?? nothing}`,
+        ${shownView.dialogs?.(state) ?? nothing}${passwordDialog(shell)}`,
       document.body,
       { renderBefore: before },
     );

@@ -25,8 +25,8 @@ const modulesOf = (folder: string) =>
     .map((file) => ({ name: join(folder, file.replace(/\.ts$/, '')), imports: importsOf(folder, file) }));
 
 describe('the pages under web/', () => {
-  it('are the five pages, a folder each with its script, document and style', () => {
-    expect(pages.sort()).toEqual(['api-keys', 'audit', 'integrations', 'kpis', 'strategy']);
+  it('are the seven pages, a folder each with its script, document and style', () => {
+    expect(pages.sort()).toEqual(['accept', 'api-keys', 'audit', 'integrations', 'kpis', 'people', 'strategy']);
     for (const page of pages) {
       const files = readdirSync(join(web, page));
       expect(files, page).toEqual(expect.arrayContaining(['index.ts', 'page.html', 'page.css']));
@@ -65,6 +65,14 @@ describe('the pages under web/', () => {
         name,
       ).toEqual([]);
     }
+  });
+});
+
+describe('the accept page', () => {
+  it('is served at the path the one-time links name', async () => {
+    const { route } = await import('../../../functions/accept-page');
+    const { ACCEPT_PAGE_PATH } = await import('../../../lib/auth/people');
+    expect(route.paths).toEqual([ACCEPT_PAGE_PATH]);
   });
 });
 
