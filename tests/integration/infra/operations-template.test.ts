@@ -190,7 +190,15 @@ const JWT_FUNCTIONS = [
 ];
 const PUSH_FUNCTIONS = ['pushMeasurement', 'pushMeasurementsBatch', 'pushAuthorizer', 'checkPushKey'];
 const PUSH_HANDLERS = ['pushMeasurement', 'pushMeasurementsBatch'];
-const PAGE_FUNCTIONS = ['apiKeysPage', 'kpisPage', 'strategyPage', 'integrationsPage', 'auditPage', 'peoplePage', 'acceptPage'];
+const PAGE_FUNCTIONS = [
+  'apiKeysPage',
+  'kpisPage',
+  'strategyPage',
+  'integrationsPage',
+  'auditPage',
+  'peoplePage',
+  'acceptPage',
+];
 /**
  * Without a caller of the service's own, and without the JWT key: health, the document, the reference
  * page, and GitHub's secret-scanning reports (signed by GitHub).

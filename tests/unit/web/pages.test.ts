@@ -26,7 +26,15 @@ const modulesOf = (folder: string) =>
 
 describe('the pages under web/', () => {
   it('are the seven pages, a folder each with its script, document and style', () => {
-    expect(pages.sort()).toEqual(['accept', 'api-keys', 'audit', 'integrations', 'kpis', 'people', 'strategy']);
+    expect(pages.sort()).toEqual([
+      'accept',
+      'api-keys',
+      'audit',
+      'integrations',
+      'kpis',
+      'people',
+      'strategy',
+    ]);
     for (const page of pages) {
       const files = readdirSync(join(web, page));
       expect(files, page).toEqual(expect.arrayContaining(['index.ts', 'page.html', 'page.css']));
