@@ -3,7 +3,7 @@
  * stack exactly as the end-to-end tests do (their global setup: scripts/start.ts on free ports, with
  * a database in memory and its own seed file), signs in as the demo admin in headless Chromium at
  * desktop width, and writes docs/api-keys-page.png (a key's Usage panel open), docs/kpis-page.png,
- * docs/kpi-detail.png and docs/strategy-page.png, then docs/screenshots.json, the hash of what they show
+ * docs/kpi-detail.png, docs/strategy-page.png and docs/people-page.png, then docs/screenshots.json, the hash of what they show
  * (./screenshot-sources.ts). Everything it started is stopped by process group at the end, and on
  * Ctrl-C.
  */
@@ -77,6 +77,11 @@ const main = async () => {
       await page.goto(`${platform}/strategy`);
       await page.locator('#cycles:not([aria-busy]) article.cycle').first().waitFor();
       await shoot(page, 'strategy-page.png');
+
+      // The people page: the demo tenant's users with their roles, status and who invited them.
+      await page.goto(`${platform}/people`);
+      await page.locator('#people-table tbody tr').first().waitFor();
+      await shoot(page, 'people-page.png');
     } finally {
       await browser.close();
     }

@@ -288,6 +288,7 @@ const main = async () => {
       `API key page: ${platform}/api-keys`,
       `Integrations page: ${platform}/integrations (locally they run only with npm run pull:run or "Run now")`,
       `Audit log: ${platform}/audit`,
+      `People: ${platform}/people (invitation links open ${platform}/accept)`,
       `API reference: ${baseUrl}/docs`,
       seeded
         ? `Demo data: seeded now, recorded in ${shown(data.seedFile)}`
