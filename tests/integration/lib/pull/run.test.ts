@@ -10,17 +10,17 @@ import {
   type StoredIntegration,
   usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
+import { updateKpi } from '../../../../lib/kpis/settings';
 import { createIntegration } from '../../../../lib/pull/definitions';
 import { createTokenCache } from '../../../../lib/pull/fetch';
-import { updateKpi } from '../../../../lib/kpis/settings';
 import { executeRun, runMessage, runNow } from '../../../../lib/pull/run';
-import { archivedKpiMessage } from '../../../../lib/push/store';
 import {
   assertMayPull,
   integrationWithUsage,
   readIntegration,
   removeIntegration,
 } from '../../../../lib/pull/service';
+import { archivedKpiMessage } from '../../../../lib/push/store';
 import { pullDeps, pullRunDeps } from '../../../../lib/runtime';
 import type { Publish } from '../../../../lib/webhooks/events';
 import {
