@@ -267,7 +267,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(await page.locator('#type-filter').inputValue()).toBe('OKR_KEY_RESULT');
     expect(await page.locator('#kpi-body tr').count()).toBe(1);
     // The KPI's own view says it too, from GET /kpis/{kpiId}.
-    await rowOf(page, quiet).getByRole('link').click();
+    await rowOf(page, quiet).locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #detail-meta').waitFor();
     expect(await page.locator('#detail-meta .badge.quiet').textContent()).toMatch(/^Quiet since /);
     await expectAccessible(page, 'quiet KPI detail');
@@ -464,7 +464,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
     expect(await page.locator('#sort').inputValue()).toBe('name');
     expect((await names())[0]).toBe('Alpha revenue');
-    await rowOf(page, 'Bravo margin').getByRole('link').click();
+    await rowOf(page, 'Bravo margin').locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     expect(await page.locator('#detail-meta .badge').textContent()).toBe('Off track');
     await expectAccessible(page, 'detail from the list by name');
@@ -509,7 +509,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(lines).toBe(1);
     await noSideways(page, 1280);
     for (const [name, label] of Object.entries(expected)) {
-      await rowOf(page, name).getByRole('link').click();
+      await rowOf(page, name).locator('a.kpi-name').click();
       await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
       expect(await text(page.locator('#measurement-body th[data-label="Period"]')), name).toBe(label);
       await page.goBack();
@@ -523,7 +523,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     await signIn(page, fixture.email, fixture.password);
     await noSideways(page, 375);
     await shot(page, 'kpis-04-list-375px');
-    await rowOf(page, fixture.pushed.name).getByRole('link').click();
+    await rowOf(page, fixture.pushed.name).locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     await noSideways(page, 375);
     const chart = await page.locator('#chart canvas').boundingBox();
@@ -550,7 +550,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     const swot = acme.kpis.find((kpi) => kpi.type === 'SWOT_KPI')!;
     expect(await cell(page, swot.name, 'Freshness').textContent()).toBe('');
     await shot(page, 'kpis-06-demo-list');
-    await rowOf(page, bsc.name).getByRole('link').click();
+    await rowOf(page, bsc.name).locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     // The seeded history came through the seed's key (other tests may have pushed the current month
     // with keys of their own).
@@ -612,7 +612,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
       new RegExp(`/api/kpis/${fixture.pushed.id}\\?`),
       'Measurements are being moved.',
     );
-    await rowOf(page, fixture.pushed.name).getByRole('link').click();
+    await rowOf(page, fixture.pushed.name).locator('a.kpi-name').click();
     await detail.requested;
     await page.locator('#detail-loading', { hasText: 'Loading the KPI…' }).waitFor();
     expect(await page.locator('#detail').getAttribute('aria-busy')).toBe('true');
@@ -735,7 +735,7 @@ describe('the KPI page for those who manage KPIs', { timeout: BROWSER_TEST_TIMEO
     page.on('request', (req) => {
       if (req.url().includes('/api/')) requested.push(req.url());
     });
-    await rowOf(page, 'Long history').getByRole('link', { name: 'Long history' }).click();
+    await rowOf(page, 'Long history').getByRole('link', { name: 'Long history', exact: true }).click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     const rows = page.locator('#measurement-body tr');
     expect(await rows.count()).toBe(12);
