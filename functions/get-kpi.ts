@@ -21,11 +21,27 @@ import {
 } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
+/** `?order=newest`: the newest periods first, so a page of 12 is the last 12 periods (the KPI page's chart). */
+const kpiDetailQuerySchema = z.extend(pageQuerySchema, {
+  order: z._default(
+    z
+      .enum(['oldest', 'newest'], { message: 'order must be "oldest" or "newest"' })
+      .check(
+        z.describe(
+          '`oldest` (the default): measurements in period order; `newest`: the newest period first, and `nextCursor` leads to older ones.',
+        ),
+      ),
+    'oldest',
+  ),
+});
+
 /** The KPI and one page of its measurements, in period order. */
 const kpiDetailSchema = z
   .extend(kpiViewSchema, {
     ...kpiArrivalsShape,
-    measurements: z.array(measurementSchema).check(z.describe('In period order, oldest first.')),
+    measurements: z
+      .array(measurementSchema)
+      .check(z.describe('In period order, oldest first; newest first with `?order=newest`.')),
     nextCursor: z.optional(
       z
         .string()
@@ -53,10 +69,10 @@ export const route = defineRoute({
   path: '/kpis/{kpiId}',
   tag: 'KPIs',
   summary: 'Get a KPI with its measurements',
-  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key or pull integration that wrote it, its status against its target, its \`change\` since the last period, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page.`,
+  description: `The KPI and its measurements in period order, each with when it arrived (\`receivedAt\`) and the key or pull integration that wrote it, its status against its target, its \`change\` since the last period, when a measurement last arrived and whether the KPI is quiet. One round trip (the page, and the newest measurements for the status). ${PAGE_NOTE} The paging applies to \`measurements\`; the KPI and its status are in every page. \`?order=newest\` pages from the newest period back: \`?order=newest&limit=12\` is the last 12 periods, whatever the KPI holds.`,
   auth: 'jwt',
   pathParams: kpiIdParams,
-  query: pageQuerySchema,
+  query: kpiDetailQuerySchema,
   responses: {
     200: {
       description: 'The KPI and one page of its measurements.',
@@ -72,10 +88,10 @@ export const route = defineRoute({
     },
   },
   errors: ['NOT_FOUND'],
-  core: async ({ params: { kpiId }, query, user }) => {
+  core: async ({ params: { kpiId }, query: { order, ...page }, user }) => {
     // The newest measurements, for the status, are read with the page: one round trip.
     const [found, recent] = await Promise.all([
-      getKpiWithMeasurements(db, user.tenantId, kpiId, query),
+      getKpiWithMeasurements(db, user.tenantId, kpiId, page, order),
       listRecentMeasurements(db, kpiId, RECENT_MEASUREMENTS),
     ]);
     if (!found) throw new AppError('NOT_FOUND', `KPI ${kpiId} not found.`);
@@ -93,7 +109,7 @@ export const route = defineRoute({
 });
 
 /**
- * The KPI and its measurements in one Query on the table; a later page also Gets the KPI.
+ * The KPI and its measurements in one Query on the table; a later page, or one newest first, also Gets the KPI.
  */
 export const deployment = defineDeployment({
   table: {

@@ -46,6 +46,21 @@ export const personView = (user: User): z.output<typeof personSchema> => ({
   updatedAt: user.updatedAt,
 });
 
+/** What an ADMIN or an EDITOR sees of a user who may own a KPI: who they are, nothing of their account. */
+export const kpiOwnerSchema = z
+  .object({
+    id: z.string().check(z.describe('The user’s id: a KPI’s `ownerId`.')),
+    name: z.nullable(z.string()).check(z.describe('`null` when none was given.')),
+    email: z.string().check(z.describe('The address they sign in with (lower case).')),
+  })
+  .check(z.meta({ id: 'KpiOwner', description: 'An active user of the tenant, who may own a KPI.' }));
+
+export const kpiOwnerView = (user: User): z.output<typeof kpiOwnerSchema> => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+});
+
 export const linkSchema = z
   .object({
     url: z

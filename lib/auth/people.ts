@@ -37,7 +37,7 @@ import {
 import { passwordProblem } from '../domain/password-policy';
 import { type Plan, USER_LIMITS } from '../domain/plan';
 import type { Tenant } from '../domain/tenant';
-import type { Role } from '../domain/user';
+import { type Role, userStatus } from '../domain/user';
 import { AppError } from '../errors';
 import { audit, logAuditEvent } from '../logger';
 import { revocationReason } from './accounts';
@@ -113,6 +113,15 @@ const tenantOf = async (db: Database, tenantId: string): Promise<Tenant> => {
 /** The tenant's users, oldest first, a page at a time. */
 export const listPeople = (db: Database, tenantId: string, page: PageRequest) =>
   listUsers(db, tenantId, page);
+
+/**
+ * The tenant's active users, who may own a KPI: a page of its users with the invited and the
+ * deactivated left out, so a page may hold fewer than asked for and still have a cursor.
+ */
+export const listActivePeople = async (db: Database, tenantId: string, page: PageRequest) => {
+  const read = await listUsers(db, tenantId, page);
+  return { ...read, items: read.items.filter((user) => userStatus(user) === 'active') };
+};
 
 /**
  * Invites someone: an invited user (no password yet) and a one-time link to set one, valid 7 days.

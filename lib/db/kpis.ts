@@ -362,22 +362,32 @@ export const getKpiWithMeasurements = async (
   tenantId: string,
   kpiId: string,
   page: PageRequest,
+  order: 'oldest' | 'newest' = 'oldest',
 ): Promise<KpiWithMeasurements | undefined> => {
   const partition = keys.kpiPartition(kpiId);
   const kpiSk = keys.kpi(kpiId).sk;
   const isKpi = (item: Record<string, unknown>) => item.sk === kpiSk;
+  // Newest first, the KPI item (`KPI` sorts first) would come last: the Query keeps to the measurements.
+  const newest = order === 'newest';
+  const { skPrefix } = keys.measurementsOfKpi(kpiId);
   const [kpiItem, result] = await Promise.all([
-    page.cursor
+    page.cursor || newest
       ? db.client
           .send(new GetCommand({ TableName: db.tableName, Key: keys.kpi(kpiId) }))
           .then(({ Item }) => Item)
       : undefined,
     queryPage(
       db,
-      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition.pk } },
+      newest
+        ? {
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': partition.pk, ':prefix': skPrefix },
+            ScanIndexForward: false,
+          }
+        : { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition.pk } },
       partition,
-      // The first page also holds the KPI item: one more than the measurements asked for.
-      page.cursor ? page : { limit: page.limit + 1 },
+      // The first page in period order also holds the KPI item: one more than the measurements asked for.
+      page.cursor || newest ? page : { limit: page.limit + 1 },
       (item) => item,
     ),
   ]);

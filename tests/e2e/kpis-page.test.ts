@@ -238,18 +238,18 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(await cell(page, name, 'Period').textContent()).toBe('Jun 2025');
     expect(await cell(page, name, 'Received').locator('time').count()).toBe(1);
     expect(await cell(page, name, 'Trend').locator('svg polyline').count()).toBe(1);
-    expect(await cell(page, name, 'Status').textContent()).toBe('ReceivingExpected monthly (1 h grace).');
+    expect(await cell(page, name, 'Freshness').textContent()).toBe('ReceivingExpected monthly (1 h grace).');
     expect(await rowOf(page, name).getAttribute('data-quiet')).toBeNull();
 
     const quiet = fixture.silent.name;
     expect(await rowOf(page, quiet).getAttribute('data-quiet')).toBe('');
     // The badge says it in words, with the moment in a <time>: quiet since a day and an hour after
     // the KPI's creation, as nothing ever arrived.
-    expect(await cell(page, quiet, 'Status').textContent()).toMatch(
+    expect(await cell(page, quiet, 'Freshness').textContent()).toMatch(
       /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}No data yet\. Expected daily \(1 h grace\)\.$/,
     );
     const since = Date.parse(fixture.silent.createdAt) + 25 * 3_600_000;
-    expect(await cell(page, quiet, 'Status').locator('.badge.quiet time').getAttribute('datetime')).toBe(
+    expect(await cell(page, quiet, 'Freshness').locator('.badge.quiet time').getAttribute('datetime')).toBe(
       new Date(since).toISOString(),
     );
     expect(await page.locator('#list-summary').textContent()).toBe('2 KPIs, 1 quiet.');
@@ -267,7 +267,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(await page.locator('#type-filter').inputValue()).toBe('OKR_KEY_RESULT');
     expect(await page.locator('#kpi-body tr').count()).toBe(1);
     // The KPI's own view says it too, from GET /kpis/{kpiId}.
-    await rowOf(page, quiet).getByRole('link').click();
+    await rowOf(page, quiet).locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #detail-meta').waitFor();
     expect(await page.locator('#detail-meta .badge.quiet').textContent()).toMatch(/^Quiet since /);
     await expectAccessible(page, 'quiet KPI detail');
@@ -399,7 +399,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     const names = () => page.locator('#kpi-body a.kpi-name').allTextContents();
     const statuses = () =>
       page
-        .locator('#kpi-body [data-label="Target status"]')
+        .locator('#kpi-body [data-label="Target"]')
         .evaluateAll((cells) =>
           cells.map((cell) => (cell as HTMLElement).innerText.replace(/\s+/g, ' ').trim()),
         );
@@ -421,13 +421,13 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
       '— qualitative, no status',
     ]);
     // The qualitative KPI's dash is explained to a screen reader and on hover.
-    const none = cell(page, 'Foxtrot position', 'Target status').locator('.status-none');
+    const none = cell(page, 'Foxtrot position', 'Target').locator('.status-none');
     expect(await none.textContent()).toBe('—qualitative, no status');
     expect(await none.getAttribute('title')).toBe('A qualitative KPI has no target to track');
     expect(await page.locator('#list-summary').textContent()).toMatch(/, 1 off track\.$/);
     // The words carry the status; the colours differ as well.
     const colour = (name: string) =>
-      cell(page, name, 'Target status')
+      cell(page, name, 'Target')
         .locator('.badge')
         .evaluate((badge) => getComputedStyle(badge).backgroundColor);
     const colours = new Set([
@@ -464,7 +464,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
     expect(await page.locator('#sort').inputValue()).toBe('name');
     expect((await names())[0]).toBe('Alpha revenue');
-    await rowOf(page, 'Bravo margin').getByRole('link').click();
+    await rowOf(page, 'Bravo margin').locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     expect(await page.locator('#detail-meta .badge').textContent()).toBe('Off track');
     await expectAccessible(page, 'detail from the list by name');
@@ -509,7 +509,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(lines).toBe(1);
     await noSideways(page, 1280);
     for (const [name, label] of Object.entries(expected)) {
-      await rowOf(page, name).getByRole('link').click();
+      await rowOf(page, name).locator('a.kpi-name').click();
       await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
       expect(await text(page.locator('#measurement-body th[data-label="Period"]')), name).toBe(label);
       await page.goBack();
@@ -523,7 +523,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     await signIn(page, fixture.email, fixture.password);
     await noSideways(page, 375);
     await shot(page, 'kpis-04-list-375px');
-    await rowOf(page, fixture.pushed.name).getByRole('link').click();
+    await rowOf(page, fixture.pushed.name).locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     await noSideways(page, 375);
     const chart = await page.locator('#chart canvas').boundingBox();
@@ -540,17 +540,17 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     const { page, errors } = await openPage({ viewport: { width: 1100, height: 900 } });
     await signIn(page, viewer.email, viewer.password);
     const stopped = acme.kpis.find((kpi) => kpi.type === 'PRODUCT_SCORECARD_KPI')!;
-    expect(await cell(page, stopped.name, 'Status').textContent()).toMatch(
+    expect(await cell(page, stopped.name, 'Freshness').textContent()).toMatch(
       /^Quiet since [A-Z][a-z]{2} \d{1,2}, \d{4}Last data [A-Z][a-z]{2} \d{1,2}, \d{4}\. Expected monthly \(72 h grace\)\.$/,
     );
     const bsc = acme.kpis.find((kpi) => kpi.type === 'BSC_KPI')!;
-    expect(await cell(page, bsc.name, 'Status').textContent()).toBe(
+    expect(await cell(page, bsc.name, 'Freshness').textContent()).toBe(
       'ReceivingExpected monthly (24 h grace).',
     );
     const swot = acme.kpis.find((kpi) => kpi.type === 'SWOT_KPI')!;
-    expect(await cell(page, swot.name, 'Status').textContent()).toBe('No cadence set');
+    expect(await cell(page, swot.name, 'Freshness').textContent()).toBe('');
     await shot(page, 'kpis-06-demo-list');
-    await rowOf(page, bsc.name).getByRole('link').click();
+    await rowOf(page, bsc.name).locator('a.kpi-name').click();
     await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
     // The seeded history came through the seed's key (other tests may have pushed the current month
     // with keys of their own).
@@ -612,7 +612,7 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
       new RegExp(`/api/kpis/${fixture.pushed.id}\\?`),
       'Measurements are being moved.',
     );
-    await rowOf(page, fixture.pushed.name).getByRole('link').click();
+    await rowOf(page, fixture.pushed.name).locator('a.kpi-name').click();
     await detail.requested;
     await page.locator('#detail-loading', { hasText: 'Loading the KPI…' }).waitFor();
     expect(await page.locator('#detail').getAttribute('aria-busy')).toBe('true');
@@ -710,6 +710,75 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     const yearTicks = await dateTicks();
     expect(yearTicks).toContain('2 Jan 2026');
     for (const tick of yearTicks) expect(tick).toMatch(/^\d{1,2} (Dec 2025|Jan 2026)$/);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the KPI page for those who manage KPIs', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
+  it('opens a long history on its last 12 periods in a bounded number of requests, earlier ones on request; rows archive and restore in place', async () => {
+    const isoDate = (date: Date) => date.toISOString().slice(0, 10);
+    const months: Pushed[] = Array.from({ length: 48 }, (_, i) => ({
+      periodStart: isoDate(new Date(Date.UTC(2021, i, 1))),
+      periodEnd: isoDate(new Date(Date.UTC(2021, i + 1, 0))),
+      actual: i,
+    }));
+    const tenant = await tenantWith([
+      { type: 'BSC_KPI', name: 'Long history', measurements: months },
+      { type: 'BSC_KPI', name: 'Short history', measurements: [] },
+    ]);
+    const [long, short] = tenant.kpis;
+    const { page, errors } = await openPage();
+    await signIn(page, tenant.email, tenant.password);
+    const lead = await page.locator('main .lead').textContent();
+
+    const requested: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().includes('/api/')) requested.push(req.url());
+    });
+    await rowOf(page, 'Long history').getByRole('link', { name: 'Long history', exact: true }).click();
+    await page.locator('#detail:not([aria-busy]) #measurement-body tr').first().waitFor();
+    const rows = page.locator('#measurement-body tr');
+    expect(await rows.count()).toBe(12);
+    expect(await rows.first().locator('[data-label="Period"]').textContent()).toBe('Dec 2024');
+    const detailRequests = requested.filter((url) => url.includes(`/kpis/${long!.id}`));
+    expect(detailRequests.map((url) => new URL(url).search)).toEqual(
+      expect.arrayContaining(['?order=newest&limit=12']),
+    );
+    // The detail, its projection and the key names: never a request per page of history.
+    expect(requested.length).toBeLessThanOrEqual(4);
+    expect(await page.locator('#detail-meta').textContent()).toMatch(/last 12 periods/);
+    // The detail has its own lead, and no count of measurements in the status line.
+    expect(await page.locator('main .lead').textContent()).not.toBe(lead);
+    expect(await page.locator('#status').textContent()).not.toMatch(/measurement/);
+
+    await page.locator('#periods-more').click();
+    await expect.poll(() => rows.count()).toBe(24);
+    await page.locator('#periods-more').click();
+    await expect.poll(() => rows.count()).toBe(48);
+    expect(await page.locator('#periods-more').count()).toBe(0);
+    expect(await rows.last().locator('[data-label="Period"]').textContent()).toBe('Jan 2021');
+    expect(requested.length).toBeLessThanOrEqual(6);
+    await expectAccessible(page, 'detail with earlier periods');
+
+    // Back in the list: Edit and Targets lead to the strategy page's forms; Archive and Restore act here.
+    await page.locator('#back').click();
+    await page.locator('#list:not([aria-busy]) #kpi-body tr').first().waitFor();
+    const row = rowOf(page, 'Short history');
+    expect(await row.getByRole('link', { name: 'Edit Short history' }).getAttribute('href')).toBe(
+      `strategy?kpi=${short!.id}&do=edit`,
+    );
+    expect(await row.getByRole('link', { name: 'Targets Short history' }).getAttribute('href')).toBe(
+      `strategy?kpi=${short!.id}&do=targets`,
+    );
+    expect(await page.locator('#kpi-new').getAttribute('href')).toBe('strategy?do=new');
+    await expectAccessible(page, 'list with row actions');
+    await row.getByRole('button', { name: 'Archive Short history' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    await page.locator('#archived-filter').check();
+    await row.getByRole('button', { name: 'Restore Short history' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    await page.locator('#archived-filter').uncheck();
+    await row.waitFor();
     expect(errors).toEqual([]);
   });
 });

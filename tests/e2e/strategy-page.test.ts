@@ -94,6 +94,23 @@ describe('the strategy page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, 
     expect(errors).toEqual([]);
   });
 
+  it('offers an EDITOR every active user of the tenant as a KPI’s owner', async () => {
+    const acme = seed().tenants[0]!;
+    const editor = acme.users.find((user) => user.role === 'EDITOR')!;
+    const admin = acme.users.find((user) => user.role === 'ADMIN')!;
+    const { page, errors } = await open(editor);
+    await page.locator('#kpi-new').click();
+    const owners = await page.locator('#kpi-owner option').allTextContents();
+    expect(owners[0]).toBe('No owner');
+    expect(owners.some((owner) => owner.includes(admin.email))).toBe(true);
+    expect(owners.filter((owner) => owner.startsWith('You (') && owner.includes(editor.email))).toHaveLength(
+      1,
+    );
+    await expectAccessible(page, 'KPI form with the owners');
+    await page.locator('#kpi-cancel').click();
+    expect(errors).toEqual([]);
+  });
+
   it('a VIEWER reads the cycles and their counts, without a write control', async () => {
     const acme = seed().tenants[0]!;
     const viewer = acme.users.find((user) => user.role === 'VIEWER')!;

@@ -1,6 +1,6 @@
 /**
- * What loads the KPI page's data: the list a page at a time, one KPI with all its measurements, and
- * the tenant's key names for the measurement table.
+ * What loads the KPI page's data: the list a page at a time, one KPI with its newest periods (more on
+ * request), archiving and restoring from the list, and the tenant's key names for the measurement table.
  */
 import type {
   ApiKeyPage,
@@ -23,8 +23,8 @@ export const listQueryOf = ({ type, cycle, archived }: Route): ListQuery => ({
   archived,
 });
 
-/** The largest page `GET /kpis/{id}` gives: most KPIs arrive in one request. */
-const DETAIL_PAGE = 1000;
+/** The periods the detail opens on; each "Show more" loads as many again as are shown, up to a page's 1,000. */
+const PERIODS = 12;
 
 const listLoads = newestLoad(page);
 const detailLoads = newestLoad(page);
@@ -97,14 +97,59 @@ const loadProjection = (kpiId: string): Promise<KpiProjectionResponse | null> =>
     return null;
   });
 
-/** Every page of a KPI's measurements (one for most KPIs), and its projection. */
+/** A page of the KPI's periods, newest first: what the chart shows costs what it reads, whatever the KPI holds. */
+const periodsPage = (kpiId: string, limit: number, cursor = '') =>
+  api<KpiDetailResponse>(
+    'GET',
+    `/kpis/${encodeURIComponent(kpiId)}?order=newest&limit=${limit}${cursor && `&cursor=${encodeURIComponent(cursor)}`}`,
+  );
+
+/** The KPI with its last periods, and its projection. */
 const loadMeasurements = async (kpiId: string): Promise<Detail> => {
-  const [pages, projection] = await Promise.all([
-    loadEvery<KpiDetailResponse>(`/kpis/${encodeURIComponent(kpiId)}?limit=${DETAIL_PAGE}`),
+  const [{ measurements, nextCursor, ...kpi }, projection] = await Promise.all([
+    periodsPage(kpiId, PERIODS),
     loadProjection(kpiId),
   ]);
-  const { measurements: _first, nextCursor: _next, ...kpi } = pages[0];
-  return { kpi, measurements: pages.flatMap((next) => next.measurements), projection };
+  return { kpi, measurements: measurements.reverse(), nextCursor, projection };
+};
+
+/** The periods before those shown, as many again as are shown. */
+export const morePeriods = async () => {
+  const { detail } = page.state;
+  if (!detail?.nextCursor) return;
+  const wanted = detailLoads();
+  page.update({ detailLoading: true, detailError: null });
+  try {
+    const older = await periodsPage(
+      detail.kpi.id,
+      Math.min(detail.measurements.length, 1000),
+      detail.nextCursor,
+    );
+    if (!wanted()) return;
+    const measurements = [...older.measurements.reverse(), ...detail.measurements];
+    page.update({ detail: { ...detail, measurements, nextCursor: older.nextCursor }, detailLoading: false });
+    page.announce(`${plural(measurements.length, 'period')} shown.`);
+  } catch (error) {
+    if (!(error instanceof SessionEnded) && wanted())
+      page.update({ detailLoading: false, detailError: describe(error) });
+  }
+};
+
+/**
+ * Archives (DELETE) or restores (PATCH) a KPI in the list; it then leaves the list it no longer belongs
+ * to. Reversible either way, so without a confirmation.
+ */
+export const setArchived = async (kpi: { id: string; name: string }, archived: boolean) => {
+  const path = `/kpis/${encodeURIComponent(kpi.id)}`;
+  try {
+    await (archived ? api('DELETE', path) : api('PATCH', path, { archived: false }));
+    const { list } = page.state;
+    if (list) page.update({ list: { ...list, items: list.items.filter((item) => item.id !== kpi.id) } });
+    focusById('list-title');
+    page.announce(`${kpi.name} ${archived ? 'archived' : 'restored'}.`);
+  } catch (error) {
+    if (!(error instanceof SessionEnded)) page.announce(describe(error));
+  }
 };
 
 export const loadDetail = async (kpiId: string, focus: boolean) => {
@@ -117,7 +162,6 @@ export const loadDetail = async (kpiId: string, focus: boolean) => {
     ]);
     if (!wanted()) return;
     page.update({ detail, keyNames, detailLoading: false });
-    page.announce(`${detail.kpi.name}: ${plural(detail.measurements.length, 'measurement')}.`);
   } catch (error) {
     if (error instanceof SessionEnded || !wanted()) return;
     page.update({ detailLoading: false, detailError: describe(error) });

@@ -23,7 +23,10 @@ import { detailView, listView } from './views';
 
 page.start({
   title: 'KPIs',
-  lead: html`What your external systems pushed: each KPI's latest value, when it arrived and which API key sent
+  lead: ({ route }) =>
+    route.kpiId
+      ? html`One KPI: its values against target and forecast by period, its projection, and what wrote each value.`
+      : html`What your external systems pushed: each KPI's latest value, when it arrived and which API key sent
     it, and how it tracks its target.`,
   content: (state) => (state.route.kpiId ? detailView(state) : listView(state)),
   documentTitle: ({ route, detail }) =>

@@ -20,10 +20,12 @@ type StatusValue = NonNullable<KpiStatusResponse>['value'];
 /** The list's order: by status, the KPIs furthest from their target first, or by name. */
 export type Sort = 'status' | 'name';
 
-/** One KPI with every page of its measurements, in period order. */
+/** One KPI with its newest periods loaded, in period order. */
 export interface Detail {
   kpi: Omit<KpiDetailResponse, 'measurements' | 'nextCursor'> & { targets?: KpiTarget[] };
   measurements: Measurement[];
+  /** Where the older periods continue; undefined once every period is loaded. */
+  nextCursor: string | undefined;
   /** Where the KPI is heading; null when it could not be loaded. */
   projection: KpiProjectionResponse | null;
 }

@@ -3,13 +3,12 @@
  * and sorted) and one KPI's detail (its chart and its measurements with the keys that pushed them).
  */
 import { html, nothing, svg } from 'lit-html';
-import { repeat } from 'lit-html/directives/repeat.js';
 import type { ApiKeyResponse } from '../shared/api-types';
 import { plural } from '../shared/format';
 import { groupByCycle, NO_CYCLE, NO_OWNER, ownedBy, ownerName, ownersOf } from '../shared/groups';
 import { canEdit } from '../shared/shell';
 import { dayCell, loadFailed, loadingNotice, timeCell } from '../shared/view';
-import { isListOf, listQueryOf, more, retryDetail, retryList } from './actions';
+import { isListOf, listQueryOf, more, morePeriods, retryDetail, retryList, setArchived } from './actions';
 import { chart, moveCursor } from './chart';
 import { backtestInWords, chanceInWords, formatPeriod, formatValue, readout } from './format';
 import { filter, follow, listSearch, refine, sortBy } from './routes';
@@ -46,12 +45,12 @@ const quietMark = (kpi: Arrivals) =>
     kpi.lastMeasurementAt ? html`Last data ${dayCell(kpi.lastMeasurementAt)}.` : 'No data yet.'
   } ${expectation(kpi)}</span></span>`;
 
-/** Whether data arrives as expected: quiet, receiving, or no expectation (no cadence). */
+/** Whether data arrives as expected: quiet, receiving, or nothing where no cadence is expected. */
 const arrivalView = (kpi: Arrivals) =>
   kpi.quiet
     ? quietMark(kpi)
     : kpi.cadence === 'none'
-      ? html`<span class="sub">No cadence set</span>`
+      ? nothing
       : html`<span><span class="badge receiving">Receiving</span><span class="sub">${expectation(kpi)}</span></span>`;
 
 const sparkline = (points: Point[]) => {
@@ -104,16 +103,20 @@ const statusView = (status: KpiItem['status'], latest: Point | null) => {
 const manageLink = (kpi: KpiItem, action: 'edit' | 'targets' | 'archive' | 'restore', label: string) =>
   html`<a class="action" id="kpi-${action}" href="strategy?kpi=${encodeURIComponent(kpi.id)}&do=${action}" aria-label="${label} ${kpi.name}">${label}</a>`;
 
-/** An archived KPI's mark, and for those who may, its way to be restored. */
-const archivedMark = (kpi: KpiItem, editable: boolean) =>
-  kpi.archivedAt
-    ? html`<span class="sub"><span class="badge archived">Archived</span> ${editable ? manageLink(kpi, 'restore', 'Restore') : nothing}</span>`
-    : nothing;
+const archivedMark = (kpi: KpiItem) =>
+  kpi.archivedAt ? html`<span class="sub"><span class="badge archived">Archived</span></span>` : nothing;
+
+/** A row's actions for ADMIN and EDITOR: Edit and Targets open the strategy page's forms; Archive and Restore act here. */
+const rowActions = (kpi: KpiItem) => {
+  const archived = kpi.archivedAt !== undefined;
+  const label = archived ? 'Restore' : 'Archive';
+  return html`<td data-label="Actions" class="row-actions">${archived ? nothing : html`${manageLink(kpi, 'edit', 'Edit')} ${manageLink(kpi, 'targets', 'Targets')} `}<button type="button" class="action" aria-label="${label} ${kpi.name}" @click=${() => setArchived(kpi, !archived)}>${label}</button></td>`;
+};
 
 const kpiRow = (kpi: KpiItem, route: Route, editable: boolean) => {
   const latest = kpi.activity?.latest ?? null;
   return html`<tr data-kpi-id=${kpi.id} ?data-quiet=${kpi.quiet} ?data-archived=${kpi.archivedAt !== undefined} data-status=${kpi.status?.value ?? 'none'}>
-    <th scope="row" data-label="KPI">${kpiLink(kpi, route)}${archivedMark(kpi, editable)}</th>
+    <th scope="row" data-label="KPI">${kpiLink(kpi, route)}${archivedMark(kpi)}</th>
     <td data-label="Type">${TYPE_LABELS[kpi.type] ?? kpi.type}</td>
     <td data-label="Latest">${
       latest
@@ -127,8 +130,9 @@ const kpiRow = (kpi: KpiItem, route: Route, editable: boolean) => {
     <td data-label="Period">${latest ? formatPeriod(latest.periodStart, latest.periodEnd) : '—'}</td>
     <td data-label="Received">${timeCell(latest?.receivedAt ?? null, '—')}</td>
     <td data-label="Trend">${sparkline([...(kpi.activity?.recent ?? [])].reverse())}</td>
-    <td data-label="Target status">${statusView(kpi.status, latest)}</td>
-    <td data-label="Status">${arrivalView(kpi)}</td>
+    <td data-label="Target">${statusView(kpi.status, latest)}</td>
+    <td data-label="Freshness">${arrivalView(kpi)}</td>
+    ${editable ? rowActions(kpi) : nothing}
   </tr>`;
 };
 
@@ -170,22 +174,16 @@ const refinements = (state: State, items: KpiItem[]) => {
     </div>`;
 };
 
-const COLUMNS = 8;
-
 /** The rows of the list: under a heading per cycle once the tenant's KPIs are in cycles. */
 const listRows = (state: State, items: KpiItem[], editable: boolean) => {
   const { route } = state;
   const groups = groupByCycle(items, state.cycles);
-  const rows = (group: KpiItem[]) =>
-    repeat(
-      sorted(group, route.sort),
-      (kpi) => kpi.id,
-      (kpi) => kpiRow(kpi, route, editable),
-    );
+  // By position, not keyed: a row's cells are rendered anew when the order changes, at no bundle cost.
+  const rows = (group: KpiItem[]) => sorted(group, route.sort).map((kpi) => kpiRow(kpi, route, editable));
   if (groups.every((group) => group.cycle === null)) return rows(items);
   return groups.map(
     (group) =>
-      html`<tr class="group" data-group=${group.cycle?.id ?? NO_CYCLE}><th scope="colgroup" colspan=${COLUMNS}>${
+      html`<tr class="group" data-group=${group.cycle?.id ?? NO_CYCLE}><th scope="colgroup" colspan=${editable ? 9 : 8}>${
         group.cycle ? group.cycle.name : 'No cycle'
       } <span class="sub">${plural(group.items.length, 'KPI')}</span></th></tr>${rows(group.items)}`,
   );
@@ -257,8 +255,9 @@ export const listView = (state: State) => {
                   <th scope="col">Period</th>
                   <th scope="col">Received</th>
                   <th scope="col">Trend</th>
-                  <th scope="col" aria-sort=${sort === 'status' ? 'other' : nothing}>Target status</th>
-                  <th scope="col">Status</th>
+                  <th scope="col" aria-sort=${sort === 'status' ? 'other' : nothing}>Target</th>
+                  <th scope="col">Freshness</th>
+                  ${editable ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : nothing}
                 </tr>
               </thead>
               <tbody id="kpi-body">${listRows(state, items, editable)}</tbody>
@@ -361,11 +360,12 @@ const measurementsView = (state: State, detail: Detail) => {
         </ul>
         <p id="chart-help" class="hint">
           Actual against target and forecast by period. Focus the chart and use the arrow keys (Home, End) to
-          read each period; the table below has every value.
+          read each period; the table below has every value shown.
         </p>
         <p id="chart-readout" class="readout">${text}</p>
       </figcaption>
     </figure>
+    ${detail.nextCursor && !state.detailLoading ? html`<p><button type="button" id="periods-more" @click=${morePeriods}>Show earlier periods</button></p>` : nothing}
     ${projectionView(detail)}
     <h3 id="measurements-title">Measurements</h3>
     <table id="measurement-table" aria-labelledby="measurements-title">
@@ -428,10 +428,7 @@ export const detailView = (state: State) => {
     <h2 id="detail-title" tabindex="-1">${detail?.kpi.name ?? summary?.name ?? 'KPI'}</h2>
     ${
       detail
-        ? html`<p id="detail-meta" class="hint">${TYPE_LABELS[detail.kpi.type] ?? detail.kpi.type} (${detail.kpi.type}) · ${plural(
-            detail.measurements.length,
-            'period',
-          )} · ${statusView(detail.kpi.status, detail.measurements.at(-1) ?? null)}${targetSourceText(detail)}${detail.kpi.quiet ? html` · ${quietMark(detail.kpi)}` : nothing}</p>
+        ? html`<p id="detail-meta" class="hint">${TYPE_LABELS[detail.kpi.type] ?? detail.kpi.type} (${detail.kpi.type}) · ${detail.nextCursor ? 'last ' : ''}${plural(detail.measurements.length, 'period')} · ${statusView(detail.kpi.status, detail.measurements.at(-1) ?? null)}${targetSourceText(detail)}${detail.kpi.quiet ? html` · ${quietMark(detail.kpi)}` : nothing}</p>
           ${settingsView(state, detail)}`
         : nothing
     }

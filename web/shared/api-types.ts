@@ -10,6 +10,7 @@ import type { route as getKpiProjection } from '../../functions/get-kpi-projecti
 import type { route as inviteUser } from '../../functions/invite-user';
 import type { route as listApiKeys } from '../../functions/list-api-keys';
 import type { route as listAuditEvents } from '../../functions/list-audit-events';
+import type { route as listKpiOwners } from '../../functions/list-kpi-owners';
 import type { route as listKpis } from '../../functions/list-kpis';
 import type { route as listPullIntegrationRuns } from '../../functions/list-pull-integration-runs';
 import type { route as listPullIntegrations } from '../../functions/list-pull-integrations';
@@ -34,6 +35,7 @@ export type RolledApiKeyResponse = RolledApiKeyView;
 export type RevokedApiKeyResponse = ResponseBody<typeof revokeApiKey, 200>;
 export type KpiDetailResponse = ResponseBody<typeof getKpi, 200>;
 export type KpiPage = ResponseBody<typeof listKpis, 200>;
+export type KpiOwnerPage = ResponseBody<typeof listKpiOwners, 200>;
 export type KpiProjectionResponse = ResponseBody<typeof getKpiProjection, 200>;
 export type AuditEventPage = ResponseBody<typeof listAuditEvents, 200>;
 /** Where a KPI stands against its target; null for a qualitative KPI. */

@@ -201,7 +201,8 @@ export interface PageDefinition<S extends object> {
 /** What a page shows and does once it starts. */
 export interface PageView<S extends object> {
   title: string;
-  lead: TemplateResult;
+  /** Under the title; a function when it changes with the state (a list and its detail). */
+  lead: TemplateResult | ((state: PageState<S>) => TemplateResult);
   /** What the page shows while signed in, under its title and lead. */
   content(state: PageState<S>): TemplateResult;
   /** The page's dialogs: rendered always (closed while signed out), so that each stays one element. */
@@ -396,7 +397,7 @@ export const createPage = <S extends object>(definition: PageDefinition<S>): Pag
       html`${header(shell, definition.name)}
         <main id="main">
           <h1>${shownView.title}</h1>
-          <p class="lead">${shownView.lead}</p>
+          <p class="lead">${typeof shownView.lead === 'function' ? shownView.lead(state) : shownView.lead}</p>
           <p id="status" class="status" role="status" aria-live="polite">${shell.status}</p>
           ${signIn(shell)} ${shell.claims ? shownView.content(state) : nothing}
         </main>

@@ -4,9 +4,9 @@
  * and deleting a cycle. A problem the API names a field of is shown on that field.
  */
 import { utcDay } from '../../lib/domain/calendar';
-import type { KpiDetailResponse, KpiPage, KpiTarget } from '../shared/api-types';
+import type { KpiDetailResponse, KpiOwnerPage, KpiPage, KpiTarget } from '../shared/api-types';
 import { loadCycles, loadEvery, newestLoad } from '../shared/load';
-import { ApiError, api, describe, SessionEnded } from '../shared/shell';
+import { ApiError, api, canEdit, describe, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
 import { type Cycle, type FieldError, type KpiItem, openDialog, page } from './state';
 import { fillRows, parsePastedTargets, targetRows, targetsBody } from './targets';
@@ -20,21 +20,30 @@ const loads = newestLoad(page);
 const withCounts = (cycle: Cycle) =>
   api<Cycle>('GET', `/strategic-cycles/${encodeURIComponent(cycle.id)}`).catch(() => cycle);
 
-/** The KPIs (the archived ones too while asked) and the cycles with their counts. */
+/** Whom the KPI form offers as owner, for those who may change KPIs; null (the form offers "You") if unread. */
+const loadOwners = () =>
+  canEdit(page.state.shell)
+    ? loadEvery<KpiOwnerPage>('/kpi-owners?limit=100')
+        .then((pages) => pages.flatMap((owners) => owners.items))
+        .catch(() => null)
+    : Promise.resolve(null);
+
+/** The KPIs (the archived ones too while asked), the cycles with their counts and the possible owners. */
 export const load = async () => {
   const wanted = loads();
   page.update({ loading: true, loadError: null });
   try {
     // `?archived=true` lists the archived KPIs instead of the live ones.
-    const [kpis, cycles] = await Promise.all([
+    const [kpis, cycles, owners] = await Promise.all([
       Promise.all([
         loadEvery<KpiPage>('/kpis?limit=1000'),
         page.state.archived ? loadEvery<KpiPage>('/kpis?limit=1000&archived=true') : [],
       ]).then((lists) => lists.flat()),
       loadCycles().then((cycles) => Promise.all(cycles.map(withCounts))),
+      loadOwners(),
     ]);
     if (!wanted()) return;
-    page.update({ kpis: kpis.flatMap((next) => next.items), cycles, loading: false });
+    page.update({ kpis: kpis.flatMap((next) => next.items), cycles, owners, loading: false });
   } catch (error) {
     if (error instanceof SessionEnded || !wanted()) return;
     page.update({ loading: false, loadError: describe(error) });

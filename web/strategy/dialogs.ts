@@ -74,11 +74,27 @@ const options = <V extends string>(labels: Record<V, string>, selected: string) 
     (value) => html`<option value=${value} ?selected=${value === selected}>${labels[value]}</option>`,
   );
 
+/**
+ * The owners the form offers, as [id, label]: the tenant's active users when they could be read, else
+ * the signed-in user; and the KPI's own owner when it is no longer among them (deactivated).
+ */
+const ownerOptions = (state: State, current: string | undefined): [string, string][] => {
+  const me = state.shell.claims;
+  const mine = (id: string, label: string) => (id === me?.sub ? `You (${label})` : label);
+  const offered: [string, string][] = state.owners
+    ? state.owners.map((o) => [o.id, mine(o.id, o.name ? `${o.name}, ${o.email}` : o.email)])
+    : me?.sub
+      ? [[me.sub, mine(me.sub, me.email ?? me.sub)]]
+      : [];
+  return current && !offered.some(([id]) => id === current)
+    ? [...offered, [current, ownerName(me?.sub, current)]]
+    : offered;
+};
+
 const kpiDialog = (state: State, dialog: DialogOf<'kpi'> | null) =>
   frame('kpi', dialog, (dialog) => {
     const kpi = dialog.editing;
     const errors = dialog.fieldErrors;
-    const me = state.shell.claims;
     const input =
       (id: string, name: string, value: string, extra: { type?: string; required?: boolean } = {}) =>
       (describedBy: string, invalid: boolean) =>
@@ -126,7 +142,7 @@ const kpiDialog = (state: State, dialog: DialogOf<'kpi'> | null) =>
       </div>
       <div class="inline-fields">
         ${field(errors, { id: 'kpi-cycle', name: 'cycleId', label: 'Strategic cycle', optional: true }, select('kpi-cycle', 'cycleId', html`<option value="">No cycle</option>${(state.cycles ?? []).map((cycle) => html`<option value=${cycle.id} ?selected=${cycle.id === kpi?.cycleId}>${cycle.name}</option>`)}`))}
-        ${field(errors, { id: 'kpi-owner', name: 'ownerId', label: 'Owner', optional: true }, select('kpi-owner', 'ownerId', html`<option value="">No owner</option>${me?.sub ? html`<option value=${me.sub} ?selected=${kpi?.ownerId === me.sub}>You (${me.email ?? me.sub})</option>` : nothing}${kpi?.ownerId && kpi.ownerId !== me?.sub ? html`<option value=${kpi.ownerId} selected>${ownerName(me?.sub, kpi.ownerId)}</option>` : nothing}`))}
+        ${field(errors, { id: 'kpi-owner', name: 'ownerId', label: 'Owner', optional: true }, select('kpi-owner', 'ownerId', html`<option value="">No owner</option>${ownerOptions(state, kpi?.ownerId).map(([id, label]) => html`<option value=${id} ?selected=${id === kpi?.ownerId}>${label}</option>`)}`))}
       </div>
       ${message('kpi-form-error', 'error', dialog.error, 'alert')}
       <div class="actions">

@@ -4,12 +4,13 @@
  */
 import type { KpiPeriod, PeriodSpan } from '../../lib/domain/calendar';
 import type { KpiCadence, KpiDirection } from '../../lib/domain/kpi';
-import type { CycleResponse, CycleStatus, KpiPage, StatusCounts } from '../shared/api-types';
+import type { CycleResponse, CycleStatus, KpiOwnerPage, KpiPage, StatusCounts } from '../shared/api-types';
 import { pageDialog } from '../shared/dialog';
 import { createPage, type PageState } from '../shared/shell';
 
 export type KpiItem = KpiPage['items'][number];
 export type Cycle = CycleResponse;
+export type KpiOwner = KpiOwnerPage['items'][number];
 
 /** A field the API named in its problem, with what it said. */
 export interface FieldError {
@@ -41,6 +42,8 @@ export interface Strategy {
   kpis: KpiItem[] | null;
   /** The tenant's cycles, each with its KPIs' status counts; null until they loaded. */
   cycles: Cycle[] | null;
+  /** Whom a KPI may be given to (`GET /kpi-owners`); null for a VIEWER or when they could not be read. */
+  owners: KpiOwner[] | null;
   archived: boolean;
   loading: boolean;
   loadError: string | null;
@@ -51,7 +54,15 @@ export type State = PageState<Strategy>;
 
 export const page = createPage<Strategy>({
   name: 'strategy',
-  initial: { kpis: null, cycles: null, archived: false, loading: false, loadError: null, dialog: null },
+  initial: {
+    kpis: null,
+    cycles: null,
+    owners: null,
+    archived: false,
+    loading: false,
+    loadError: null,
+    dialog: null,
+  },
 });
 
 export const openDialog = pageDialog(page);

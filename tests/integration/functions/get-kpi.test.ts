@@ -118,6 +118,30 @@ describe('GET /kpis/{kpiId}: happy path', () => {
     expect(pages).toBe(2);
   });
 
+  it('with ?order=newest pages from the newest period back: limit=4 is the last 4 periods, the cursor the older ones', async () => {
+    const kpi = tenant.kpis[0]!;
+    const first = await get(kpi.id, bearer(tenant.users.VIEWER.token), { order: 'newest', limit: '4' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: kpi.id, name: kpi.name, nextCursor: expect.any(String) });
+    expect(first.body.measurements.map((m: { actual: number }) => m.actual)).toEqual([50, 40, 30, 20]);
+    const rest = await get(kpi.id, bearer(tenant.users.VIEWER.token), {
+      order: 'newest',
+      limit: '4',
+      cursor: first.body.nextCursor,
+    });
+    expect(rest.body.id).toBe(kpi.id);
+    expect(rest.body.measurements.map((m: { actual: number }) => m.actual)).toEqual([10, 0]);
+    expect(rest.body).not.toHaveProperty('nextCursor');
+    // Newest first reads what the page returns: the KPI by its key and `limit` measurements.
+    const { db: counted, calls } = instrument(db);
+    const newest = await getKpiWithMeasurements(counted, tenant.tenant.id, kpi.id, { limit: 2 }, 'newest');
+    expect(newest?.measurements.items.map((m) => m.actual)).toEqual([50, 40]);
+    expect(calls.map((call) => call.command).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+    const bad = await get(kpi.id, bearer(tenant.users.VIEWER.token), { order: 'latest' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('order');
+  });
+
   it('a KPI without measurements', async () => {
     const kpi = tenant.kpis[1]!;
     const result = await get(kpi.id, bearer(tenant.users.VIEWER.token));

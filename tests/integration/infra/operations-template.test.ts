@@ -27,6 +27,7 @@ import { handler as healthHandler } from '../../../functions/health';
 import { handler as inviteUserHandler } from '../../../functions/invite-user';
 import { handler as listKeysHandler } from '../../../functions/list-api-keys';
 import { handler as listAuditEventsHandler } from '../../../functions/list-audit-events';
+import { handler as listKpiOwnersHandler } from '../../../functions/list-kpi-owners';
 import { handler as listKpisHandler } from '../../../functions/list-kpis';
 import { handler as listMeasurementsHandler } from '../../../functions/list-measurements';
 import { handler as listPullRunsHandler } from '../../../functions/list-pull-integration-runs';
@@ -181,6 +182,7 @@ const JWT_FUNCTIONS = [
   'updateStrategicCycle',
   'deleteStrategicCycle',
   'listUsers',
+  'listKpiOwners',
   'inviteUser',
   'updateUser',
   'resetUserPassword',
@@ -1479,6 +1481,9 @@ describe('least privilege: what a run of each function sends', () => {
     },
     listUsers: async ({ users }) => ({
       run: async () => [await invoke(listUsersHandler, get('/users', bearer(users.ADMIN.token)))],
+    }),
+    listKpiOwners: async ({ users }) => ({
+      run: async () => [await invoke(listKpiOwnersHandler, get('/kpi-owners', bearer(users.EDITOR.token)))],
     }),
     inviteUser: async ({ users }) => ({
       run: async () => [

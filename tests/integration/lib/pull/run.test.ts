@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../../lib/db/keys';
+import { createKpi } from '../../../../lib/db/kpis';
 import {
   countRun,
   getIntegration,
@@ -9,6 +10,7 @@ import {
   type StoredIntegration,
   usageDaysOf,
 } from '../../../../lib/db/pull-integrations';
+import { updateKpi } from '../../../../lib/kpis/settings';
 import { createIntegration } from '../../../../lib/pull/definitions';
 import { createTokenCache } from '../../../../lib/pull/fetch';
 import { executeRun, runMessage, runNow } from '../../../../lib/pull/run';
@@ -18,6 +20,7 @@ import {
   readIntegration,
   removeIntegration,
 } from '../../../../lib/pull/service';
+import { archivedKpiMessage } from '../../../../lib/push/store';
 import { pullDeps, pullRunDeps } from '../../../../lib/runtime';
 import type { Publish } from '../../../../lib/webhooks/events';
 import {
@@ -30,6 +33,7 @@ import {
 import { overtaken } from '../../../support/instrumented-db';
 import { captureOutput } from '../../../support/output';
 import { type PullSource, startPullSource } from '../../../support/pull-source';
+import { storedMeasurements } from '../../../support/push';
 
 /**
  * A run (lib/pull/run.ts) and the service around it (lib/pull/service.ts) against DynamoDB Local and a
@@ -173,6 +177,49 @@ describe('the period of a run', () => {
       outcome: 'stored',
       bindings: [{ result: expect.stringMatching(/created|updated/) }],
     });
+  });
+});
+
+describe('a binding to an archived KPI', () => {
+  it('writes nothing to it, stores the others (partial), and the run and its record name the KPI; restored, it is written', async () => {
+    const archived = await createKpi(db, tenant.tenant.id, {
+      type: 'BSC_KPI',
+      name: 'Archived churn',
+      period: 'day',
+    });
+    const live = tenant.kpis[0]!;
+    const integration = await stored('/ok', {
+      bindings: [
+        { kpiId: live.id, kpiType: 'BSC_KPI', actual: 'value' },
+        { kpiId: archived.id, kpiType: 'BSC_KPI', actual: 'value' },
+      ],
+    });
+    const gone = (await updateKpi(db, tenant.tenant.id, archived.id, { archived: true }))!;
+    expect(gone.archivedAt).toEqual(expect.any(String));
+
+    const run = await runNow(pullRunDeps, tenant.tenant.id, integration.id);
+    const problem = archivedKpiMessage(gone);
+    expect(problem).toContain(`KPI ${archived.id} (Archived churn) is archived`);
+    expect(run).toMatchObject({
+      outcome: 'partial',
+      measurementsStored: 1,
+      bindings: [
+        { kpiId: live.id, result: expect.stringMatching(/created|updated/), problem: null },
+        { kpiId: archived.id, result: 'failed', actual: 3, problem },
+      ],
+    });
+    const [recorded] = (await runPage(db, integration.id, { limit: 10 })).items;
+    expect(recorded).toMatchObject({
+      id: run.id,
+      outcome: 'partial',
+      bindings: [{}, { result: 'failed', problem }],
+    });
+    expect(await storedMeasurements(tenant, archived.id)).toEqual([]);
+
+    await updateKpi(db, tenant.tenant.id, archived.id, { archived: false });
+    const again = await runNow(pullRunDeps, tenant.tenant.id, integration.id);
+    expect(again).toMatchObject({ outcome: 'stored', bindings: [{}, { result: 'created', problem: null }] });
+    expect(await storedMeasurements(tenant, archived.id)).toMatchObject([{ actual: 3 }]);
   });
 });
 
