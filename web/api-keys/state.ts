@@ -12,6 +12,7 @@ import type {
 import { pageDialog } from '../shared/dialog';
 import { plural } from '../shared/format';
 import { createPage, type PageState } from '../shared/shell';
+import type { KpiChoices } from './kpi-choices';
 
 type Plan = NonNullable<ApiKeyPage['plan']>;
 type Actor = ApiKeyResponse['revokedBy'];
@@ -34,13 +35,19 @@ export type Dialog =
       busy: boolean;
       nameError: string | null;
       expiresError: string | null;
+      kpis: KpiChoices;
+      kpisError: string | null;
+      /** The refused entries of the sources field, one line each. */
+      sourcesErrors: string[];
       error: string | null;
     }
   /** The raw key is in the state only while its dialog is open: the service never returns it again. */
   | { kind: 'reveal'; created: CreatedApiKeyResponse; rolled: Key | null; copied: string | null }
   | { kind: 'roll'; key: Key; busy: boolean; error: string | null }
-  /** The addresses a key works from. */
-  | { kind: 'sources'; key: Key; busy: boolean; error: string | null }
+  /** The addresses a key works from; `errors`: the refused entries, one line each. */
+  | { kind: 'sources'; key: Key; busy: boolean; errors: string[]; error: string | null }
+  /** The KPIs a key may push to. */
+  | { kind: 'scope'; key: Key; kpis: KpiChoices; busy: boolean; error: string | null }
   /** `alsoStops`: the old key of a roll whose grace period revoking `key` ends, known before confirming. */
   | { kind: 'revoke'; key: Key; alsoStops: Key | null; busy: boolean; error: string | null };
 export type DialogOf<K extends Dialog['kind']> = Extract<Dialog, { kind: K }>;
