@@ -7,21 +7,10 @@
 import { html, nothing } from 'lit-html';
 import type { KpiPage } from '../shared/api-types';
 import { api, describe, SessionEnded } from '../shared/shell';
-import { type DialogOf, openDialog, page } from './state';
+import { type DialogOf, type KpiChoices, openDialog, page } from './state';
 
 /** KPIs a page of choices holds: a screenful of checkboxes. */
 export const KPI_CHOICES_PAGE = 25;
-
-export interface KpiChoices {
-  /** The KPIs loaded so far, in the list's order. */
-  items: { id: string; name: string }[];
-  /** The next page's cursor; null when every KPI is loaded. */
-  nextCursor: string | null;
-  loading: boolean;
-  error: string | null;
-  /** The KPIs chosen, in the order they were chosen. */
-  selected: string[];
-}
 
 type Chooser = 'create' | 'scope';
 

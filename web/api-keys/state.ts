@@ -12,7 +12,6 @@ import type {
 import { pageDialog } from '../shared/dialog';
 import { plural } from '../shared/format';
 import { createPage, type PageState } from '../shared/shell';
-import type { KpiChoices } from './kpi-choices';
 
 type Plan = NonNullable<ApiKeyPage['plan']>;
 type Actor = ApiKeyResponse['revokedBy'];
@@ -27,6 +26,18 @@ export interface UsagePanel {
   loading: boolean;
   error: string | null;
   usage: ApiKeyUsageResponse | null;
+}
+
+/** The KPIs a dialog offers to choose a key's KPIs from (./kpi-choices.ts), and those chosen. */
+export interface KpiChoices {
+  /** The KPIs loaded so far, in the list's order. */
+  items: { id: string; name: string }[];
+  /** The next page's cursor; null when every KPI is loaded. */
+  nextCursor: string | null;
+  loading: boolean;
+  error: string | null;
+  /** The KPIs chosen, in the order they were chosen. */
+  selected: string[];
 }
 
 export type Dialog =
