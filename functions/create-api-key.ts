@@ -29,7 +29,7 @@ const createApiKeyRequestSchema = z
       .nullish(kpiScopeSchema)
       .check(
         z.describe(
-          'Optional KPI scope: 1 to 100 ids of KPIs of the tenant, each once; the key may push to these only. `null` or absent = every KPI. Fixed for the key’s life (a roll keeps it).',
+          'Optional KPI scope: 1 to 100 ids of KPIs of the tenant, each once; the key may push to these only. `null` or absent = every KPI. `PATCH /api-keys/{id}` changes it; a roll keeps it.',
         ),
       ),
     allowedSources: z

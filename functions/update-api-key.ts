@@ -1,16 +1,22 @@
 import * as z from 'zod/mini';
-import { ALLOWED_SOURCES_INPUT, allowedSourcesSchema, keyNameSchema } from '../lib/api-keys/inputs';
+import {
+  ALLOWED_SOURCES_INPUT,
+  allowedSourcesSchema,
+  keyNameSchema,
+  kpiScopeSchema,
+} from '../lib/api-keys/inputs';
 import { updateApiKey } from '../lib/api-keys/service';
 import { apiKeyView, apiKeyViewSchema } from '../lib/api-keys/views';
 import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
 import { apiKeyIdParams } from '../lib/http/schemas';
-import { apiKeyExample } from '../lib/openapi/examples';
+import { apiKeyExample, KPI_ID } from '../lib/openapi/examples';
 import { db, jwtEndpoint } from '../lib/runtime';
 
 /**
- * What a change of a key may set: its name, its source allowlist, or both. A field left out stays as
- * it is; `allowedSources: null` lets the key work from any address again. A body that sets nothing is
+ * What a change of a key may set: its name, its source allowlist, its KPI scope, or several. A field
+ * left out stays as it is; `allowedSources: null` lets the key work from any address again, and
+ * `kpiIds: null` lets it push to every KPI again. A body that sets nothing is
  * a mistake, not a change: 400.
  */
 const updateApiKeyRequestSchema = z
@@ -27,11 +33,21 @@ const updateApiKeyRequestSchema = z
           ),
         ),
     ),
+    kpiIds: z.optional(
+      z
+        .nullable(kpiScopeSchema)
+        .check(
+          z.describe(
+            'A new KPI scope: 1 to 100 ids of KPIs of the tenant, each once; it replaces the key’s scope. `null` = every KPI; absent: unchanged.',
+          ),
+        ),
+    ),
   })
   .check(
-    z.refine((body) => body.name !== undefined || body.allowedSources !== undefined, {
-      message: 'send name, allowedSources or both',
-    }),
+    z.refine(
+      (body) => body.name !== undefined || body.allowedSources !== undefined || body.kpiIds !== undefined,
+      { message: 'send at least one of name, allowedSources and kpiIds' },
+    ),
     z.meta({
       id: 'UpdateApiKeyRequest',
       description: 'The fields to change; those left out stay as they are.',
@@ -39,7 +55,8 @@ const updateApiKeyRequestSchema = z
   );
 
 /**
- * PATCH /api-keys/{id} (ADMIN): renames an active key or sets where it may be used from. A revoked or
+ * PATCH /api-keys/{id} (ADMIN): renames an active key, sets where it may be used from, or which KPIs
+ * it may push to. A revoked or
  * expired key is 409: it keeps what it was when it stopped.
  */
 export const route = defineRoute({
@@ -49,9 +66,9 @@ export const route = defineRoute({
   tag: 'API keys',
   summary: 'Change an API key',
   description: [
-    'ADMIN. Renames an active key, or sets the source addresses it works from (`allowedSources`), or both; the fields left out stay as they are, and the key itself (its raw value, scope and expiry) does not change. `allowedSources: null` lets the key work from any address again.',
+    'ADMIN. Renames an active key, sets the source addresses it works from (`allowedSources`), or the KPIs it may push to (`kpiIds`), or several of them; the fields left out stay as they are, and the key itself (its raw value and expiry) does not change. `allowedSources: null` lets the key work from any address again, `kpiIds: null` lets it push to every KPI again. An id in `kpiIds` that is not a KPI of the tenant is 400 naming it. A roll passes the scope and sources on to the new key.',
     '',
-    'A narrowed list applies to the very next request: the push handlers check the source again from a fresh read of the key, even while API Gateway still holds an earlier answer of the authorizer for that address. A revoked or expired key cannot be changed (409 `api-key-not-active`, with `keyStatus`): it keeps its name and sources as they were when it stopped. A rolled key in its grace period is active and can be changed; its replacement has a list of its own.',
+    'A narrowed list or scope applies to the very next request: the push handlers check the source again from a fresh read of the key, even while API Gateway still holds an earlier answer of the authorizer for that address. A revoked or expired key cannot be changed (409 `api-key-not-active`, with `keyStatus`): it keeps its name and sources as they were when it stopped. A rolled key in its grace period is active and can be changed; its replacement has a list of its own.',
   ].join('\n'),
   auth: 'jwt',
   roles: ['ADMIN'],
@@ -65,6 +82,8 @@ export const route = defineRoute({
       },
       rename: { summary: 'Rename', value: { name: 'Nightly cron (EU)' } },
       anySource: { summary: 'From any address again', value: { allowedSources: null } },
+      scope: { summary: 'Only one KPI', value: { kpiIds: [KPI_ID] } },
+      everyKpi: { summary: 'Every KPI again', value: { kpiIds: null } },
     },
   },
   responses: {
@@ -88,13 +107,14 @@ export const route = defineRoute({
 });
 
 /**
- * The key by id (Query on the index), its change with its audit event in one transaction (Update,
+ * The key by id (Query on the index), the KPIs of a new scope (BatchGet), its change with its audit event in one transaction (Update,
  * conditioned on it being active, and Put; GetItem after a refused condition says why); for the
  * answer its days of usage (Query on the table) and the users of its audit trail with the tenant
  * (BatchGet, as the session check).
  */
 export const deployment = defineDeployment({
   table: {
+    BatchGetItem: ['KPI#'],
     GetItem: ['APIKEY#'],
     PutItem: ['AUDIT#'],
     Query: ['APIKEY#'],

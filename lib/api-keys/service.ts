@@ -12,6 +12,7 @@ import {
   putRolledApiKey,
   readKeyContext,
   readKeyContextWithScope,
+  readScopeKpis,
   type SlotList,
   type StoredApiKey,
 } from '../db/api-keys';
@@ -510,8 +511,10 @@ export const revokeApiKey = async (
 };
 
 /**
- * Changes an active key of the tenant: its name, its source allowlist (null: any address), or both;
- * what the change leaves out stays as it is. A revoked or expired key is API_KEY_NOT_ACTIVE, also when
+ * Changes an active key of the tenant: its name, its source allowlist (null: any address), its KPI
+ * scope (null: every KPI), or several; what the change leaves out stays as it is. A new scope names
+ * KPIs of the tenant only, as at creation (400 naming each id that is not); a push checks the scope
+ * from its fresh read of the key, so the change applies to the very next push. A revoked or expired key is API_KEY_NOT_ACTIVE, also when
  * it stopped between the read and the write (the write is conditioned on it). Another tenant's key id
  * is NOT_FOUND. Answers the key as the list shows it: the e-mails of its audit trail and its
  * `lastUsedAt`, read in parallel after the write.
@@ -531,7 +534,11 @@ export const updateApiKey = async (
   const found = await findApiKey(db, input.tenantId, input.keyId);
   if (!found) throw keyNotFound(input.keyId);
   assertChangeable(found.key, now);
-  const { name, allowedSources } = input.changes;
+  const { name, allowedSources, kpiIds } = input.changes;
+  if (kpiIds) {
+    encodeScope(kpiIds); // a scope that cannot be stored fails before any read
+    assertScopeOfTenant(kpiIds, input.tenantId, await readScopeKpis(db, kpiIds));
+  }
   const event = keyEvent(
     auditContextOf(input.by, input.origin),
     'api_key.updated',
@@ -540,6 +547,8 @@ export const updateApiKey = async (
       renamed: name !== undefined,
       // Absent: the list was not changed; `any`: the key works from any address again.
       ...(allowedSources !== undefined ? { allowedSources: allowedSources?.join(' ') ?? 'any' } : {}),
+      // Absent: the scope was not changed; `all`: the key may push to every KPI again.
+      ...(kpiIds !== undefined ? { scopedKpis: kpiIds?.length ?? 'all' } : {}),
     },
     now,
   );

@@ -149,6 +149,19 @@ export const readKeyContextWithScope = async (db: Database, tenantId: string, kp
   return { tenant, slots, kpis };
 };
 
+/** The KPIs of a new scope of a key, in one batch read, each parsed (undefined where there is none). */
+export const readScopeKpis = async (db: Database, kpiIds: string[]) => {
+  const items = await batchGet(
+    db,
+    kpiIds.map((kpiId) => keys.kpi(kpiId)),
+  );
+  return kpiIds.map((kpiId) => {
+    const { pk, sk } = keys.kpi(kpiId);
+    const item = items.find((found) => found.pk === pk && found.sk === sk);
+    return item ? toKpi(item) : undefined;
+  });
+};
+
 /** Every key of a tenant, from the index, page by page: for a tenant whose slot list is missing. */
 export const allApiKeysOf = async (db: Database, tenantId: string): Promise<StoredApiKey[]> => {
   const found: StoredApiKey[] = [];
@@ -363,14 +376,18 @@ export const putKeyRevocation = async (
   }
 };
 
-/** What a change of a key sets: its name, its source allowlist (null: any address), or both. */
+/**
+ * What a change of a key sets: its name, its source allowlist (null: any address), its KPI scope
+ * (null: every KPI), or several of them.
+ */
 export interface KeyChanges {
   name?: string | undefined;
   allowedSources?: string[] | null | undefined;
+  kpiIds?: string[] | null | undefined;
 }
 
 /**
- * Changes a key's name or source allowlist, with its audit event in the same transaction, while the
+ * Changes a key's name, source allowlist or KPI scope, with its audit event in the same transaction, while the
  * key is neither revoked nor expired at `at`: the changed key, or undefined when the key had stopped
  * meanwhile (the condition failed, and nothing was written). A revoked or expired key keeps what it
  * was when it stopped.
@@ -392,9 +409,17 @@ export const putKeyChanges = async (
     set.push('allowedSources = :sources');
     values[':sources'] = changes.allowedSources;
   }
+  if (changes.kpiIds) {
+    set.push('kpiScope = :scope');
+    values[':scope'] = encodeScope(changes.kpiIds);
+  }
+  const remove = [
+    ...(changes.allowedSources === null ? ['allowedSources'] : []),
+    ...(changes.kpiIds === null ? ['kpiScope'] : []),
+  ];
   const expression = [
     set.length > 0 ? `SET ${set.join(', ')}` : '',
-    changes.allowedSources === null ? 'REMOVE allowedSources' : '',
+    remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '',
   ].join(' ');
   const written = await writtenWithEvent(
     db,
@@ -419,6 +444,7 @@ export const putKeyChanges = async (
       ...key,
       ...(changes.name !== undefined ? { name: changes.name } : {}),
       ...(changes.allowedSources !== undefined ? { allowedSources: changes.allowedSources } : {}),
+      ...(changes.kpiIds !== undefined ? { kpiIds: changes.kpiIds } : {}),
     },
   };
 };

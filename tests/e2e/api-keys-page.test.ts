@@ -133,7 +133,7 @@ describe('the API key page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
     expect(await page.content()).not.toContain(key);
 
     await rowOf(page, name).waitFor();
-    expect(await cell(page, name, 'Prefix').textContent()).toBe(key.slice(0, 8));
+    expect(await rowOf(page, name).locator('.prefix').textContent()).toBe(key.slice(0, 8));
     expect(await cell(page, name, 'Status').textContent()).toBe('active');
     expect(await cell(page, name, 'Expires').textContent()).toContain(String(nextYear));
     expect(await cell(page, name, 'Last used').textContent()).toBe('Never');
@@ -725,6 +725,148 @@ describe('the API key page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
       created.body.id,
     );
     expect((await sendFrom('127.0.0.3')).status).toBe(200);
+    expect(errors).toEqual([]);
+  });
+
+  it('KPIs and sources at creation, KPIs changed from the row, one line per refused source, and 1280 px with Usage open fits', async () => {
+    const { tenant, email, password } = await createStackTenant();
+    const db = stackDatabase();
+    const revenue = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Scoped revenue' });
+    const churn = await createKpi(db, tenant.id, { type: 'BSC_KPI', name: 'Scoped churn' });
+    const auth = { Authorization: `Bearer ${(await loginAs(email, password)).token}` };
+    const { page, errors } = await browser.openPage(pageUrl(), {
+      context: { viewport: { width: 1280, height: 800 } },
+      handles: [400, 401, 409],
+    });
+    await signIn(page, email, password);
+    expect(await page.locator('#last-use-note').count()).toBe(0);
+
+    // Create: a KPI chosen from the first page of KPIs, and two sources, one of them unreadable.
+    await page.locator('#create-open').click();
+    const create = page.locator('#create-dialog');
+    await create.locator('#create-kpis:not([aria-busy])').waitFor();
+    await page.getByLabel('Name').fill('Scoped job');
+    await create.getByLabel('Scoped revenue').check();
+    expect(await create.locator('#create-kpis-hint').textContent()).toContain('1 chosen');
+    await create.getByLabel('Allowed sources').fill('127.0.0.1\n10.0.0.1/33\nnope');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    const sourceErrors = create.locator('#key-sources-error p');
+    await sourceErrors.first().waitFor();
+    expect(await sourceErrors.allTextContents()).toEqual([
+      expect.stringMatching(/^Line 2, “10\.0\.0\.1\/33”: /),
+      expect.stringMatching(/^Line 3, “nope”: /),
+    ]);
+    await expectAccessible(page, 'create dialog with KPIs and refused sources');
+    await create.getByLabel('Allowed sources').fill('127.0.0.1');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    const reveal = page.locator('#reveal-dialog');
+    await reveal.getByRole('heading', { name: 'Your new API key' }).waitFor();
+    const key = await reveal.locator('#new-key').inputValue();
+    await reveal.getByRole('button', { name: 'Done' }).click();
+    const listed = await request('GET', '/api-keys', { headers: auth });
+    const created = listed.body.items.find((item: { name: string }) => item.name === 'Scoped job');
+    expect(created).toMatchObject({ kpiIds: [revenue.id], allowedSources: ['127.0.0.1/32'] });
+    await page.waitForFunction(
+      (id) => document.querySelector(`#key-${id} [data-label="KPIs"]`)?.textContent === 'Scoped revenue',
+      created.id,
+    );
+
+    // The key's KPIs, changed from its row: the next push obeys them.
+    const label = `Scoped job (${created.prefix})`;
+    await page.getByRole('button', { name: `KPIs of ${label}` }).click();
+    const scope = page.getByRole('dialog', { name: 'KPIs of “Scoped job”' });
+    await scope.locator('#scope-kpis:not([aria-busy])').waitFor();
+    expect(await scope.getByLabel('Scoped revenue').isChecked()).toBe(true);
+    await expectAccessible(page, 'KPIs dialog');
+    await scope.getByLabel('Scoped churn').check();
+    await scope.getByLabel('Scoped revenue').uncheck();
+    await scope.getByRole('button', { name: 'Save' }).click();
+    await scope.waitFor({ state: 'detached' });
+    await page.waitForFunction(
+      (id) => document.querySelector(`#key-${id} [data-label="KPIs"]`)?.textContent === 'Scoped churn',
+      created.id,
+    );
+    expect(await timesShown(page, 'KPIs of “Scoped job” saved.')).toBe(1);
+    const pushTo = (kpiId: string) =>
+      request('POST', '/integrations/push/measurement', {
+        headers: { 'x-api-key': key },
+        body: { kpiId, kpiType: 'BSC_KPI', actual: 1 },
+        from: '127.0.0.1',
+      });
+    expect((await pushTo(revenue.id)).status).toBe(403);
+    expect((await pushTo(churn.id)).status).toBe(201);
+
+    // Centred like the other pages; with Usage open nothing is wider than the window at 1280 px.
+    await page.reload();
+    await keysShown(page);
+    await page.getByRole('button', { name: `Usage of ${label}` }).click();
+    await page.locator(`#usage-${created.id} .refusals`).waitFor();
+    const layout = await page.evaluate(() => {
+      const main = document.querySelector('main')?.getBoundingClientRect();
+      const revoke = Array.from(document.querySelectorAll('.row-actions button.danger')).map(
+        (button) => button.getBoundingClientRect().right,
+      );
+      return {
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        left: main?.left ?? 0,
+        right: document.documentElement.clientWidth - (main?.right ?? 0),
+        revokeRight: Math.max(...revoke),
+        mainRight: main?.right ?? 0,
+      };
+    });
+    expect(layout.overflow).toBe(0);
+    expect(layout.left).toBeGreaterThan(100);
+    expect(Math.abs(layout.left - layout.right)).toBeLessThan(2);
+    expect(layout.revokeRight).toBeLessThanOrEqual(layout.mainRight);
+    // Last used and Last request are explained under the list, and their headers point to it.
+    expect(await page.locator('#last-use-note').textContent()).toContain('last accepted push');
+    expect(
+      await page.locator('#keys-table thead th[aria-describedby="last-use-note"]').allTextContents(),
+    ).toEqual(['Last used', 'Last request']);
+    await shot(page, '18-key-usage-1280');
+    await expectAccessible(page, 'list at 1280 px with Usage open');
+    expect(errors).toEqual([]);
+  });
+
+  it('sign-in refused with 429 counts its Retry-After down to 0, then Sign in works again', async () => {
+    const { email, password } = await createStackTenant();
+    const { page, errors } = await browser.openPage(pageUrl(), {
+      context: { viewport: { width: 1280, height: 800 } },
+      handles: [429],
+    });
+    // The service's lockout lasts 15 minutes: its answer is stood in for, with a wait of 2 seconds.
+    await page.route('**/auth/login', (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '2' },
+        body: JSON.stringify({
+          status: 429,
+          title: 'Too Many Requests',
+          detail: 'Too many failed sign-ins for this e-mail from this address. Try again in 2 seconds.',
+        }),
+      }),
+    );
+    await page.locator('#email').fill(email);
+    await page.locator('#password').fill(password);
+    await page.locator('#password').press('Enter');
+    const wait = page.locator('#sign-in-wait');
+    await wait.waitFor();
+    expect(await wait.textContent()).toBe('Try again in 2 seconds.');
+    expect(await page.locator('#sign-in-error').textContent()).toBe(
+      'Too many failed sign-ins for this e-mail from this address.',
+    );
+    expect(await page.locator('#sign-in-submit').isDisabled()).toBe(true);
+    await expectAccessible(page, 'sign-in with a countdown');
+    await page.waitForFunction(
+      () => document.querySelector('#sign-in-wait')?.textContent === 'Try again in 1 second.',
+    );
+    await page.waitForFunction(
+      () => document.querySelector('#sign-in-wait')?.textContent === 'You can sign in again now.',
+    );
+    expect(await page.locator('#sign-in-submit').isDisabled()).toBe(false);
+    await page.unroute('**/auth/login');
+    await page.locator('#password').press('Enter');
+    await keysShown(page);
     expect(errors).toEqual([]);
   });
 

@@ -208,3 +208,73 @@ describeJwtAuth(
   },
   { roles: ['ADMIN'] },
 );
+
+describe('PATCH /api-keys/{id}: the KPI scope', () => {
+  // A tenant of its own: the plan's maximum of active keys is not the other tests' to share.
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    tenant = await createTestTenant();
+  });
+  const pushWith = (key: string, kpi: TestTenant['kpis'][number], actual: number) =>
+    invoke(pushHandler, {
+      method: 'POST',
+      path: '/api/integrations/push/measurement',
+      headers: { 'x-api-key': key },
+      body: measurementFor(kpi, { actual, periodStart: '2032-01-01', periodEnd: '2032-01-31' }),
+    });
+
+  it('sets the scope, which the next push obeys; null lets every KPI in again; each change is audited', async () => {
+    const [first, second] = [tenant.kpis[0]!, tenant.kpis[1]!];
+    const created = await createApiKey(db, { tenantId: tenant.tenant.id, name: 'scoped later' });
+    expect((await pushWith(created.key, second, 1)).status).toBe(201);
+
+    const { result, lines } = await captureOutput(() =>
+      patch(admin(tenant), created.id, { kpiIds: [first.id] }),
+    );
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ name: 'scoped later', kpiIds: [first.id], allowedSources: null });
+    expect(lines.find((line) => line.audit === 'api_key.updated')).toMatchObject({
+      keyId: created.id,
+      renamed: false,
+      scopedKpis: 1,
+    });
+    expect(lines.find((line) => line.audit === 'api_key.updated').allowedSources).toBeUndefined();
+    expect((await listed(tenant, created.id)).kpiIds).toEqual([first.id]);
+    const refused = await pushWith(created.key, second, 2);
+    expect(refused.status).toBe(403);
+    expect(refused.body.type).toMatch(/\/kpi-outside-key-scope$/);
+    expect((await pushWith(created.key, first, 3)).status).toBe(201);
+
+    const widened = await captureOutput(() => patch(admin(tenant), created.id, { kpiIds: null }));
+    expect(widened.result.body.kpiIds).toBeNull();
+    expect(widened.lines.find((line) => line.audit === 'api_key.updated').scopedKpis).toBe('all');
+    expect((await listed(tenant, created.id)).kpiIds).toBeNull();
+    expect((await pushWith(created.key, second, 4)).status).toBe(200);
+  });
+
+  it("400 naming each id that is not the tenant's KPI (another tenant's, or none), and the scope stays", async () => {
+    const created = await createApiKey(db, {
+      tenantId: tenant.tenant.id,
+      name: 'scope kept',
+      kpiIds: [tenant.kpis[0]!.id],
+    });
+    const result = await patch(admin(tenant), created.id, {
+      kpiIds: [tenant.kpis[1]!.id, other.kpis[0]!.id, '00000000-0000-4000-8000-000000000001'],
+    });
+    expect(result.status).toBe(400);
+    expect(result.body.type).toMatch(/\/validation-failed$/);
+    expect(result.body.errors.map((error: { path: string }) => error.path)).toEqual([
+      'kpiIds[1]',
+      'kpiIds[2]',
+    ]);
+    for (const body of [
+      { kpiIds: [] },
+      { kpiIds: ['not-a-uuid'] },
+      { kpiIds: [tenant.kpis[1]!.id, tenant.kpis[1]!.id] },
+    ]) {
+      const refused = await patch(admin(tenant), created.id, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await listed(tenant, created.id)).kpiIds).toEqual([tenant.kpis[0]!.id]);
+  });
+});

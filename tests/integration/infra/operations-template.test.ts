@@ -1603,7 +1603,7 @@ describe('least privilege: what a run of each function sends', () => {
         ],
       };
     },
-    updateApiKey: async ({ tenant, users }) => {
+    updateApiKey: async ({ tenant, users, kpis }) => {
       const { id } = await createApiKey(db, {
         tenantId: tenant.id,
         name: 'changed',
@@ -1622,6 +1622,8 @@ describe('least privilege: what a run of each function sends', () => {
         run: async () => [
           await change({ name: 'renamed', allowedSources: ['203.0.113.7'] }),
           await change({ allowedSources: null }),
+          await change({ kpiIds: [kpis[0]!.id] }),
+          await change({ kpiIds: null }),
         ],
       };
     },
