@@ -10,6 +10,7 @@ import type {
 } from '../shared/api-types';
 import { pageDialog } from '../shared/dialog';
 import { createPage, type PageState } from '../shared/shell';
+import type { PathField } from './answer';
 
 export type Integration = PullIntegrationResponse;
 export type AuthType = Integration['auth']['type'];
@@ -38,6 +39,11 @@ export interface FormDialog {
   busy: boolean;
   error: string | null;
   fieldErrors: { path: string; message: string }[];
+  /** A preview of the definition as typed (not saved), its answer shown to pick paths from. */
+  previewing: boolean;
+  preview: PullPreviewResponse | null;
+  /** The binding field a clicked value's path goes into: the path field focused last. */
+  pathTarget: { key: number; field: PathField };
 }
 export type Dialog =
   | FormDialog
