@@ -11,14 +11,15 @@ import type {
 import { loadKpis, newestLoad } from '../shared/load';
 import { ApiError, api, describe, isProblem, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
-import { PATH_FIELD_LABELS, type PathField } from './answer';
 import { previewFieldErrors } from './field-errors';
 import {
   type FormDialog,
   type Integration,
   type KpiOption,
   openDialog,
+  PATH_FIELD_LABELS,
   type Panel,
+  type PathField,
   page,
   TIMED,
 } from './state';

@@ -18,12 +18,3 @@ export const pathOf = (steps: Step[]): string =>
       return index === 0 ? name : `.${name}`;
     })
     .join('');
-
-/** The binding fields a path goes into. */
-export const PATH_FIELDS = ['actual', 'target', 'forecast'] as const;
-export type PathField = (typeof PATH_FIELDS)[number];
-export const PATH_FIELD_LABELS: Record<PathField, string> = {
-  actual: 'Actual',
-  target: 'Target',
-  forecast: 'Forecast',
-};

@@ -16,7 +16,7 @@ import {
   submitForm,
   usePath,
 } from './actions';
-import { PATH_FIELD_LABELS, type PathField, pathOf, type Step } from './answer';
+import { pathOf, type Step } from './answer';
 import { bindingErrors, errorsAt } from './field-errors';
 import {
   AUTH_LABELS,
@@ -26,6 +26,8 @@ import {
   type Every,
   type FormDialog,
   openDialog,
+  PATH_FIELD_LABELS,
+  type PathField,
   type State,
   TIMED,
 } from './state';

@@ -10,7 +10,6 @@ import type {
 } from '../shared/api-types';
 import { pageDialog } from '../shared/dialog';
 import { createPage, type PageState } from '../shared/shell';
-import type { PathField } from './answer';
 
 export type Integration = PullIntegrationResponse;
 export type AuthType = Integration['auth']['type'];
@@ -97,3 +96,12 @@ export const AUTH_LABELS: Record<AuthType, string> = {
   oauth2_client_credentials: 'OAuth 2.0 client credentials',
 };
 export const TIMED: Every[] = ['day', 'week', 'month'];
+
+/** The binding fields a path goes into. */
+export const PATH_FIELDS = ['actual', 'target', 'forecast'] as const;
+export type PathField = (typeof PATH_FIELDS)[number];
+export const PATH_FIELD_LABELS: Record<PathField, string> = {
+  actual: 'Actual',
+  target: 'Target',
+  forecast: 'Forecast',
+};
