@@ -15,7 +15,7 @@ export const route = defineRoute({
   path: '/integrations/pull/{id}/preview',
   tag: 'Pull',
   summary: 'Preview a pull integration',
-  description: `ADMIN; plan feature \`kpi_api_integration\`. Fetches the source now and answers its HTTP status, the duration, each binding’s extracted values or why it failed (the path matched nothing, not a number, not storable, no such KPI), and the measurements a run would write. Stores nothing and changes nothing about the schedule. Waits at most ${(FETCH_TIMEOUT_MS + TOKEN_TIMEOUT_MS) / 1000} s for the source (and its token endpoint). No body.`,
+  description: `ADMIN; plan feature \`kpi_api_integration\`. Fetches the source now and answers its HTTP status, the duration, its JSON answer (cut to its limits, credentials redacted, as \`POST /integrations/pull/preview\` shows it), each binding’s extracted values or why it failed (the path matched nothing, not a number, not storable, no such KPI), and the measurements a run would write. Stores nothing and changes nothing about the schedule. Waits at most ${(FETCH_TIMEOUT_MS + TOKEN_TIMEOUT_MS) / 1000} s for the source (and its token endpoint). No body.`,
   auth: 'jwt',
   roles: ['ADMIN'],
   pathParams: pullIntegrationIdParams,
@@ -28,6 +28,8 @@ export const route = defineRoute({
         durationMs: 398,
         errorClass: null,
         error: null,
+        answer: { data: { mrr: { amount: 248_500, target: 260_000, currency: 'EUR' } } },
+        answerTruncated: false,
         bindings: pullRunExample.bindings.map(({ result: _result, ...binding }) => binding),
         measurements: [
           {

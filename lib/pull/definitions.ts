@@ -186,6 +186,19 @@ const SECRET_FIELD = {
   oauth2_client_credentials: 'clientSecret',
 } as const;
 
+/**
+ * A new definition as a creation and a preview of it judge it alike, before any KPI is read: its
+ * bindings (under either name), its period, and its authentication split into what is shown and its
+ * secrets; 400 naming each field zod could not judge.
+ */
+export const checkedDefinition = (deps: Pick<PullDeps, 'local'>, input: CreatePullIntegration) => {
+  const given = givenBindings(input);
+  const bindings = given.bindings ?? [];
+  const problems = definitionProblems(deps, { ...input, bindings }, given.list);
+  if (problems.length > 0) throw invalid(problems);
+  return { bindings, list: given.list, period: input.period ?? 'month', ...splitAuth(input.auth) };
+};
+
 export const createIntegration = async (
   deps: PullDeps,
   input: CreatePullIntegration & { tenantId: string; createdBy: PullIntegration['createdBy'] },
@@ -193,13 +206,9 @@ export const createIntegration = async (
 ): Promise<StoredIntegration> => {
   const { db, now = Date.now } = deps;
   const tenant = await assertMayPull(deps, input.tenantId);
-  const given = givenBindings(input);
-  const bindings = given.bindings ?? [];
-  const problems = definitionProblems(deps, { ...input, bindings }, given.list);
-  if (problems.length > 0) throw invalid(problems);
-  await assertKpis(db, input.tenantId, bindings, input.period ?? 'month', given.list);
+  const { bindings, list, period, view, secrets } = checkedDefinition(deps, input);
+  await assertKpis(db, input.tenantId, bindings, period, list);
   const at = new Date(now()).toISOString();
-  const { view, secrets } = splitAuth(input.auth);
   const integration: PullIntegration = {
     id: uuidv7(now()),
     tenantId: input.tenantId,
@@ -208,7 +217,7 @@ export const createIntegration = async (
     headers: input.headers ?? {},
     auth: view,
     schedule: input.schedule,
-    period: input.period ?? 'month',
+    period,
     bindings,
     status: 'active',
     consecutiveFailures: 0,

@@ -34,7 +34,14 @@ const TOKEN_TEXT = /^\P{Cc}+$/u;
 export const USER_AGENT = 'strategy-service-pull/1';
 
 export type FetchResult =
-  | { ok: true; httpStatus: number; durationMs: number; answer: unknown }
+  | {
+      ok: true;
+      httpStatus: number;
+      durationMs: number;
+      answer: unknown;
+      /** The credentials the request carried (a token, a header value, Basic's encoding): what a shown answer redacts. */
+      sent: string[];
+    }
   | { ok: false; httpStatus: number | null; durationMs: number; errorClass: RunErrorClass; error: string };
 
 /** OAuth2 access tokens by integration and credentials, in this container's memory only. */
@@ -238,22 +245,29 @@ export const fetchSource = async (
   };
   const { auth } = source;
   let cachedToken: string | undefined;
+  const sent: string[] = [];
   switch (auth.type) {
     case 'bearer':
       headers.authorization = `Bearer ${secrets.token ?? ''}`;
+      sent.push(secrets.token ?? '');
       break;
     case 'header':
       headers[auth.name.toLowerCase()] = secrets.value ?? '';
+      sent.push(secrets.value ?? '');
       break;
     // Stryker restore MethodExpression
-    case 'basic':
-      headers.authorization = `Basic ${Buffer.from(`${auth.username}:${secrets.password ?? ''}`).toString('base64')}`;
+    case 'basic': {
+      const basic = Buffer.from(`${auth.username}:${secrets.password ?? ''}`).toString('base64');
+      headers.authorization = `Basic ${basic}`;
+      sent.push(secrets.password ?? '', basic);
       break;
+    }
     case 'oauth2_client_credentials': {
       const token = await accessToken(deps, source, auth, secrets.clientSecret ?? '');
       if (!token.ok) return failed('auth', token.error);
       headers.authorization = `Bearer ${token.token}`;
       cachedToken = token.key;
+      sent.push(token.token, secrets.clientSecret ?? '');
       break;
     }
   }
@@ -296,5 +310,6 @@ export const fetchSource = async (
     httpStatus: status,
     durationMs: Math.max(0, Math.round(now() - started)),
     answer: parsed.value,
+    sent: sent.filter((credential) => credential !== ''),
   };
 };

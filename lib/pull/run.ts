@@ -14,7 +14,7 @@ import {
 } from '../db/pull-integrations';
 import { type AuditContext, auditEvent, systemContext } from '../domain/audit-event';
 import type { Kpi } from '../domain/kpi';
-import type { PullRun, RunBinding, RunErrorClass, RunOutcome } from '../domain/pull-integration';
+import type { PullRun, PullSecrets, RunBinding, RunErrorClass, RunOutcome } from '../domain/pull-integration';
 import { uuidv7 } from '../ids';
 import { logAuditEvent, logger } from '../logger';
 import type { MeasurementInput } from '../push/measurement-schema';
@@ -27,8 +27,11 @@ import {
   storeMeasurements,
   writableKpi,
 } from '../push/store';
+import { shownAnswer } from './answer';
+import { checkedDefinition } from './definitions';
 import { type Extracted, extract } from './extract';
 import { type FetchResult, fetchSource } from './fetch';
+import type { CreatePullIntegration } from './inputs';
 import { DISABLE_AFTER_MS, FAILING_AFTER, nextRunAfter, nextSlot } from './schedule';
 import { type RunMessage, runMessageSchema } from './scheduler';
 import { openSecrets } from './secrets';
@@ -91,14 +94,31 @@ interface Evaluation {
   existing: ExistingOf;
 }
 
-/** Fetch, extract and check: everything a run does before its first write. */
-const evaluate = async (deps: PullFetchDeps, stored: StoredIntegration, at: number): Promise<Evaluation> => {
+/** What a fetch and its extraction read of an integration, saved or not. */
+type Definition = Pick<
+  StoredIntegration,
+  'id' | 'tenantId' | 'name' | 'url' | 'headers' | 'auth' | 'period' | 'bindings'
+>;
+
+/** A saved integration's credentials, or why they cannot be used. */
+const secretsOf = async (deps: PullFetchDeps, stored: StoredIntegration) =>
+  openSecrets(deps.secrets, stored, stored.sealedSecrets);
+
+/**
+ * Fetch, extract and check: everything a run does before its first write. `secrets` undefined: the
+ * stored credentials did not open, and nothing is fetched.
+ */
+const evaluate = async (
+  deps: PullFetchDeps,
+  stored: Definition,
+  secrets: PullSecrets | undefined,
+  at: number,
+): Promise<Evaluation> => {
   const context: WriteContext = {
     tenantId: stored.tenantId,
     source: { type: 'integration', id: stored.id, name: stored.name },
     at: new Date(at).toISOString(),
   };
-  const secrets = await openSecrets(deps.secrets, stored, stored.sealedSecrets);
   const fetched: FetchResult =
     secrets === undefined
       ? {
@@ -157,24 +177,28 @@ export interface Preview {
   durationMs: number;
   errorClass: RunErrorClass | null;
   error: string | null;
+  /** The source's JSON as shown (./answer.ts): cut to its limits, credentials redacted; null without one. */
+  answer: unknown;
+  answerTruncated: boolean;
   bindings: Omit<RunBinding, 'result'>[];
   measurements: PlannedMeasurement[];
 }
 
-/** Fetches and extracts now, and answers what a run would write: nothing stored, the schedule as it was. */
-export const previewIntegration = async (
-  deps: PullFetchDeps,
-  tenantId: string,
-  id: string,
-): Promise<Preview> => {
-  const stored = await readIntegration(deps, tenantId, id);
-  const at = (deps.now ?? Date.now)();
-  const { fetched, extracted, writable, context, existing } = await evaluate(deps, stored, at);
+/** What a preview answers of an evaluation: nothing stored, the schedule as it was. */
+const previewOf = (
+  { fetched, extracted, writable, context, existing }: Evaluation,
+  secrets: PullSecrets | undefined,
+): Preview => {
+  const shown = fetched.ok
+    ? shownAnswer(fetched.answer, [...fetched.sent, ...Object.values(secrets ?? {})])
+    : { answer: null, truncated: false };
   return {
     httpStatus: fetched.httpStatus,
     durationMs: fetched.durationMs,
     errorClass: fetched.ok ? null : fetched.errorClass,
     error: fetched.ok ? null : fetched.error,
+    answer: shown.answer,
+    answerTruncated: shown.truncated,
     bindings: extracted.map((e) => {
       // Stryker disable next-line StringLiteral: the result is dropped here, a preview stores nothing
       const { result: _result, ...binding } = bindingOf(e, 'failed');
@@ -182,6 +206,46 @@ export const previewIntegration = async (
     }),
     measurements: planStore(writable, context, existing),
   };
+};
+
+/** Fetches and extracts a saved integration now, and answers what a run would write. */
+export const previewIntegration = async (
+  deps: PullFetchDeps,
+  tenantId: string,
+  id: string,
+): Promise<Preview> => {
+  const stored = await readIntegration(deps, tenantId, id);
+  const secrets = await secretsOf(deps, stored);
+  return previewOf(await evaluate(deps, stored, secrets, (deps.now ?? Date.now)()), secrets);
+};
+
+/** The id under which a preview of an unsaved definition fetches (its OAuth token cached under it). */
+const UNSAVED_ID = 'unsaved';
+
+/**
+ * Fetches and extracts a definition that is not saved, as a preview of a saved one does: the same
+ * checks of the definition as a creation (400 naming the field), the same egress guard and limits, the
+ * credentials of the body used for this fetch only (never stored, never answered). A binding whose KPI
+ * is not the tenant's, of its type, says so in its `problem` rather than failing the preview.
+ */
+export const previewDefinition = async (
+  deps: PullFetchDeps,
+  tenantId: string,
+  input: CreatePullIntegration,
+): Promise<Preview> => {
+  await assertMayPull(deps, tenantId);
+  const { bindings, period, view, secrets } = checkedDefinition(deps, input);
+  const definition: Definition = {
+    id: UNSAVED_ID,
+    tenantId,
+    name: input.name,
+    url: input.url,
+    headers: input.headers ?? {},
+    auth: view,
+    period,
+    bindings,
+  };
+  return previewOf(await evaluate(deps, definition, secrets, (deps.now ?? Date.now)()), secrets);
 };
 
 /** The state after a run: failures counted, back-off, `failing` and `disabled` (./schedule.ts). */
@@ -245,7 +309,12 @@ export const executeRun = async (
 ): Promise<PullRun | undefined> => {
   const now = deps.now ?? Date.now;
   const startedAt = now();
-  const { fetched, extracted, writable, context, existing } = await evaluate(deps, stored, startedAt);
+  const { fetched, extracted, writable, context, existing } = await evaluate(
+    deps,
+    stored,
+    await secretsOf(deps, stored),
+    startedAt,
+  );
   const written = await storeMeasurements(deps.db, writable, context, existing);
   const results = new Map(written.map((w) => [w.measurement.kpiId, w.status]));
   const bindings = extracted.map((e) =>

@@ -10,6 +10,7 @@ import {
 import type { Role } from '../domain/user';
 import { withoutQueryValues } from '../egress/urls';
 import { plannedMeasurementSchema, pushedMeasurement, pushStatusSchema } from '../push/views';
+import { ANSWER_LIMITS, REDACTED } from './answer';
 import type { Preview } from './run';
 
 /**
@@ -50,6 +51,18 @@ export const previewSchema = z
     durationMs: z.int(),
     errorClass: pullRunSchema.shape.errorClass,
     error: pullRunSchema.shape.error,
+    answer: z
+      .unknown()
+      .check(
+        z.describe(
+          `The source’s JSON answer as parsed, to read its paths from; \`null\` without one. Shown to ${ANSWER_LIMITS.values} values at most (the first ${ANSWER_LIMITS.arrayItems} items of an array, ${ANSWER_LIMITS.stringLength} characters of a string, ${ANSWER_LIMITS.depth} levels), every value where it is in the full answer, so its path is the same. Any credential the request carried is replaced by \`"${REDACTED}"\` wherever the source echoed it.`,
+        ),
+      ),
+    answerTruncated: z
+      .boolean()
+      .check(
+        z.describe('Whether the answer was cut to those limits (`answer` shows less than the source sent).'),
+      ),
     bindings: z
       .array(
         bindingValuesSchema.check(z.meta({ id: 'PullPreviewBinding', description: 'One binding’s values.' })),

@@ -125,8 +125,23 @@ describe('a pull integration end to end', { timeout: BROWSER_TEST_TIMEOUT_MS }, 
     await page.locator('#pull-at').fill('07:15');
     await page.locator('#pull-period').selectOption('day');
     await page.locator('#kpi-0').selectOption(tenant.kpi.id);
-    await page.locator('#actual-0').fill('backlog.open');
-    await page.locator('#target-0').fill('backlog.goal');
+    // A path that matches nothing: the preview of the unsaved definition says so under Actual.
+    await page.locator('#actual-0').fill('backlog.closed');
+    await page.locator('#form-preview').click();
+    await page.locator('#answer-json').waitFor();
+    expect(await page.locator('#actual-0-error').textContent()).toContain('the path matched nothing');
+    expect(await page.locator('#answer-json').textContent()).not.toContain('desk-token-7f3a9b');
+    await expectAccessible(page, 'form with the source’s answer');
+    // Clicking a value fills in its path into the path field focused last.
+    await page.locator('#actual-0').focus();
+    await page.locator('#answer-json button[data-path="backlog.open"]').click();
+    expect(await page.locator('#actual-0').inputValue()).toBe('backlog.open');
+    await page.locator('#target-0').focus();
+    await page.locator('#answer-json button[data-path="backlog.goal"]').click();
+    expect(await page.locator('#target-0').inputValue()).toBe('backlog.goal');
+    await page.locator('#form-preview').click();
+    await page.locator('#binding-preview-0').waitFor();
+    expect(await page.locator('#binding-preview-0').textContent()).toBe('Preview: actual 87, target 60');
     await expectAccessible(page, 'form');
     await shot(page, 'integrations-02-form');
     await page.locator('#form-submit').click();
@@ -136,6 +151,8 @@ describe('a pull integration end to end', { timeout: BROWSER_TEST_TIMEOUT_MS }, 
     await row.waitFor();
     expect(await row.locator('[data-label="Status"]').textContent()).toContain('active');
     expect(await row.locator('[data-label="Last run"]').textContent()).toContain('Not run yet');
+    // Due at once: the page says what runs it, locally too.
+    expect(await row.locator('[data-label="Next run"]').textContent()).toContain('npm run pull:run');
     // The token is write-only: not on the page, not in the list's answer.
     expect(await page.content()).not.toContain('desk-token-7f3a9b');
 
@@ -169,6 +186,15 @@ describe('a pull integration end to end', { timeout: BROWSER_TEST_TIMEOUT_MS }, 
     await page.locator('#runs-table tbody tr[data-outcome="stored"]').waitFor();
     await expectAccessible(page, 'run log');
     await shot(page, 'integrations-04-runs');
+    // The preview's period reads as everywhere else; a run clears the preview it made stale.
+    await page.locator('#preview-button').click();
+    await page.locator('#preview-table tbody tr').first().waitFor();
+    const period = await page.locator('#preview-table [data-label="Period"]').first().textContent();
+    expect(period).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+    expect(period).toMatch(/20\d\d/);
+    await page.locator('#run-button').click();
+    await page.locator('#runs-table tbody tr[data-run-id]').nth(1).waitFor();
+    expect(await page.locator('#preview-table').count()).toBe(0);
 
     // The KPI page: the value, pulled by the integration.
     await page.goto(`${platformUrl('kpis')}?kpi=${tenant.kpi.id}`);
@@ -182,6 +208,42 @@ describe('a pull integration end to end', { timeout: BROWSER_TEST_TIMEOUT_MS }, 
     await expectAccessible(page, 'KPI detail with a pulled value');
     await shot(page, 'integrations-05-kpi');
     expect(errors).toEqual([]);
+  });
+
+  it('a failed run looks like a failure: its badge, and the integration failing rather than a green active', async () => {
+    const { token } = await loginAs(tenant.admin.email, tenant.admin.password);
+    const headers = { Authorization: `Bearer ${token}` };
+    const created = await request('POST', '/integrations/pull', {
+      headers,
+      body: {
+        name: 'Broken source',
+        url: source.url('/no/such/path'),
+        schedule: { every: 'hour' },
+        period: 'day',
+        bindings: [{ kpiId: tenant.kpi.id, kpiType: 'ASIS_KPI', actual: 'backlog.open' }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const ran = await request('POST', `/integrations/pull/${created.body.id}/run`, { headers });
+    expect(ran.body.outcome).toBe('failed');
+    const { page, errors } = await openPage('integrations');
+    await signIn(page, tenant.admin);
+    const row = page.locator(`#integration-${created.body.id}`);
+    await row.waitFor();
+    expect(await row.locator('[data-label="Status"]').textContent()).toBe('failing');
+    const color = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((element) => getComputedStyle(element).color);
+    const failed = await color(`#integration-${created.body.id} [data-label="Last run"] .badge.failed`);
+    expect(failed).not.toBe(await color('[data-label="Last run"] .badge.stored'));
+    expect(await color(`#integration-${created.body.id} [data-label="Status"] .badge`)).not.toBe(
+      await color('[data-label="Status"] .badge.active'),
+    );
+    await expectAccessible(page, 'a failing integration');
+    expect(errors).toEqual([]);
+    await request('DELETE', `/integrations/pull/${created.body.id}`, { headers });
   });
 
   it('VIEWER reads the list and the runs, and may not change anything', async () => {

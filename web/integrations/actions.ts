@@ -11,12 +11,15 @@ import type {
 import { loadKpis, newestLoad } from '../shared/load';
 import { ApiError, api, describe, isProblem, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
+import { previewFieldErrors } from './field-errors';
 import {
   type FormDialog,
   type Integration,
   type KpiOption,
   openDialog,
+  PATH_FIELD_LABELS,
   type Panel,
+  type PathField,
   page,
   TIMED,
 } from './state';
@@ -140,7 +143,8 @@ export const runNowClicked = async (integration: Integration) => {
       'POST',
       `/integrations/pull/${encodeURIComponent(integration.id)}/run`,
     );
-    patchPanel(integration.id, { running: false });
+    // What the preview said would be written is not what it would write now.
+    patchPanel(integration.id, { running: false, preview: null });
     page.announce(
       `“${integration.name}” ran: ${run.outcome}, ${run.measurementsStored} measurement(s) stored.`,
     );
@@ -170,6 +174,9 @@ export const openForm = (editing: Integration | null) => {
       busy: false,
       error: null,
       fieldErrors: [],
+      previewing: false,
+      preview: null,
+      pathTarget: { key: rows[0] ?? 0, field: 'actual' },
     },
   });
   focusById('pull-name');
@@ -244,6 +251,55 @@ const bodyOf = (form: FormData, dialog: FormDialog, kpis: KpiOption[]) => {
       };
     }),
   };
+};
+
+/** The path field a clicked value fills in: the one focused last. */
+export const pathFieldFocused = (key: number, field: PathField) => {
+  const dialog = openDialog.of(page.state, 'form');
+  if (dialog && (dialog.pathTarget.key !== key || dialog.pathTarget.field !== field))
+    openDialog.patch('form', { pathTarget: { key, field } });
+};
+
+/** Puts a clicked value's path into the target field (the first binding's Actual if that row is gone). */
+export const usePath = (path: string) => {
+  const dialog = openDialog.of(page.state, 'form');
+  if (!dialog) return;
+  const target = dialog.rows.includes(dialog.pathTarget.key)
+    ? dialog.pathTarget
+    : { key: dialog.rows[0] ?? 0, field: 'actual' as const };
+  const input = document.getElementById(`${target.field}-${target.key}`) as HTMLInputElement | null;
+  if (!input) return;
+  input.value = path;
+  input.focus();
+  page.announce(
+    `${path} put into binding ${dialog.rows.indexOf(target.key) + 1}, ${PATH_FIELD_LABELS[target.field]}.`,
+  );
+};
+
+/** Previews the definition as typed, before it is saved: the source's answer and each binding's values. */
+export const previewForm = async () => {
+  const dialog = openDialog.of(page.state, 'form');
+  const form = document.getElementById('integration-form') as HTMLFormElement | null;
+  if (!dialog || !form) return;
+  const body = bodyOf(new FormData(form), dialog, page.state.kpis);
+  openDialog.patch('form', { previewing: true, error: null, fieldErrors: [] });
+  try {
+    const preview = await api<PullPreviewResponse>('POST', '/integrations/pull/preview', body);
+    openDialog.patch('form', {
+      previewing: false,
+      preview,
+      fieldErrors: previewFieldErrors(preview.bindings),
+    });
+    page.announce(
+      preview.error
+        ? `Preview: the fetch failed: ${preview.error}`
+        : `Preview ready: ${preview.measurements.length} of ${preview.bindings.length} binding(s) give a value; nothing was stored.`,
+    );
+  } catch (error) {
+    if (error instanceof SessionEnded) return;
+    const fieldErrors = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+    openDialog.patch('form', { previewing: false, preview: null, error: describe(error), fieldErrors });
+  }
 };
 
 export const submitForm = async (event: SubmitEvent) => {

@@ -4,9 +4,19 @@
  */
 import { html, nothing } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
+import type { PullPreviewResponse } from '../shared/api-types';
 import { modal } from '../shared/dialog';
 import { message } from '../shared/view';
-import { addRow, confirmDelete, removeRow, submitForm } from './actions';
+import {
+  addRow,
+  confirmDelete,
+  pathFieldFocused,
+  previewForm,
+  removeRow,
+  submitForm,
+  usePath,
+} from './actions';
+import { pathOf, type Step } from './answer';
 import { bindingErrors, errorsAt } from './field-errors';
 import {
   AUTH_LABELS,
@@ -16,6 +26,8 @@ import {
   type Every,
   type FormDialog,
   openDialog,
+  PATH_FIELD_LABELS,
+  type PathField,
   type State,
   TIMED,
 } from './state';
@@ -52,16 +64,16 @@ const authFields = (dialog: FormDialog) => {
   }
 };
 
-/** A binding's input with its own error line, described by it. */
+/** A binding's path input with its own error line, described by it; focusing it makes it the path target. */
 const bindingField = (
   key: number,
-  field: string,
+  field: PathField,
   label: unknown,
   value: string,
   error: string | null,
   placeholder = '',
 ) =>
-  html`<div class="field"><label for="${field}-${key}">${label}</label><input id="${field}-${key}" name="${field}-${key}" spellcheck="false" value=${value} placeholder=${placeholder || nothing} aria-invalid=${error ? 'true' : nothing} aria-describedby="${field}-${key}-error" />
+  html`<div class="field"><label for="${field}-${key}">${label}</label><input id="${field}-${key}" name="${field}-${key}" spellcheck="false" value=${value} placeholder=${placeholder || nothing} aria-invalid=${error ? 'true' : nothing} aria-describedby="${field}-${key}-error" @focus=${() => pathFieldFocused(key, field)} />
     ${message(`${field}-${key}-error`, 'error', error)}</div>`;
 
 const bindingRow = (state: State, dialog: FormDialog, key: number, index: number) => {
@@ -78,8 +90,56 @@ const bindingRow = (state: State, dialog: FormDialog, key: number, index: number
     ${bindingField(key, 'target', html`Target <span class="optional">(optional)</span>`, binding?.target ?? '', errors.target)}
     ${bindingField(key, 'forecast', html`Forecast <span class="optional">(optional)</span>`, binding?.forecast ?? '', errors.forecast)}
     ${message(`binding-error-${key}`, 'error', errors.rest)}
+    ${bindingPreview(dialog.preview, key, index)}
     ${dialog.rows.length > 1 ? html`<div><button type="button" aria-label="Remove binding ${index + 1}" @click=${() => removeRow(key)}>Remove</button></div>` : nothing}
   </fieldset>`;
+};
+
+const numberText = (value: number | null) => (value === null ? '—' : new Intl.NumberFormat().format(value));
+
+/** What the preview extracted for this binding, beside its fields. */
+const bindingPreview = (preview: PullPreviewResponse | null, key: number, index: number) => {
+  const values = preview?.bindings[index];
+  if (!values || values.problem) return nothing;
+  return html`<p id="binding-preview-${key}" class="hint extracted">Preview: actual ${numberText(values.actual)}${
+    values.target === null ? '' : `, target ${numberText(values.target)}`
+  }${values.forecast === null ? '' : `, forecast ${numberText(values.forecast)}`}</p>`;
+};
+
+/** An answer's value and what it holds; every scalar a button that fills in its path. */
+const answerNode = (value: unknown, steps: Step[]): unknown => {
+  if (Array.isArray(value))
+    return html`[<ul>${value.map((item, i) => html`<li>${answerNode(item, [...steps, i])}</li>`)}</ul>]`;
+  if (value !== null && typeof value === 'object')
+    return html`{<ul>${Object.entries(value).map(
+      ([name, member]) =>
+        html`<li><span class="json-key">${JSON.stringify(name)}</span>: ${answerNode(member, [...steps, name])}</li>`,
+    )}</ul>}`;
+  const path = pathOf(steps);
+  return path === ''
+    ? html`<code>${JSON.stringify(value)}</code>`
+    : html`<button type="button" class="json-value" data-path=${path} title=${path} @click=${() => usePath(path)}>${JSON.stringify(value)}</button>`;
+};
+
+const answerSection = (dialog: FormDialog) => {
+  const { preview } = dialog;
+  if (!preview) return nothing;
+  const row = dialog.rows.includes(dialog.pathTarget.key)
+    ? dialog.pathTarget
+    : { key: dialog.rows[0] ?? 0, field: 'actual' as const };
+  return html`<section id="answer" aria-labelledby="answer-title">
+    <h3 id="answer-title">The source’s answer</h3>
+    ${
+      preview.error
+        ? html`<p id="answer-summary" class="problem">The fetch failed: ${preview.error} (${preview.errorClass})</p>`
+        : html`<p id="answer-summary">HTTP ${preview.httpStatus} in ${preview.durationMs} ms; nothing stored. ${preview.measurements.length} of ${preview.bindings.length} binding(s) give a value. Click a value to put its path into binding ${dialog.rows.indexOf(row.key) + 1}, ${PATH_FIELD_LABELS[row.field]} (focus another path field to change where it goes).${
+            preview.answerTruncated
+              ? ' The answer is cut: it shows the first 50 items of each array and 200 characters of each text.'
+              : ''
+          }</p>
+          <div id="answer-json" class="json-tree">${answerNode(preview.answer, [])}</div>`
+    }
+  </section>`;
 };
 
 const formDialog = (state: State, dialog: FormDialog | null) =>
@@ -136,9 +196,11 @@ const formDialog = (state: State, dialog: FormDialog | null) =>
             (key, index) => bindingRow(state, dialog, key, index),
           )}</div>
           <div><button type="button" id="add-binding" @click=${addRow}>Add binding</button></div>
+          ${answerSection(dialog)}
           ${message('form-error', 'error', dialog.error, 'alert')}
           <div class="actions">
             <button type="button" id="form-cancel" @click=${() => openDialog.closed('form')}>Cancel</button>
+            <button type="button" id="form-preview" ?disabled=${dialog.previewing || dialog.busy} @click=${() => void previewForm()}>${dialog.previewing ? 'Fetching…' : 'Preview'}</button>
             <button type="submit" id="form-submit" class="primary" ?disabled=${dialog.busy}>${dialog.editing ? 'Save' : 'Create integration'}</button>
           </div>
         </form>`

@@ -39,3 +39,26 @@ export const bindingErrors = (
   const rest = errors.filter((error) => !fields.some((field) => within(error.path, field)));
   return { ...byField, rest: errorsAt(rest, binding) };
 };
+
+/** A preview problem's leading field (`actual: the path matched nothing`). */
+const PROBLEM_FIELD = /^(actual|target|forecast): (.*)$/s;
+/** Where the next problem of a binding starts: `; ` before a field name (a message may hold `; ` too). */
+const NEXT_PROBLEM = /; (?=[A-Za-z.]+: )/;
+
+/**
+ * A preview's binding problems as the form shows a 400's: each under the field it names, a KPI's
+ * under the KPI, any other (the period read from the answer) on the binding's own line. A binding's
+ * problems are one text, `; `-separated, each after the first led by its field.
+ */
+export const previewFieldErrors = (bindings: { problem: string | null }[], list = 'bindings'): FieldError[] =>
+  bindings.flatMap((binding, index) =>
+    (binding.problem ?? '')
+      .split(NEXT_PROBLEM)
+      .filter(Boolean)
+      .map((problem) => {
+        const field = PROBLEM_FIELD.exec(problem);
+        if (field) return { path: `${list}[${index}].${field[1]}`, message: field[2] as string };
+        if (/^(no KPI|KPI )/.test(problem)) return { path: `${list}[${index}].kpiId`, message: problem };
+        return { path: `${list}[${index}]`, message: problem };
+      }),
+  );

@@ -38,6 +38,11 @@ export interface FormDialog {
   busy: boolean;
   error: string | null;
   fieldErrors: { path: string; message: string }[];
+  /** A preview of the definition as typed (not saved), its answer shown to pick paths from. */
+  previewing: boolean;
+  preview: PullPreviewResponse | null;
+  /** The binding field a clicked value's path goes into: the path field focused last. */
+  pathTarget: { key: number; field: PathField };
 }
 export type Dialog =
   | FormDialog
@@ -91,3 +96,12 @@ export const AUTH_LABELS: Record<AuthType, string> = {
   oauth2_client_credentials: 'OAuth 2.0 client credentials',
 };
 export const TIMED: Every[] = ['day', 'week', 'month'];
+
+/** The binding fields a path goes into. */
+export const PATH_FIELDS = ['actual', 'target', 'forecast'] as const;
+export type PathField = (typeof PATH_FIELDS)[number];
+export const PATH_FIELD_LABELS: Record<PathField, string> = {
+  actual: 'Actual',
+  target: 'Target',
+  forecast: 'Forecast',
+};

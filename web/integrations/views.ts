@@ -4,6 +4,7 @@
  */
 import { html, nothing } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
+import { formatPeriod } from '../kpis/format';
 import type { PullPreviewResponse, PullRunResponse } from '../shared/api-types';
 import { isAdmin } from '../shared/shell';
 import { loadFailed, loadingNotice, message, timeCell } from '../shared/view';
@@ -28,21 +29,40 @@ const numberText = (value: number | null) => (value === null ? '—' : new Intl.
 const lastRunText = (integration: Integration) => {
   const run = integration.lastRun;
   if (!run) return 'Not run yet';
-  return html`${timeCell(run.startedAt, '—')} <span class="badge">${run.outcome}</span>${
+  return html`${timeCell(run.startedAt, '—')} <span class="badge ${run.outcome}">${run.outcome}</span>${
     run.errorClass
       ? html` <span class="note">${run.errorClass}${run.httpStatus ? ` (HTTP ${run.httpStatus})` : ''}</span>`
       : nothing
   }`;
 };
 
+/**
+ * The status as the list shows it: an active integration whose last run failed is `failing` (the
+ * service marks it so only after several failures in a row), never a green `active`.
+ */
+const shownStatus = (integration: Integration) =>
+  integration.status === 'active' && integration.lastRun?.outcome === 'failed'
+    ? 'failing'
+    : integration.status;
+
+/**
+ * The next run; when it is due (in the past), what runs it: the scheduler's next pass on AWS, and
+ * locally only `npm run pull:run` or Run now, since no scheduler runs on this machine.
+ */
+const nextRunText = (integration: Integration) =>
+  integration.nextRunAt !== null && Date.parse(integration.nextRunAt) <= Date.now()
+    ? html`${timeCell(integration.nextRunAt, 'Not scheduled')} <span class="note due">due: the scheduler’s next pass runs it (locally nothing does until <code>npm run pull:run</code> or Run now)</span>`
+    : timeCell(integration.nextRunAt, 'Not scheduled');
+
 const row = (state: State, integration: Integration, admin: boolean) => {
   const open = state.panel?.id === integration.id;
+  const status = shownStatus(integration);
   return html`<tr id="integration-${integration.id}" data-integration-id=${integration.id} data-status=${integration.status}>
       <th scope="row" data-label="Name">${integration.name}</th>
-      <td data-label="Status"><span class="badge ${integration.status}">${integration.status}</span></td>
+      <td data-label="Status"><span class="badge ${status}">${status}</span></td>
       <td data-label="Schedule">${scheduleText(integration.schedule)}</td>
       <td data-label="Last run">${lastRunText(integration)}</td>
-      <td data-label="Next run">${timeCell(integration.nextRunAt, 'Not scheduled')}</td>
+      <td data-label="Next run">${nextRunText(integration)}</td>
       <td class="row-actions">
         <button type="button" aria-expanded=${open ? 'true' : 'false'} aria-controls=${open ? `panel-${integration.id}` : nothing} aria-label="Runs of ${integration.name}" @click=${() => togglePanel(integration)}>Runs</button>${
           admin
@@ -67,7 +87,7 @@ const previewTable = (state: State, preview: PullPreviewResponse) =>
             <tbody>${preview.bindings.map(
               (binding) => html`<tr data-kpi-id=${binding.kpiId}>
                 <th scope="row" data-label="KPI">${kpiName(state, binding.kpiId)}</th>
-                <td data-label="Period">${binding.periodStart ? `${binding.periodStart} – ${binding.periodEnd}` : '—'}</td>
+                <td data-label="Period">${binding.periodStart && binding.periodEnd ? formatPeriod(binding.periodStart, binding.periodEnd) : '—'}</td>
                 <td data-label="Actual" class="extracted">${numberText(binding.actual)}</td>
                 <td data-label="Target" class="extracted">${numberText(binding.target)}</td>
                 <td data-label="Forecast" class="extracted">${numberText(binding.forecast)}</td>
@@ -88,7 +108,7 @@ const runLog = (state: State, runs: PullRunResponse[]) =>
           (run) => html`<tr data-run-id=${run.id} data-outcome=${run.outcome}>
             <th scope="row" data-label="Started">${timeCell(run.startedAt, '—')}</th>
             <td data-label="Trigger">${run.trigger}</td>
-            <td data-label="Outcome"><span class="badge">${run.outcome}</span></td>
+            <td data-label="Outcome"><span class="badge ${run.outcome}">${run.outcome}</span></td>
             <td data-label="HTTP">${run.httpStatus ?? '—'}</td>
             <td data-label="Stored">${run.measurementsStored}</td>
             <td data-label="Details">${run.error ? html`<span class="problem">${run.errorClass ? `${run.errorClass}: ` : ''}${run.error}</span>` : nothing}${run.bindings

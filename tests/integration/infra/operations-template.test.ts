@@ -38,6 +38,7 @@ import { handler as listDeliveriesHandler } from '../../../functions/list-webhoo
 import { handler as listWebhooksHandler } from '../../../functions/list-webhooks';
 import { handler as loginHandler } from '../../../functions/login';
 import { handler as logoutHandler } from '../../../functions/logout';
+import { handler as previewPullDefinitionHandler } from '../../../functions/preview-pull-definition';
 import { handler as previewPullHandler } from '../../../functions/preview-pull-integration';
 import { handler as pushAuthorizerHandler } from '../../../functions/push-authorizer';
 import { handler as pushHandler } from '../../../functions/push-measurement';
@@ -172,6 +173,7 @@ const JWT_FUNCTIONS = [
   'updatePullIntegration',
   'deletePullIntegration',
   'previewPullIntegration',
+  'previewPullDefinition',
   'runPullIntegration',
   'listPullIntegrationRuns',
   'createKpi',
@@ -1025,6 +1027,7 @@ describe('capacity of the functions that call tenant URLs', () => {
         'deliverWebhooks',
         'testWebhook',
         'previewPullIntegration',
+        'previewPullDefinition',
         'runPullIntegration',
         'runPullIntegrations',
       ]),
@@ -1869,6 +1872,18 @@ describe('least privilege: what a run of each function sends', () => {
             ...post(`/integrations/pull/${id}/preview`, undefined, bearer(users.ADMIN.token)),
             pathParameters: { id },
           }),
+        ],
+      };
+    },
+    // A definition not saved, fetched from a source that answers: reads only.
+    previewPullDefinition: async ({ kpis, users }) => {
+      const body = pullDefinition(kpis[0]!.id, await sourceUrl());
+      return {
+        run: async () => [
+          await invoke(
+            previewPullDefinitionHandler,
+            post('/integrations/pull/preview', body, bearer(users.ADMIN.token)),
+          ),
         ],
       };
     },
