@@ -14,6 +14,7 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { keyed } from 'lit-html/directives/keyed.js';
 import type { AccessClaims } from '../../lib/auth/tokens';
 import type { LoginResponse, ProblemResponse, RefreshResponse } from './api-types';
+import { APP_PAGES, type PageName } from './pages';
 import { focusById, message } from './view';
 
 interface Session {
@@ -41,7 +42,6 @@ export interface ShellState {
 export type PageState<S> = S & { shell: ShellState };
 
 const SESSION_KEY = 'strategy-service.session';
-type PageName = 'api-keys' | 'kpis' | 'strategy' | 'integrations' | 'audit';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
@@ -296,11 +296,9 @@ const header = (shell: ShellState, name: PageName) => {
     ${
       claims
         ? html`<nav id="nav" class="nav" aria-label="Pages">
-            <a href="api-keys" aria-current=${here('api-keys')}>API keys</a>
-            <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
-            <a href="strategy" aria-current=${here('strategy')}>Strategy</a>
-            <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
-            ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a>` : nothing}
+            ${APP_PAGES.filter((p) => !('adminOnly' in p) || isAdmin(shell)).map(
+              (p) => html`<a href=${p.page} aria-current=${here(p.page)}>${p.label}</a>`,
+            )}
           </nav>
           <div id="session" class="session">
             <span id="who">${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}</span>
