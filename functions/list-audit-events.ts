@@ -40,6 +40,18 @@ const auditQuerySchema = z
         .string()
         .check(z.minLength(1), z.maxLength(200), z.describe('Only events by this actor (`actor.id`).')),
     ),
+    actorEmail: z.optional(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.toLowerCase(),
+          z.minLength(3),
+          z.maxLength(254),
+          z.includes('@'),
+          z.describe('Only events by the user with this e-mail (`actor.email`, compared in lower case).'),
+        ),
+    ),
     targetId: z.optional(
       z
         .string()
@@ -101,8 +113,8 @@ export const route = defineRoute({
   },
   errors: [],
   core: async ({ query, user, event }) => {
-    const { limit, cursor, from, to, type, actorId, targetId, format } = query;
-    const filter = { from, to, types: type, actorId, targetId };
+    const { limit, cursor, from, to, type, actorId, actorEmail, targetId, format } = query;
+    const filter = { from, to, types: type, actorId, actorEmail, targetId };
     if (!wantsNdjson(format, header(event, 'accept'))) {
       const page = await auditEventPage(db, user.tenantId, { ...filter, order: 'newest' }, { limit, cursor });
       return reply(200, page);

@@ -32,6 +32,8 @@ Options:
   --max-time SECONDS   no retry wait starts after this much time (default ${DEFAULTS.maxTimeSeconds})
   --dry-run            ask the service to check everything and store nothing (?dryRun=true);
                        refused, with nothing sent, if the service does not offer it
+  --skip-invalid       when the service refuses a batch for rows it names, send that batch's other
+                       rows again without them; the run still exits 4 (the named rows are not stored)
   --json               print a machine-readable report on stdout instead of text
   --verbose            log every request and wait to stderr (never the key)
   -h, --help           this text
@@ -94,6 +96,7 @@ const parseSettings = (argv: string[], env: NodeJS.ProcessEnv): Settings | 'help
         'max-tries': { type: 'string' },
         'max-time': { type: 'string' },
         'dry-run': { type: 'boolean' },
+        'skip-invalid': { type: 'boolean' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -153,6 +156,7 @@ const parseSettings = (argv: string[], env: NodeJS.ProcessEnv): Settings | 'help
       DEFAULTS.maxTimeSeconds,
     ),
     dryRun: values['dry-run'] === true,
+    skipInvalid: values['skip-invalid'] === true,
     json: values.json === true,
     verbose: values.verbose === true,
   };

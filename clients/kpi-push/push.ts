@@ -55,6 +55,11 @@ export interface PushSettings {
   maxTries: number;
   maxTimeSeconds: number;
   dryRun: boolean;
+  /**
+   * After a batch is refused for rows the service names, send the batch's other rows again without
+   * them (once). The run still exits 4: the named rows are not stored.
+   */
+  skipInvalid?: boolean;
   userAgent: string;
 }
 
@@ -79,6 +84,8 @@ export interface BatchReport {
   title?: string;
   detail?: string;
   requestId?: string;
+  /** With --skip-invalid: the batch's rows the service did not name, sent again without the others. */
+  resent?: { rows: number; outcome: 'stored' | 'rejected' | 'gave-up'; status?: number };
 }
 
 export interface ReportProblem extends InputProblem {
@@ -125,6 +132,20 @@ const lineProblems = (rows: ValidRow[], problem: Problem | undefined): ReportPro
 };
 
 const slug = (type: string | undefined) => type?.split('/').pop();
+
+/** Line numbers for a message: `line 4`, `lines 4-6`, `lines 2, 4-6 and 9`. */
+export const linesText = (lines: number[]): string => {
+  const sorted = [...new Set(lines)].sort((a, b) => a - b);
+  const spans: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j++;
+    spans.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  const list = spans.length > 1 ? `${spans.slice(0, -1).join(', ')} and ${spans.at(-1)}` : (spans[0] ?? '');
+  return `${sorted.length === 1 ? 'line' : 'lines'} ${list}`;
+};
 
 /**
  * Runs one push and reports it. Throws NotSent when the run stops before sending anything (unreadable
@@ -219,30 +240,35 @@ export const push = async (settings: PushSettings, hooks: PushHooks): Promise<Re
       continue;
     }
     hooks.progress?.(sent, total);
-    const outcome: BatchOutcome = await sendBatch(
-      {
-        baseUrl: settings.baseUrl,
-        apiKey: settings.apiKey,
-        dryRun: settings.dryRun,
-        maxTries: settings.maxTries,
-        deadline,
-        userAgent: settings.userAgent,
-        log: (line) => log(`batch ${index + 1}/${batches.length}: ${line}`),
-        onRetry: () => {
-          report.retries++;
+    const send = (batch: ValidRow[]): Promise<BatchOutcome> =>
+      sendBatch(
+        {
+          baseUrl: settings.baseUrl,
+          apiKey: settings.apiKey,
+          dryRun: settings.dryRun,
+          maxTries: settings.maxTries,
+          deadline,
+          userAgent: settings.userAgent,
+          log: (line) => log(`batch ${index + 1}/${batches.length}: ${line}`),
+          onRetry: () => {
+            report.retries++;
+          },
         },
-      },
-      rows.map((row) => row.measurement),
-    );
+        batch.map((row) => row.measurement),
+      );
+    const stored = (batch: ValidRow[], outcome: Extract<BatchOutcome, { kind: 'stored' }>) => {
+      sent += batch.length;
+      report.stored += batch.length;
+      report.created += outcome.results.filter((r) => r === 'created').length;
+      report.updated += outcome.results.filter((r) => r === 'updated').length;
+    };
+    const outcome = await send(rows);
     const range =
       lines.firstLine === lines.lastLine
         ? `line ${lines.firstLine}`
         : `lines ${lines.firstLine}-${lines.lastLine}`;
     if (outcome.kind === 'stored') {
-      sent += rows.length;
-      report.stored += rows.length;
-      report.created += outcome.results.filter((r) => r === 'created').length;
-      report.updated += outcome.results.filter((r) => r === 'updated').length;
+      stored(rows, outcome);
       report.batches.push({
         ...lines,
         outcome: 'stored',
@@ -251,10 +277,9 @@ export const push = async (settings: PushSettings, hooks: PushHooks): Promise<Re
       });
     } else if (outcome.kind === 'rejected') {
       const { problem, status } = outcome;
-      report.rejected += rows.length;
       const located = lineProblems(rows, problem);
       report.problems.push(...located);
-      report.batches.push({
+      const batchReport: BatchReport = {
         ...lines,
         outcome: 'rejected',
         status,
@@ -263,17 +288,49 @@ export const push = async (settings: PushSettings, hooks: PushHooks): Promise<Re
         ...(problem?.title ? { title: problem.title } : {}),
         ...(problem?.detail ? { detail: problem.detail } : {}),
         ...(problem?.requestId ? { requestId: problem.requestId } : {}),
-      });
+      };
+      report.batches.push(batchReport);
       // A key or tenant problem (or a server bug) fails every batch alike: stop spending the budget.
       const final = status === 401 || status === 403 || status >= 500;
       fail(status >= 500 ? EXIT.GAVE_UP : EXIT.REJECTED);
-      if (say) {
-        const kind = slug(problem?.type) ? ` ${slug(problem?.type)}` : '';
-        say(
-          `kpi-push: the rows on ${range} were not stored: ${status}${kind}${problem?.detail ? `: ${problem.detail}` : ''}`,
+      const named = new Set(located.map((p) => p.line));
+      // Rows the service named are the refused ones; the batch's others were sound but not stored,
+      // since a batch is stored whole or not at all.
+      const others = named.size > 0 && !final ? rows.filter((row) => !named.has(row.line)) : [];
+      const kind = slug(problem?.type) ? ` ${slug(problem?.type)}` : '';
+      const why = `${status}${kind}${problem?.detail ? `: ${problem.detail}` : ''}`;
+      say?.(
+        named.size > 0
+          ? `kpi-push: the service refused ${linesText([...named])}: ${why}`
+          : `kpi-push: the rows on ${range} were not stored: ${why}`,
+      );
+      for (const line of located) say?.(`  ${describe(line)}`);
+      if (problem?.requestId) say?.(`  request id: ${problem.requestId}`);
+      let resent: BatchOutcome | undefined;
+      if (others.length > 0 && settings.skipInvalid) {
+        resent = await send(others);
+        batchReport.resent = {
+          rows: others.length,
+          outcome: resent.kind,
+          ...(resent.kind === 'gave-up' ? {} : { status: resent.status }),
+        };
+        if (resent.kind === 'rejected') report.problems.push(...lineProblems(others, resent.problem));
+        say?.(
+          resent.kind === 'stored'
+            ? `  ${linesText(others.map((row) => row.line))} sent again without the refused rows (--skip-invalid): stored`
+            : `  ${linesText(others.map((row) => row.line))} sent again without the refused rows (--skip-invalid): not stored either`,
         );
-        for (const line of located) say(`  ${describe(line)}`);
-        if (problem?.requestId) say(`  request id: ${problem.requestId}`);
+      } else if (others.length > 0) {
+        say?.(
+          `  ${linesText(others.map((row) => row.line))} ${others.length === 1 ? 'was' : 'were'} not stored only because a batch is all-or-nothing; --skip-invalid sends ${others.length === 1 ? 'it' : 'them'} again without the refused rows`,
+        );
+      }
+      if (resent?.kind === 'stored') {
+        stored(others, resent);
+        report.rejected += rows.length - others.length;
+      } else {
+        report.rejected += rows.length;
+        if (resent?.kind === 'gave-up') fail(EXIT.GAVE_UP);
       }
       stop = final;
     } else {

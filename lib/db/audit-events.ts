@@ -88,6 +88,8 @@ export interface AuditQuery {
   to?: string | undefined;
   types?: readonly AuditEventType[] | undefined;
   actorId?: string | undefined;
+  /** A user's e-mail as the event recorded it (`actor.email`). */
+  actorEmail?: string | undefined;
   targetId?: string | undefined;
   /** `newest` first (the list), or `oldest` first (the export, which follows the log as it grows). */
   order: 'newest' | 'oldest';
@@ -118,6 +120,7 @@ export const auditEventPage = (
     '#ttl > :now',
     ...(types.length > 0 ? [`#eventType IN (${types.map((_, i) => `:type${i}`).join(', ')})`] : []),
     ...(query.actorId === undefined ? [] : ['#actor.#id = :actor']),
+    ...(query.actorEmail === undefined ? [] : ['#actor.#email = :actorEmail']),
     ...(query.targetId === undefined ? [] : ['#target.#id = :target']),
   ];
   const filtered = conditions.length > 1;
@@ -129,7 +132,8 @@ export const auditEventPage = (
       ExpressionAttributeNames: {
         '#ttl': 'ttl',
         ...(types.length > 0 ? { '#eventType': 'eventType' } : {}),
-        ...(query.actorId === undefined ? {} : { '#actor': 'actor' }),
+        ...(query.actorId === undefined && query.actorEmail === undefined ? {} : { '#actor': 'actor' }),
+        ...(query.actorEmail === undefined ? {} : { '#email': 'email' }),
         ...(query.targetId === undefined ? {} : { '#target': 'target' }),
         ...(query.actorId === undefined && query.targetId === undefined ? {} : { '#id': 'id' }),
       },
@@ -141,6 +145,7 @@ export const auditEventPage = (
         ...Object.fromEntries(types.map((type, i) => [`:type${i}`, type])),
         // Left out when undefined (the client's removeUndefinedValues), as the filter then is.
         ':actor': query.actorId,
+        ':actorEmail': query.actorEmail,
         ':target': query.targetId,
       },
       ScanIndexForward: query.order === 'oldest',

@@ -6,14 +6,17 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
  * out of frames and caches (it is the same for everyone, but `no-store` keeps a stale page from
  * outliving a deploy).
  */
-export const htmlPage = ({
-  html,
-  contentSecurityPolicy,
-}: {
-  html: string;
-  contentSecurityPolicy: string;
-}): APIGatewayProxyResult => ({
-  statusCode: 200,
+export const htmlPage = (
+  {
+    html,
+    contentSecurityPolicy,
+  }: {
+    html: string;
+    contentSecurityPolicy: string;
+  },
+  statusCode: 200 | 404 = 200,
+): APIGatewayProxyResult => ({
+  statusCode,
   headers: {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': contentSecurityPolicy,

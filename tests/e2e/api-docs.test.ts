@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { screenshotPath, useBrowser } from '../support/browser';
+import { errorCatalog, PROBLEM_TYPE_BASE } from '../../lib/errors';
+import { expectAccessible, screenshotPath, useBrowser } from '../support/browser';
 import { baseUrl, request } from '../support/http';
 import { committedDocument } from '../support/openapi';
 
@@ -83,7 +84,7 @@ describe('GET /api/docs (headless Chromium)', () => {
     await expect(page.locator('.servers select').inputValue()).resolves.toBe(baseUrl());
   });
 
-  it('links back to the app: the bar leads to the API key, KPI and integration pages', async () => {
+  it('links back to the app: the bar lists every page of the app, as their header does, then its own', async () => {
     const { page } = await browser.openPage(`${baseUrl()}/docs`);
     const platform = baseUrl().replace(/\/api$/, '/platform');
     const links = page.locator('#nav a');
@@ -92,8 +93,11 @@ describe('GET /api/docs (headless Chromium)', () => {
     ).resolves.toEqual([
       `${platform}/api-keys`,
       `${platform}/kpis`,
+      `${platform}/strategy`,
       `${platform}/integrations`,
+      `${platform}/audit`,
       `${baseUrl()}/docs`,
+      `${baseUrl()}/problems`,
       `${baseUrl()}/openapi.json`,
     ]);
     await expect(page.locator('#nav a[aria-current="page"]').innerText()).resolves.toBe('API reference');
@@ -119,5 +123,39 @@ describe('GET /api/docs (headless Chromium)', () => {
     );
     expect(transferred.length).toBe(6); // the page, 2 scripts, 2 stylesheets, openapi.json
     expect(transferred.filter(([, bytes]) => bytes > 0)).toEqual([]);
+  });
+});
+
+describe('GET /api/problems: a page for every problem type', () => {
+  const browser = useBrowser();
+
+  it('serves each type of lib/errors.ts with its status, title and when it is answered; an unknown one is a 404 problem', async () => {
+    for (const { slug, status, title } of Object.values(errorCatalog)) {
+      const response = await fetch(`${baseUrl()}/problems/${slug}`);
+      expect(response.status, slug).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await response.text();
+      expect(html).toContain(`<code>${PROBLEM_TYPE_BASE}${slug}</code>`);
+      expect(html).toContain(`<dt>Status</dt><dd>${status}</dd>`);
+      expect(html).toMatch(/<dt>When<\/dt><dd>.+<\/dd>/);
+      expect(html).toContain(title.replace(/'/g, '&#39;'));
+    }
+    const missing = await fetch(`${baseUrl()}/problems/no-such-type`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('lists every type, each linked to its page, axe-clean, and a type page leads back to the app', async () => {
+    const { page, errors } = await browser.openPage(`${baseUrl()}/problems`);
+    const links = page.locator('main table a');
+    await expect(links.count()).resolves.toBe(Object.keys(errorCatalog).length);
+    await expectAccessible(page, 'problem types');
+    await page.locator('main table a', { hasText: 'kpi-archived' }).click();
+    await page.waitForURL(`${baseUrl()}/problems/kpi-archived`);
+    await expect(page.locator('h1').innerText()).resolves.toBe(errorCatalog.KPI_ARCHIVED.title);
+    await expectAccessible(page, 'a problem type');
+    await page.locator('#nav a', { hasText: 'KPIs' }).click();
+    await page.waitForURL(baseUrl().replace(/\/api$/, '/platform/kpis'));
+    expect(errors).toEqual([]);
   });
 });

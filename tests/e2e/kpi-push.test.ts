@@ -244,11 +244,33 @@ describe('kpi-push', () => {
     const result = await kpiPush(['--batch-size', '2', file], { env: wire.env });
     expect(result.code).toBe(4);
     expect(posts(wire.requests)).toHaveLength(2);
-    expect(result.stderr).toContain('kpi-push: the rows on lines 4-5 were not stored: 404 not-found');
+    expect(result.stderr).toContain('kpi-push: the service refused line 4: 404 not-found');
     expect(result.stderr).toContain(`${file}:4: kpiId: not a KPI of this organization with this kpiType`);
+    expect(result.stderr).toContain(
+      '  line 5 was not stored only because a batch is all-or-nothing; --skip-invalid sends it again without the refused rows',
+    );
     expect(result.stdout).toBe(
       'kpi-push: 4 rows: 2 created, 0 updated, 2 rejected, 0 not sent; 0 retries.\n',
     );
+  });
+
+  it('--skip-invalid sends the refused batch again without the rows the service named, and still exits 4', async () => {
+    const year = 2045;
+    const rows = rowsFor(year, 4);
+    rows[2] = { ...rows[2]!, kpiId: randomUUID() };
+    const file = writeInput('skip-invalid.csv', toCsv(rows));
+    const wire = await proxy();
+    const result = await kpiPush(['--batch-size', '2', '--skip-invalid', file], { env: wire.env });
+    expect(result.code).toBe(4);
+    expect(posts(wire.requests)).toHaveLength(3);
+    expect(result.stderr).toContain('kpi-push: the service refused line 4: 404 not-found');
+    expect(result.stderr).toContain('  line 5 sent again without the refused rows (--skip-invalid): stored');
+    expect(result.stdout).toBe(
+      'kpi-push: 4 rows: 3 created, 0 updated, 1 rejected, 0 not sent; 0 retries.\n',
+    );
+    let stored = 0;
+    for (const kpi of tenant.kpis) stored += (await storedIn(kpi.id, year)).length;
+    expect(stored).toBe(3);
   });
 
   it('a bad key is rejected once (401, no retry, no further batches) and never shown', async () => {

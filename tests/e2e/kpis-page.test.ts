@@ -575,6 +575,8 @@ describe('the KPI page in Chromium', { timeout: BROWSER_TEST_TIMEOUT_MS }, () =>
     expect(await page.locator('#detail-error').textContent()).toMatch(
       /could not be loaded: KPI .* not found/,
     );
+    // A 404 stays one: the state offers the way back, not Try again.
+    await expect(page.locator('.load-failed button', { hasText: 'Try again' }).count()).resolves.toBe(0);
     await page.locator('#back').click();
     await page.locator('#list-empty').waitFor();
     expect(await page.locator('#list-empty').textContent()).toBe('Your organization has no KPIs yet.');

@@ -79,9 +79,15 @@ export async function setup(project: TestProject) {
   });
 
   const baseUrl = `http://localhost:${httpPort}/api`;
-  // Minutes, not seconds: on a loaded machine the JVM and the first esbuild take long.
-  const deadline = Date.now() + 300_000;
+  // As npm start itself waits: as long as the build advances (each built function prints a line), and
+  // minutes, not seconds, without a new line: on a loaded machine the JVM and an esbuild take long.
+  let seen = 0;
+  let deadline = Date.now() + 300_000;
   while (!output.includes('Strategy service is running')) {
+    if (output.length > seen) {
+      seen = output.length;
+      deadline = Date.now() + 300_000;
+    }
     if (child.exitCode !== null || Date.now() > deadline) {
       await stopGroupAndWait(child);
       await keysServer.close();

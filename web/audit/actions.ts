@@ -17,7 +17,9 @@ export const queryOf = (filters: Filters, cursor: string | null) => {
   if (filters.from) query.set('from', instant(filters.from));
   if (filters.to) query.set('to', instant(filters.to));
   for (const type of filters.types) query.append('type', type);
-  if (filters.actorId) query.set('actorId', filters.actorId.trim());
+  const actor = filters.actor.trim();
+  // People type an e-mail; an id is what the API names actors by (keys, services, users).
+  if (actor) query.set(actor.includes('@') ? 'actorEmail' : 'actorId', actor);
   if (filters.targetId) query.set('targetId', filters.targetId.trim());
   if (cursor) query.set('cursor', cursor);
   return query.toString();
@@ -60,7 +62,7 @@ export const applyFilters = (event: SubmitEvent) => {
     from: text('from'),
     to: text('to'),
     types: form.getAll('type').map(String),
-    actorId: text('actorId'),
+    actor: text('actor'),
     targetId: text('targetId'),
   });
 };

@@ -10,7 +10,8 @@ export interface Filters {
   from: string;
   to: string;
   types: string[];
-  actorId: string;
+  /** An e-mail (`actorEmail`) or an id (`actorId`). */
+  actor: string;
   targetId: string;
 }
 
@@ -26,7 +27,7 @@ export interface Audit {
 
 export type State = PageState<Audit>;
 
-export const NO_FILTERS: Filters = { from: '', to: '', types: [], actorId: '', targetId: '' };
+export const NO_FILTERS: Filters = { from: '', to: '', types: [], actor: '', targetId: '' };
 
 export const page = createPage<Audit>({
   name: 'audit',

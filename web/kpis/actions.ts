@@ -12,7 +12,7 @@ import type {
 import { plural } from '../shared/format';
 import { NO_CYCLE } from '../shared/groups';
 import { loadEvery, newestLoad } from '../shared/load';
-import { api, describe, SessionEnded } from '../shared/shell';
+import { api, describe, isProblem, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
 import { type Detail, type ListQuery, page, type Route } from './state';
 
@@ -154,7 +154,14 @@ export const setArchived = async (kpi: { id: string; name: string }, archived: b
 
 export const loadDetail = async (kpiId: string, focus: boolean) => {
   const wanted = detailLoads();
-  page.update({ detail: null, detailLoading: true, detailError: null, cursor: null, lastKpiId: kpiId });
+  page.update({
+    detail: null,
+    detailLoading: true,
+    detailError: null,
+    detailMissing: false,
+    cursor: null,
+    lastKpiId: kpiId,
+  });
   try {
     const [detail, keyNames] = await Promise.all([
       loadMeasurements(kpiId),
@@ -164,7 +171,11 @@ export const loadDetail = async (kpiId: string, focus: boolean) => {
     page.update({ detail, keyNames, detailLoading: false });
   } catch (error) {
     if (error instanceof SessionEnded || !wanted()) return;
-    page.update({ detailLoading: false, detailError: describe(error) });
+    page.update({
+      detailLoading: false,
+      detailError: describe(error),
+      detailMissing: isProblem(error, 'not-found'),
+    });
   }
   if (focus) focusById('detail-title');
 };

@@ -60,6 +60,8 @@ export interface Kpis {
   detail: Detail | null;
   detailLoading: boolean;
   detailError: string | null;
+  /** The detail's KPI does not exist (404): trying again cannot help. */
+  detailMissing: boolean;
   /** The tenant's keys by id, for the names in the measurement table; null until they loaded. */
   keyNames: Map<string, ApiKeyResponse> | null;
   /** The period under the chart's cursor (an index of the measurements). */
@@ -90,6 +92,7 @@ export const page = createPage<Kpis>({
     detail: null,
     detailLoading: false,
     detailError: null,
+    detailMissing: false,
     keyNames: null,
     cursor: null,
     lastKpiId: null,

@@ -432,7 +432,7 @@ export const detailView = (state: State) => {
           ${settingsView(state, detail)}`
         : nothing
     }
-    ${state.detailError ? loadFailed('detail-error', 'The KPI', state.detailError, retryDetail) : nothing}
+    ${state.detailError ? loadFailed('detail-error', 'The KPI', state.detailError, state.detailMissing ? undefined : retryDetail) : nothing}
     ${state.detailLoading ? loadingNotice('detail-loading', 'Loading the KPI…') : nothing}
     ${detail ? measurementsView(state, detail) : nothing}
   </section>`;

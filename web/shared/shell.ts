@@ -16,6 +16,7 @@ import type { AccessClaims } from '../../lib/auth/tokens';
 import type { LoginResponse, ProblemResponse, RefreshResponse } from './api-types';
 import { modal } from './dialog';
 import { retryAfterSeconds, retryInText, withoutRetryIn } from './format';
+import { APP_PAGES, type PageName } from './pages';
 import { focusById, message } from './view';
 
 interface Session {
@@ -377,6 +378,9 @@ const header = (shell: ShellState, name: PageName) => {
             <a href="strategy" aria-current=${here('strategy')}>Strategy</a>
             <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
             ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a><a href="people" aria-current=${here('people')}>People</a>` : nothing}
+            ${APP_PAGES.filter((p) => !('adminOnly' in p) || isAdmin(shell)).map(
+              (p) => html`<a href=${p.page} aria-current=${here(p.page)}>${p.label}</a>`,
+            )}
           </nav>
           <div id="session" class="session">
             <span id="who">${claims.email ?? 'Signed in'} · ${claims.role ?? 'unknown role'}</span>

@@ -24,10 +24,11 @@ export const loadingNotice = (id: string, text: string) => html`<p id=${id} clas
  * A load that failed: what could not be loaded, the problem's detail, and a button to try again. The
  * message is an alert, so it is announced when it appears.
  */
-export const loadFailed = (id: string, what: string, detail: string, retry: () => void) =>
+/** A failed load with its reason, and Try again, unless `retry` is absent: a 404 stays one. */
+export const loadFailed = (id: string, what: string, detail: string, retry?: () => void) =>
   html`<div class="load-failed">
     <p id=${id} class="error" role="alert">${what} could not be loaded: ${detail}</p>
-    <button type="button" @click=${retry}>Try again</button>
+    ${retry ? html`<button type="button" @click=${retry}>Try again</button>` : nothing}
   </div>`;
 
 /** `hidden` unless there is text: for messages whose element stays, so that its id can be referenced. */

@@ -22741,6 +22741,18 @@ var lineProblems = (rows, problem) => {
   return [...fromErrors, ...fromMissing];
 };
 var slug = (type) => type?.split("/").pop();
+var linesText = (lines) => {
+  const sorted = [...new Set(lines)].sort((a, b) => a - b);
+  const spans = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    spans.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  const list = spans.length > 1 ? `${spans.slice(0, -1).join(", ")} and ${spans.at(-1)}` : spans[0] ?? "";
+  return `${sorted.length === 1 ? "line" : "lines"} ${list}`;
+};
 var push = async (settings, hooks) => {
   const { log, say } = hooks;
   const baseUrl = new URL(settings.baseUrl);
@@ -22818,7 +22830,7 @@ var push = async (settings, hooks) => {
       continue;
     }
     hooks.progress?.(sent, total);
-    const outcome = await sendBatch(
+    const send = (batch) => sendBatch(
       {
         baseUrl: settings.baseUrl,
         apiKey: settings.apiKey,
@@ -22831,14 +22843,18 @@ var push = async (settings, hooks) => {
           report.retries++;
         }
       },
-      rows.map((row) => row.measurement)
+      batch.map((row) => row.measurement)
     );
+    const stored = (batch, outcome2) => {
+      sent += batch.length;
+      report.stored += batch.length;
+      report.created += outcome2.results.filter((r) => r === "created").length;
+      report.updated += outcome2.results.filter((r) => r === "updated").length;
+    };
+    const outcome = await send(rows);
     const range = lines.firstLine === lines.lastLine ? `line ${lines.firstLine}` : `lines ${lines.firstLine}-${lines.lastLine}`;
     if (outcome.kind === "stored") {
-      sent += rows.length;
-      report.stored += rows.length;
-      report.created += outcome.results.filter((r) => r === "created").length;
-      report.updated += outcome.results.filter((r) => r === "updated").length;
+      stored(rows, outcome);
       report.batches.push({
         ...lines,
         outcome: "stored",
@@ -22847,10 +22863,9 @@ var push = async (settings, hooks) => {
       });
     } else if (outcome.kind === "rejected") {
       const { problem, status } = outcome;
-      report.rejected += rows.length;
       const located = lineProblems(rows, problem);
       report.problems.push(...located);
-      report.batches.push({
+      const batchReport = {
         ...lines,
         outcome: "rejected",
         status,
@@ -22859,16 +22874,42 @@ var push = async (settings, hooks) => {
         ...problem?.title ? { title: problem.title } : {},
         ...problem?.detail ? { detail: problem.detail } : {},
         ...problem?.requestId ? { requestId: problem.requestId } : {}
-      });
+      };
+      report.batches.push(batchReport);
       const final = status === 401 || status === 403 || status >= 500;
       fail2(status >= 500 ? EXIT.GAVE_UP : EXIT.REJECTED);
-      if (say) {
-        const kind = slug(problem?.type) ? ` ${slug(problem?.type)}` : "";
-        say(
-          `kpi-push: the rows on ${range} were not stored: ${status}${kind}${problem?.detail ? `: ${problem.detail}` : ""}`
+      const named = new Set(located.map((p) => p.line));
+      const others = named.size > 0 && !final ? rows.filter((row) => !named.has(row.line)) : [];
+      const kind = slug(problem?.type) ? ` ${slug(problem?.type)}` : "";
+      const why = `${status}${kind}${problem?.detail ? `: ${problem.detail}` : ""}`;
+      say?.(
+        named.size > 0 ? `kpi-push: the service refused ${linesText([...named])}: ${why}` : `kpi-push: the rows on ${range} were not stored: ${why}`
+      );
+      for (const line of located) say?.(`  ${describe3(line)}`);
+      if (problem?.requestId) say?.(`  request id: ${problem.requestId}`);
+      let resent;
+      if (others.length > 0 && settings.skipInvalid) {
+        resent = await send(others);
+        batchReport.resent = {
+          rows: others.length,
+          outcome: resent.kind,
+          ...resent.kind === "gave-up" ? {} : { status: resent.status }
+        };
+        if (resent.kind === "rejected") report.problems.push(...lineProblems(others, resent.problem));
+        say?.(
+          resent.kind === "stored" ? `  ${linesText(others.map((row) => row.line))} sent again without the refused rows (--skip-invalid): stored` : `  ${linesText(others.map((row) => row.line))} sent again without the refused rows (--skip-invalid): not stored either`
         );
-        for (const line of located) say(`  ${describe3(line)}`);
-        if (problem?.requestId) say(`  request id: ${problem.requestId}`);
+      } else if (others.length > 0) {
+        say?.(
+          `  ${linesText(others.map((row) => row.line))} ${others.length === 1 ? "was" : "were"} not stored only because a batch is all-or-nothing; --skip-invalid sends ${others.length === 1 ? "it" : "them"} again without the refused rows`
+        );
+      }
+      if (resent?.kind === "stored") {
+        stored(others, resent);
+        report.rejected += rows.length - others.length;
+      } else {
+        report.rejected += rows.length;
+        if (resent?.kind === "gave-up") fail2(EXIT.GAVE_UP);
       }
       stop = final;
     } else {

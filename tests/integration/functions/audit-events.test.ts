@@ -386,6 +386,12 @@ describe('GET /audit-events: filters and paging', () => {
     ]);
     expect(await allEvents(owner, { actorId: owner.users.ADMIN.id })).toHaveLength(5);
     expect(await allEvents(owner, { actorId: owner.users.EDITOR.id })).toEqual([]);
+    // By e-mail, as a person types it: trimmed and in any case.
+    const byEmail = await allEvents(owner, { actorEmail: ` ${owner.users.ADMIN.email.toUpperCase()} ` });
+    expect(byEmail.map((event) => event.id)).toEqual(
+      (await allEvents(owner, { actorId: owner.users.ADMIN.id })).map((event) => event.id),
+    );
+    expect(await allEvents(owner, { actorEmail: owner.users.EDITOR.email })).toEqual([]);
     const all = await allEvents(owner);
     const middle = all[2];
     const from = await allEvents(owner, { from: middle.at });
@@ -443,12 +449,13 @@ describe('GET /audit-events: filters and paging', () => {
     ]);
   });
 
-  it('400 for a malformed time, an unknown type, a range that ends before it starts, or an unknown parameter', async () => {
+  it('400 for a malformed time, an unknown type, a range that ends before it starts, an actor e-mail without @, or an unknown parameter', async () => {
     for (const [query, path] of [
       [{ from: 'yesterday' }, 'from'],
       [{ type: ['api_key.created', 'api_key.eaten'] }, 'type[1]'],
       [{ from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }, 'to'],
       [{ format: 'csv' }, 'format'],
+      [{ actorEmail: 'not an e-mail' }, 'actorEmail'],
       [{ sort: 'at' }, 'sort'],
     ] as const) {
       const result = await list(admin(owner), query as Record<string, string | string[]>);
