@@ -27,6 +27,12 @@ export interface Accuracy {
   mae3: number;
   /** How many values were forecast at each horizon. */
   points: number;
+  /**
+   * The absolute errors, 1 and 3 periods ahead, in the order of the values forecast: every model
+   * forecasts the same values, so two models' errors pair up one by one.
+   */
+  errors1: number[];
+  errors3: number[];
 }
 
 /** The mean absolute difference between each value and the one `lag` periods before (lag 1 with too short a history). */
@@ -48,10 +54,11 @@ export const mase = (
   return meanAbsoluteError(actual, predicted) / scale;
 };
 
+const absoluteErrors = (actual: readonly number[], predicted: readonly number[]): number[] =>
+  actual.map((a, i) => Math.abs(a - (predicted[i] as number)));
+
 const meanAbsoluteError = (actual: readonly number[], predicted: readonly number[]): number =>
-  actual.length === 0
-    ? 0
-    : actual.reduce((s, a, i) => s + Math.abs(a - (predicted[i] as number)), 0) / actual.length;
+  actual.length === 0 ? 0 : absoluteErrors(actual, predicted).reduce((s, e) => s + e, 0) / actual.length;
 
 /**
  * Scores `forecastAt` on the last `window` values. The scale is the seasonal-naive error of the values
@@ -95,5 +102,7 @@ export const rollingOrigin = (
     mae1: meanAbsoluteError(actual[0] as number[], predicted[0] as number[]),
     mae3: meanAbsoluteError(actual[1] as number[], predicted[1] as number[]),
     points: (actual[0] as number[]).length,
+    errors1: absoluteErrors(actual[0] as number[], predicted[0] as number[]),
+    errors3: absoluteErrors(actual[1] as number[], predicted[1] as number[]),
   };
 };
