@@ -27,10 +27,17 @@ export interface Accuracy {
   mae3: number;
   /** How many values were forecast at each horizon. */
   points: number;
+  /**
+   * The absolute errors, 1 and 3 periods ahead, in the order of the values forecast: every model
+   * forecasts the same values, so two models' errors pair up one by one.
+   */
+  errors1: number[];
+  errors3: number[];
 }
 
 /** The mean absolute difference between each value and the one `lag` periods before (lag 1 with too short a history). */
 export const seasonalNaiveScale = (values: readonly number[], seasonLength: number): number => {
+  // Stryker disable next-line EqualityOperator: a season length of 1 is a lag of 1 either way
   const lag = seasonLength > 1 && values.length > seasonLength ? seasonLength : 1;
   let sum = 0;
   for (let t = lag; t < values.length; t++)
@@ -48,10 +55,11 @@ export const mase = (
   return meanAbsoluteError(actual, predicted) / scale;
 };
 
+const absoluteErrors = (actual: readonly number[], predicted: readonly number[]): number[] =>
+  actual.map((a, i) => Math.abs(a - (predicted[i] as number)));
+
 const meanAbsoluteError = (actual: readonly number[], predicted: readonly number[]): number =>
-  actual.length === 0
-    ? 0
-    : actual.reduce((s, a, i) => s + Math.abs(a - (predicted[i] as number)), 0) / actual.length;
+  actual.length === 0 ? 0 : absoluteErrors(actual, predicted).reduce((s, e) => s + e, 0) / actual.length;
 
 /**
  * Scores `forecastAt` on the last `window` values. The scale is the seasonal-naive error of the values
@@ -71,6 +79,7 @@ export const rollingOrigin = (
   const predicted: number[][] = HORIZONS.map(() => []);
   let inside = 0;
   let intervals = 0;
+  // Stryker disable next-line ArithmeticOperator,EqualityOperator: an origin earlier than this or at n forecasts no value of the window, and is skipped below
   for (let origin = n - window - maxHorizon + 1; origin < n; origin++) {
     if (origin < 1) continue;
     const wanted = HORIZONS.filter((h) => origin + h - 1 >= n - window && origin + h - 1 < n);
@@ -81,8 +90,8 @@ export const rollingOrigin = (
       const k = HORIZONS.indexOf(h);
       const value = values[origin + h - 1] as number;
       const step = forecast[h - 1] as Interval;
-      actual[k]?.push(value);
-      predicted[k]?.push(step.point);
+      (actual[k] as number[]).push(value);
+      (predicted[k] as number[]).push(step.point);
       intervals++;
       if (step.lower <= value && value <= step.upper) inside++;
     }
@@ -95,5 +104,7 @@ export const rollingOrigin = (
     mae1: meanAbsoluteError(actual[0] as number[], predicted[0] as number[]),
     mae3: meanAbsoluteError(actual[1] as number[], predicted[1] as number[]),
     points: (actual[0] as number[]).length,
+    errors1: absoluteErrors(actual[0] as number[], predicted[0] as number[]),
+    errors3: absoluteErrors(actual[1] as number[], predicted[1] as number[]),
   };
 };

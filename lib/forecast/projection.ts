@@ -77,9 +77,35 @@ export interface Choice {
   candidates: { method: Method; accuracy: Accuracy | undefined }[];
 }
 
+/** The one-sided 5 % critical value of the standard normal distribution. */
+export const CRITICAL_5 = 1.6448536269514722;
+
 /**
- * The model whose rolling-origin backtest on this history has the least absolute error, 1 and
- * 3 periods ahead together; naive unless another strictly beats it.
+ * Whether a candidate's backtest is clearly better than the baseline's: a paired Diebold–Mariano-style
+ * test, one-sided at 5 %. Each value of the window gives one loss difference, the baseline's absolute
+ * errors 1 and 3 periods ahead minus the candidate's; the candidate is clearly better when the mean
+ * difference exceeds 1.645 standard errors. A gain that the spread of the differences could give by
+ * chance is not enough, so on a short or noisy history the simpler model stays.
+ */
+export const clearlyBetter = (candidate: Accuracy, baseline: Accuracy): boolean => {
+  const gains = baseline.errors1.map(
+    (e, i) =>
+      e +
+      (baseline.errors3[i] as number) -
+      (candidate.errors1[i] as number) -
+      (candidate.errors3[i] as number),
+  );
+  const n = gains.length;
+  const mean = gains.reduce((s, g) => s + g, 0) / n;
+  // With one value the spread is unknown (0 / 0) and with none the mean is: no comparison holds then.
+  const variance = gains.reduce((s, g) => s + (g - mean) ** 2, 0) / (n - 1);
+  return mean > CRITICAL_5 * Math.sqrt(variance / n);
+};
+
+/**
+ * The model this history's own rolling-origin backtest chooses: the candidate with the least absolute
+ * error, 1 and 3 periods ahead together (the simplest on a tie), when it is clearly better than
+ * naive; naive otherwise.
  */
 export const chooseModel = (values: readonly number[], seasonLength: number): Choice => {
   const window = backtestWindow(values.length);
@@ -87,20 +113,17 @@ export const chooseModel = (values: readonly number[], seasonLength: number): Ch
     ...model,
     accuracy: rollingOrigin(values, seasonLength, window, forecastsOf(model.forecast, values, seasonLength)),
   }));
-  const naive = candidates[0] as (typeof candidates)[number] & { accuracy: Accuracy };
+  type Scored = (typeof candidates)[number] & { accuracy: Accuracy };
+  const error = ({ accuracy }: Scored) => accuracy.mae1 + accuracy.mae3;
+  const naive = candidates[0] as Scored;
   let best = naive;
-  for (const candidate of candidates) {
-    const { accuracy } = candidate;
-    if (
-      accuracy &&
-      accuracy.mae1 + accuracy.mae3 < (best.accuracy as Accuracy).mae1 + (best.accuracy as Accuracy).mae3
-    )
-      best = candidate as typeof naive;
-  }
+  for (const candidate of candidates)
+    if (candidate.accuracy && error(candidate as Scored) < error(best)) best = candidate as Scored;
+  const chosen = clearlyBetter(best.accuracy, naive.accuracy) ? best : naive;
   return {
-    method: best.method,
-    forecast: best.forecast,
-    accuracy: best.accuracy,
+    method: chosen.method,
+    forecast: chosen.forecast,
+    accuracy: chosen.accuracy,
     candidates: candidates.map(({ method, accuracy }) => ({ method, accuracy })),
   };
 };

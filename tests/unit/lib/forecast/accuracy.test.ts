@@ -37,6 +37,8 @@ describe('MASE and the rolling origin', () => {
       mae1: 4.5,
       mae3: 10.5,
       points: 2,
+      errors1: [4, 5],
+      errors3: [9, 12],
     });
     expect(origins).toEqual([2, 3, 4, 5]);
   });

@@ -1,9 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chooseModel, MIN_HISTORY, project } from '../../../../lib/forecast/projection';
+import type { Accuracy } from '../../../../lib/forecast/accuracy';
+import {
+  CRITICAL_5,
+  chooseModel,
+  clearlyBetter,
+  MIN_HISTORY,
+  project,
+} from '../../../../lib/forecast/projection';
 
 const seasonal = Array.from({ length: 60 }, (_, t) => 200 + 2 * t + 25 * Math.sin((2 * Math.PI * t) / 12));
 /** A deterministic walk with no pattern to find. */
 const walk = Array.from({ length: 40 }, (_, t) => 50 + ((t * 7919) % 13) - 6 + (t % 2 === 0 ? 3 : -3));
+
+/** A backtest with these absolute errors, 1 and 3 periods ahead, at each value forecast. */
+const backtest = (errors1: number[], errors3: number[]): Accuracy => {
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  return {
+    mase1: null,
+    mase3: null,
+    coverage80: null,
+    mae1: mean(errors1),
+    mae3: mean(errors3),
+    points: errors1.length,
+    errors1,
+    errors3,
+  };
+};
+
+describe('clearly better: a paired test at 5 % on the backtest errors', () => {
+  it('is the one-sided 5 % quantile of the normal distribution', () => {
+    expect(CRITICAL_5).toBeCloseTo(1.6449, 4);
+  });
+
+  it('holds when the mean gain exceeds 1.645 standard errors, worked by hand', () => {
+    const baseline = backtest([3, 3, 3], [3, 3, 3]);
+    // Gains 2, 0, 1 (1 and 3 ahead together): mean 1, variance (1 + 1 + 0) / 2 = 1, standard error
+    // 1/√3 = 0.577; 1 / 0.577 = 1.73.
+    expect(clearlyBetter(backtest([2, 3, 2], [2, 3, 3]), baseline)).toBe(true);
+    // Gains 2, 0, 0.8: mean 0.933, variance 1.013, standard error 0.581; 0.933 / 0.581 = 1.61, short
+    // of 1.645 though better on average (with the variance over n rather than n − 1 it would be 1.97).
+    expect(clearlyBetter(backtest([2, 3, 2.6], [2, 3, 2.6]), baseline)).toBe(false);
+  });
+
+  it('adds the errors 1 and 3 periods ahead of each value', () => {
+    const baseline = backtest([3, 3, 3], [5, 4, 5]);
+    // The same errors 1 ahead, gains 4, 2, 4 three ahead.
+    expect(clearlyBetter(backtest([3, 3, 3], [1, 2, 1]), baseline)).toBe(true);
+    // Gains 1 ahead are lost 3 ahead: 2 − 2, 1 − 1, 2 − 2.
+    expect(clearlyBetter(backtest([1, 2, 1], [7, 5, 7]), baseline)).toBe(false);
+    // Gains only 1 ahead: 2, 1, 2.
+    expect(clearlyBetter(backtest([1, 2, 1], [5, 4, 5]), baseline)).toBe(true);
+  });
+
+  it('holds for a gain that never varies, and never for no gain or a loss', () => {
+    const baseline = backtest([3, 4, 5], [6, 7, 8]);
+    expect(clearlyBetter(backtest([2, 3, 4], [6, 7, 8]), baseline)).toBe(true);
+    expect(clearlyBetter(baseline, baseline)).toBe(false);
+    expect(clearlyBetter(backtest([4, 5, 6], [6, 7, 8]), baseline)).toBe(false);
+    expect(clearlyBetter(baseline, backtest([2, 3, 4], [6, 7, 8]))).toBe(false);
+  });
+
+  it('never holds on one value or none: there is no spread to judge by', () => {
+    expect(clearlyBetter(backtest([0], [0]), backtest([9], [9]))).toBe(false);
+    expect(clearlyBetter(backtest([], []), backtest([], []))).toBe(false);
+  });
+});
 
 describe('a projection', () => {
   it('gives no periods and says why with fewer than 6 periods of history', () => {
@@ -41,6 +104,21 @@ describe('a projection', () => {
       [42, 42, 42],
       [42, 42, 42],
     ]);
+  });
+
+  it('keeps naive when another model is better on average but not clearly (the Nile to 1961)', () => {
+    const { series } = JSON.parse(
+      readFileSync(resolve(__dirname, '../../../../bench/forecast/series.json'), 'utf8'),
+    ) as { series: { name: string; values: number[] }[] };
+    const nile = (series.find((s) => s.name === 'Nile') as { values: number[] }).values.slice(0, 91);
+    const choice = chooseModel(nile, 1);
+    const error = (method: string) => {
+      const accuracy = choice.candidates.find((c) => c.method === method)?.accuracy as Accuracy;
+      return accuracy.mae1 + accuracy.mae3;
+    };
+    expect(error('ets')).toBeLessThan(0.85 * error('naive'));
+    expect(choice.method).toBe('naive');
+    expect(choice.accuracy).toEqual(choice.candidates[0]?.accuracy);
   });
 
   it('chooses a seasonal model for a seasonal history, by its own backtest', () => {
