@@ -96,6 +96,7 @@ describe('GET /api/docs (headless Chromium)', () => {
       `${platform}/strategy`,
       `${platform}/integrations`,
       `${platform}/audit`,
+      `${platform}/people`,
       `${baseUrl()}/docs`,
       `${baseUrl()}/problems`,
       `${baseUrl()}/openapi.json`,

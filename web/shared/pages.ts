@@ -10,6 +10,7 @@ export const APP_PAGES = [
   { page: 'strategy', label: 'Strategy' },
   { page: 'integrations', label: 'Integrations' },
   { page: 'audit', label: 'Audit log', adminOnly: true },
+  { page: 'people', label: 'People', adminOnly: true },
 ] as const satisfies readonly { page: string; label: string; adminOnly?: boolean }[];
 
 export type PageName = (typeof APP_PAGES)[number]['page'];

@@ -51,7 +51,6 @@ export interface ShellState {
 export type PageState<S> = S & { shell: ShellState };
 
 const SESSION_KEY = 'strategy-service.session';
-type PageName = 'api-keys' | 'kpis' | 'strategy' | 'integrations' | 'audit' | 'people';
 
 /**
  * The API lives next to the pages: `<prefix>/platform/<page>` → `<prefix>/api` (a deployed stage adds
@@ -373,11 +372,6 @@ const header = (shell: ShellState, name: PageName) => {
     ${
       claims
         ? html`<nav id="nav" class="nav" aria-label="Pages">
-            <a href="api-keys" aria-current=${here('api-keys')}>API keys</a>
-            <a href="kpis" aria-current=${here('kpis')}>KPIs</a>
-            <a href="strategy" aria-current=${here('strategy')}>Strategy</a>
-            <a href="integrations" aria-current=${here('integrations')}>Integrations</a>
-            ${isAdmin(shell) ? html`<a href="audit" aria-current=${here('audit')}>Audit log</a><a href="people" aria-current=${here('people')}>People</a>` : nothing}
             ${APP_PAGES.filter((p) => !('adminOnly' in p) || isAdmin(shell)).map(
               (p) => html`<a href=${p.page} aria-current=${here(p.page)}>${p.label}</a>`,
             )}

@@ -25,21 +25,17 @@ const modulesOf = (folder: string) =>
     .map((file) => ({ name: join(folder, file.replace(/\.ts$/, '')), imports: importsOf(folder, file) }));
 
 describe('the pages under web/', () => {
-<<<<<<< HEAD
-  it('are the seven pages, a folder each with its script, document and style', () => {
+  it('are the pages, a folder each with its script, document and style', () => {
     expect(pages.sort()).toEqual([
       'accept',
       'api-keys',
       'audit',
       'integrations',
       'kpis',
+      'not-found',
       'people',
       'strategy',
     ]);
-=======
-  it('are the pages, a folder each with its script, document and style', () => {
-    expect(pages.sort()).toEqual(['api-keys', 'audit', 'integrations', 'kpis', 'not-found', 'strategy']);
->>>>>>> s5-50-mine
     for (const page of pages) {
       const files = readdirSync(join(web, page));
       expect(files, page).toEqual(expect.arrayContaining(['index.ts', 'page.html', 'page.css']));
