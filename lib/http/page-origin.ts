@@ -8,7 +8,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 export const requestOrigin = (event: Pick<APIGatewayProxyEvent, 'headers'>): string => {
   const header = (name: string) =>
     Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
-  const proto = header('x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
   const host = header('host') ?? 'localhost';
+  // API Gateway always says the scheme; without it the caller is the local stack, which serves http.
+  const local = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host);
+  const proto = header('x-forwarded-proto')?.split(',')[0]?.trim() || (local ? 'http' : 'https');
   return `${proto}://${host}`;
 };

@@ -12,8 +12,6 @@ import type {
 import { loadEvery, loadKpis, newestLoad } from '../shared/load';
 import { ApiError, api, describe, isProblem, SessionEnded } from '../shared/shell';
 import { focusById } from '../shared/view';
-import { sourceEntries, sourceProblems } from './entries';
-import { kpiChoices, loadChoices } from './kpi-choices';
 import { type Dialog, inGraceBefore, type Key, NAME_MAX, openDialog, page, type UsagePanel } from './state';
 
 // ---------------------------------------------------------------------------------------------------
@@ -128,33 +126,8 @@ const open = (dialog: Dialog, field: string) => {
   focusById(field);
 };
 
-export const openCreate = () => {
-  open(
-    {
-      kind: 'create',
-      busy: false,
-      nameError: null,
-      expiresError: null,
-      kpis: kpiChoices([]),
-      kpisError: null,
-      sourcesErrors: [],
-      error: null,
-    },
-    'key-name',
-  );
-  void loadChoices('create', null);
-};
-
-/** The problems of a 400 about `kpiIds`, named by the KPI each is about, on one line each. */
-const kpiProblems = (errors: readonly { path: string; message: string }[], kpiIds: string[]) =>
-  errors
-    .map(({ path, message }) => {
-      const at = /^kpiIds\[(\d+)\]$/.exec(path);
-      const id = at ? kpiIds[Number(at[1])] : undefined;
-      const name = id ? (page.state.kpiNames.get(id) ?? id) : null;
-      return name ? `${name}: ${message}` : message;
-    })
-    .join('\n');
+export const openCreate = () =>
+  open({ kind: 'create', busy: false, nameError: null, expiresError: null, error: null }, 'key-name');
 
 /** `YYYY-MM-DD` → the end of that day in the user's time zone. */
 const endOfDay = (value: string): Date | null => {
@@ -169,8 +142,6 @@ export const submitCreate = async (event: SubmitEvent) => {
   const form = new FormData(event.currentTarget as HTMLFormElement);
   const name = String(form.get('name') ?? '').trim();
   const expires = String(form.get('expiresAt') ?? '');
-  const kpiIds = openDialog.of(page.state, 'create')?.kpis.selected ?? [];
-  const entries = sourceEntries(String(form.get('allowedSources') ?? ''));
   const nameError =
     name.length === 0
       ? 'Enter a name.'
@@ -185,7 +156,7 @@ export const submitCreate = async (event: SubmitEvent) => {
     else if (end.getTime() <= Date.now()) expiresError = 'Choose today or a later date.';
     else expiresAt = end.toISOString();
   }
-  openDialog.patch('create', { nameError, expiresError, kpisError: null, sourcesErrors: [], error: null });
+  openDialog.patch('create', { nameError, expiresError, error: null });
   if (nameError || expiresError) {
     focusById(nameError ? 'key-name' : 'key-expires');
     return;
@@ -193,12 +164,11 @@ export const submitCreate = async (event: SubmitEvent) => {
 
   openDialog.patch('create', { busy: true });
   try {
-    const created = await api<CreatedApiKeyResponse>('POST', '/api-keys', {
-      name,
-      ...(expiresAt ? { expiresAt } : {}),
-      ...(kpiIds.length > 0 ? { kpiIds } : {}),
-      ...(entries.length > 0 ? { allowedSources: entries.map((entry) => entry.text) } : {}),
-    });
+    const created = await api<CreatedApiKeyResponse>(
+      'POST',
+      '/api-keys',
+      expiresAt ? { name, expiresAt } : { name },
+    );
     const { key: _shownOnce, ...listedKey } = created;
     reveal(created, null, [...(page.state.keys ?? []), listedKey]);
   } catch (error) {
@@ -212,31 +182,16 @@ export const submitCreate = async (event: SubmitEvent) => {
     if (error instanceof ApiError && error.problem.errors?.length) {
       const other: string[] = [];
       const fields = { nameError: null as string | null, expiresError: null as string | null };
-      const ofKpis: { path: string; message: string }[] = [];
-      const ofSources: { path: string; message: string }[] = [];
-      for (const problem of error.problem.errors) {
-        const { path, message } = problem;
+      for (const { path, message } of error.problem.errors) {
         if (path === 'name') fields.nameError = message;
         else if (path === 'expiresAt') fields.expiresError = message;
-        else if (path.startsWith('kpiIds')) ofKpis.push(problem);
-        else if (path.startsWith('allowedSources')) ofSources.push(problem);
         else other.push(message);
       }
       openDialog.patch('create', {
         busy: false,
         ...fields,
-        kpisError: ofKpis.length > 0 ? kpiProblems(ofKpis, kpiIds) : null,
-        sourcesErrors: sourceProblems(entries, ofSources),
         error: other.length > 0 ? other.join(' ') : error.message,
       });
-      const first = fields.nameError
-        ? 'key-name'
-        : fields.expiresError
-          ? 'key-expires'
-          : ofSources.length > 0
-            ? 'key-sources'
-            : null;
-      if (first) focusById(first);
     } else openDialog.patch('create', { busy: false, error: describe(error) });
   }
 };
@@ -351,16 +306,14 @@ export const submitRoll = async (event: SubmitEvent) => {
 // Sources: the addresses a key works from. The service reads each address, and names a refused one.
 
 export const openSources = (key: Key) =>
-  open({ kind: 'sources', key, busy: false, errors: [], error: null }, 'sources-list');
+  open({ kind: 'sources', key, busy: false, error: null }, 'sources-list');
 
 /** Sets the key's sources (null: any address), then shows the list as it is now. */
-const saveSources = async (typed: string) => {
+const saveSources = async (allowedSources: string[] | null) => {
   const dialog = openDialog.of(page.state, 'sources');
   if (!dialog) return;
   const { key } = dialog;
-  const entries = sourceEntries(typed);
-  const allowedSources = entries.length > 0 ? entries.map((entry) => entry.text) : null;
-  openDialog.patch('sources', { busy: true, errors: [], error: null });
+  openDialog.patch('sources', { busy: true, error: null });
   try {
     await api('PATCH', `/api-keys/${encodeURIComponent(key.id)}`, { allowedSources });
     openDialog.closed('sources');
@@ -370,54 +323,21 @@ const saveSources = async (typed: string) => {
   } catch (error) {
     if (error instanceof SessionEnded) return;
     const errors = error instanceof ApiError ? error.problem.errors : undefined;
-    openDialog.patch(
-      'sources',
-      errors?.length
-        ? { busy: false, errors: sourceProblems(entries, errors) }
-        : { busy: false, error: describe(error) },
-    );
+    openDialog.patch('sources', {
+      busy: false,
+      error: errors?.length ? errors.map((e) => e.message).join(' ') : describe(error),
+    });
     if (error instanceof ApiError && error.status !== 400) void loadKeys();
   }
 };
 
 export const submitSources = (event: SubmitEvent) => {
   event.preventDefault();
-  void saveSources(String(new FormData(event.currentTarget as HTMLFormElement).get('sources')));
+  const list = String(new FormData(event.currentTarget as HTMLFormElement).get('sources'))
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  void saveSources(list.length > 0 ? list : null);
 };
 
 /** One step: the key works only from the address of its last request. */
-export const restrictToLast = (ip: string) => saveSources(ip);
-
-// ---------------------------------------------------------------------------------------------------
-// KPIs: the KPIs a key may push to, chosen from the tenant's KPIs a page at a time.
-
-export const openScope = (key: Key) => {
-  open({ kind: 'scope', key, kpis: kpiChoices(key.kpiIds ?? []), busy: false, error: null }, 'scope-title');
-  void loadChoices('scope', null);
-};
-
-export const submitScope = async (event: SubmitEvent) => {
-  event.preventDefault();
-  const dialog = openDialog.of(page.state, 'scope');
-  if (!dialog) return;
-  const { key } = dialog;
-  const kpiIds = dialog.kpis.selected;
-  openDialog.patch('scope', { busy: true, error: null });
-  try {
-    await api('PATCH', `/api-keys/${encodeURIComponent(key.id)}`, {
-      kpiIds: kpiIds.length > 0 ? kpiIds : null,
-    });
-    openDialog.closed('scope');
-    await loadKeys();
-    page.announce(`KPIs of “${key.name}” saved.`);
-    showKey(key.id);
-  } catch (error) {
-    if (error instanceof SessionEnded) return;
-    const errors = error instanceof ApiError ? error.problem.errors : undefined;
-    openDialog.patch('scope', {
-      busy: false,
-      error: errors?.length ? kpiProblems(errors, kpiIds) : describe(error),
-    });
-    if (error instanceof ApiError && error.status !== 400) void loadKeys();
-  }
-};
+export const restrictToLast = (ip: string) => saveSources([ip]);

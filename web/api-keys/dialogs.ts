@@ -13,17 +13,9 @@ import {
   restrictToLast,
   submitCreate,
   submitRoll,
-  submitScope,
   submitSources,
 } from './actions';
-import { kpiChoicesView } from './kpi-choices';
 import { type Dialog, type DialogOf, type Key, openDialog, type State } from './state';
-
-/** Problems of a field, one line each (an entry named in each), or nothing to show. */
-const lines = (id: string, problems: string[]) =>
-  html`<div id=${id} class="error" role="alert" ?hidden=${problems.length === 0}>${problems.map(
-    (problem) => html`<p>${problem}</p>`,
-  )}</div>`;
 
 /**
  * A dialog of the page, `<kind>-dialog` titled by its `<kind>-title`: modal exactly while the state
@@ -63,13 +55,6 @@ const createDialog = (dialog: DialogOf<'create'> | null) =>
             </p>
             <input id="key-expires" name="expiresAt" type="date" min=${today()} aria-describedby="key-expires-hint key-expires-error" aria-invalid=${dialog.expiresError ? 'true' : nothing} />
             ${message('key-expires-error', 'error', dialog.expiresError)}
-          </div>
-          ${kpiChoicesView('create', dialog.kpis, new Map(), dialog.kpisError)}
-          <div class="field">
-            <label for="key-sources">Allowed sources <span class="optional">(optional)</span></label>
-            <p id="key-sources-hint" class="hint">One address or CIDR block per line, e.g. 203.0.113.7 or 203.0.113.0/24. Empty: any address.</p>
-            <textarea id="key-sources" name="allowedSources" rows="2" spellcheck="false" aria-describedby="key-sources-hint key-sources-error" aria-invalid=${dialog.sourcesErrors.length > 0 ? 'true' : nothing}></textarea>
-            ${lines('key-sources-error', dialog.sourcesErrors)}
           </div>
           ${message('create-error', 'error', dialog.error, 'alert')}
           <div class="actions">
@@ -177,10 +162,9 @@ const sourcesDialog = (dialog: DialogOf<'sources'> | null) => {
           <h2 id="sources-title">Allowed sources of “${dialog.key.name}”</h2>
           <div class="field">
             <label for="sources-list">One address or CIDR block per line; empty: any address</label>
-            <textarea id="sources-list" name="sources" rows="4" spellcheck="false" aria-describedby="sources-error" aria-invalid=${dialog.errors.length > 0 ? 'true' : nothing} .value=${(dialog.key.allowedSources ?? []).join('\n')}></textarea>
-            ${lines('sources-error', dialog.errors)}
+            <textarea id="sources-list" name="sources" rows="4" spellcheck="false" aria-describedby="sources-error" .value=${(dialog.key.allowedSources ?? []).join('\n')}></textarea>
+            ${message('sources-error', 'error', dialog.error, 'alert')}
           </div>
-          ${message('sources-failed', 'error', dialog.error, 'alert')}
           <div class="actions">
             ${ip ? html`<button type="button" @click=${() => restrictToLast(ip)}>Only ${ip}, its last source</button>` : nothing}
             <button type="button" @click=${() => openDialog.closed('sources')}>Cancel</button>
@@ -190,27 +174,7 @@ const sourcesDialog = (dialog: DialogOf<'sources'> | null) => {
   );
 };
 
-const scopeDialog = (dialog: DialogOf<'scope'> | null, names: Map<string, string>) =>
-  frame(
-    'scope',
-    dialog,
-    (dialog) =>
-      html`<form class="stack" @submit=${submitScope}>
-          <h2 id="scope-title" tabindex="-1">KPIs of “${dialog.key.name}”</h2>
-          <p id="scope-text">The key (prefix ${dialog.key.prefix}) may push only to the KPIs chosen here, from its next push on. A roll passes them on to the new key.</p>
-          ${kpiChoicesView('scope', dialog.kpis, names, dialog.error)}
-          <div class="actions">
-            <button type="button" @click=${() => openDialog.closed('scope')}>Cancel</button>
-            <button type="submit" class="primary" ?disabled=${dialog.busy}>Save</button>
-          </div>
-        </form>`,
-    { describedBy: 'scope-text' },
-  );
-
 export const dialogs = (state: State) =>
   html`${createDialog(openDialog.of(state, 'create'))}${revealDialog(openDialog.of(state, 'reveal'))}${rollDialog(
     openDialog.of(state, 'roll'),
-  )}${revokeDialog(openDialog.of(state, 'revoke'))}${sourcesDialog(openDialog.of(state, 'sources'))}${scopeDialog(
-    openDialog.of(state, 'scope'),
-    state.kpiNames,
-  )}`;
+  )}${revokeDialog(openDialog.of(state, 'revoke'))}${sourcesDialog(openDialog.of(state, 'sources'))}`;

@@ -28,37 +28,19 @@ export interface UsagePanel {
   usage: ApiKeyUsageResponse | null;
 }
 
-/** The KPIs a dialog offers to choose a key's KPIs from (./kpi-choices.ts), and those chosen. */
-export interface KpiChoices {
-  /** The KPIs loaded so far, in the list's order. */
-  items: { id: string; name: string }[];
-  /** The next page's cursor; null when every KPI is loaded. */
-  nextCursor: string | null;
-  loading: boolean;
-  error: string | null;
-  /** The KPIs chosen, in the order they were chosen. */
-  selected: string[];
-}
-
 export type Dialog =
   | {
       kind: 'create';
       busy: boolean;
       nameError: string | null;
       expiresError: string | null;
-      kpis: KpiChoices;
-      kpisError: string | null;
-      /** The refused entries of the sources field, one line each. */
-      sourcesErrors: string[];
       error: string | null;
     }
   /** The raw key is in the state only while its dialog is open: the service never returns it again. */
   | { kind: 'reveal'; created: CreatedApiKeyResponse; rolled: Key | null; copied: string | null }
   | { kind: 'roll'; key: Key; busy: boolean; error: string | null }
-  /** The addresses a key works from; `errors`: the refused entries, one line each. */
-  | { kind: 'sources'; key: Key; busy: boolean; errors: string[]; error: string | null }
-  /** The KPIs a key may push to. */
-  | { kind: 'scope'; key: Key; kpis: KpiChoices; busy: boolean; error: string | null }
+  /** The addresses a key works from. */
+  | { kind: 'sources'; key: Key; busy: boolean; error: string | null }
   /** `alsoStops`: the old key of a roll whose grace period revoking `key` ends, known before confirming. */
   | { kind: 'revoke'; key: Key; alsoStops: Key | null; busy: boolean; error: string | null };
 export type DialogOf<K extends Dialog['kind']> = Extract<Dialog, { kind: K }>;

@@ -7,7 +7,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import { plural } from '../shared/format';
 import { isAdmin } from '../shared/shell';
 import { dayCell, loadFailed, loadingNotice, message, timeCell } from '../shared/view';
-import { openCreate, openRevoke, openRoll, openScope, openSources, retry } from './actions';
+import { openCreate, openRevoke, openRoll, openSources, retry } from './actions';
 import {
   actorText,
   expiresSoon,
@@ -64,7 +64,8 @@ const activeRow = (state: State, key: Key, admin: boolean, now: number) => {
   const soon = expiresSoon(key, now);
   const highlighted = state.highlighted === key.id;
   return html`<tr id="key-${key.id}" data-key-id=${key.id} data-status=${key.status} ?data-rolled=${key.replacedBy !== null} ?data-highlighted=${highlighted} tabindex=${highlighted ? '-1' : nothing}>
-    <th scope="row" data-label="Name"><span>${key.name}<code class="prefix">${key.prefix}</code>${createdNote(key.createdAt)}</span></th>
+    <th scope="row" data-label="Name"><span>${key.name}${createdNote(key.createdAt)}</span></th>
+    <td data-label="Prefix"><code>${key.prefix}</code></td>
     <td data-label="Status"><span class="badge ${key.status}">${key.status}</span>${
       key.replacedBy
         ? html` <span class="note">replaced by <code>${key.replacedBy.prefix}</code></span>`
@@ -80,7 +81,7 @@ const activeRow = (state: State, key: Key, admin: boolean, now: number) => {
     ${lastRequestCell(key)}
     ${
       admin
-        ? html`<td class="row-actions"><button type="button" aria-label="KPIs of ${keyLabel(key)}" @click=${() => openScope(key)}>KPIs</button><button type="button" aria-label="Sources of ${keyLabel(key)}" @click=${() => openSources(key)}>Sources</button>${
+        ? html`<td class="row-actions"><button type="button" aria-label="Sources of ${keyLabel(key)}" @click=${() => openSources(key)}>Sources</button>${
             key.replacedBy
               ? nothing
               : html`<button type="button" aria-label="Roll ${keyLabel(key)}" @click=${() => openRoll(key)}>Roll</button>`
@@ -95,7 +96,8 @@ const inactiveRow = (state: State, key: Key) => {
   const by = key.status === 'revoked' ? actorText(key.revokedBy) : null;
   const highlighted = state.highlighted === key.id;
   return html`<tr id="key-${key.id}" data-key-id=${key.id} data-status=${key.status} ?data-highlighted=${highlighted} tabindex=${highlighted ? '-1' : nothing}>
-    <th scope="row" data-label="Name"><span>${key.name}<code class="prefix">${key.prefix}</code></span></th>
+    <th scope="row" data-label="Name">${key.name}</th>
+    <td data-label="Prefix"><code>${key.prefix}</code></td>
     <td data-label="Status"><span class="badge ${key.status}">${key.status}</span></td>
     <td data-label="Ended">${
       key.status === 'revoked'
@@ -112,6 +114,7 @@ const inactiveRow = (state: State, key: Key) => {
 /** Columns of the tables, besides the actions (a usage panel spans them all), as each row fills them. */
 const ACTIVE_COLUMNS = [
   'Name',
+  'Prefix',
   'Status',
   'KPIs',
   'Sources',
@@ -120,27 +123,18 @@ const ACTIVE_COLUMNS = [
   'Last 30 days',
   'Last request',
 ];
-const INACTIVE_COLUMNS = ['Name', 'Status', 'Ended', 'Created', 'Last used', 'Last 30 days', 'Last request'];
+const INACTIVE_COLUMNS = [
+  'Name',
+  'Prefix',
+  'Status',
+  'Ended',
+  'Created',
+  'Last used',
+  'Last 30 days',
+  'Last request',
+];
 
-/** The two columns of a key's last use, which differ when its last request was not accepted. */
-const LAST_USE = new Set(['Last used', 'Last request']);
-
-const headers = (columns: string[]) =>
-  columns.map(
-    (column) =>
-      html`<th scope="col" aria-describedby=${LAST_USE.has(column) ? 'last-use-note' : nothing}>${column}</th>`,
-  );
-
-/**
- * Why "Last used" and "Last request" can differ: the first is the key's last accepted push, the
- * second its last request of any outcome (refused, or a dry run), with where it came from.
- */
-const lastUseNote = html`<p id="last-use-note" class="hint">
-  <strong>Last used</strong>: the key’s last accepted push, which stored measurements.
-  <strong>Last request</strong>: its last request of any outcome in the last 30 days, refused ones and
-  dry runs included, and where it came from. A later last request than last use means the newer
-  requests were refused or dry runs: its Usage says why.
-</p>`;
+const headers = (columns: string[]) => columns.map((column) => html`<th scope="col">${column}</th>`);
 
 const keyList = (state: State, keys: Key[], admin: boolean) => {
   const now = Date.now();
@@ -163,7 +157,6 @@ const keyList = (state: State, keys: Key[], admin: boolean) => {
           <tbody id="keys-body">${repeat(active, byId, (key) => activeRow(state, key, admin, now))}</tbody>
         </table>`
   }
-  ${keys.length > 0 ? lastUseNote : nothing}
   ${
     inactive.length === 0
       ? nothing

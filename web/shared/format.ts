@@ -14,20 +14,3 @@ export const utcDate = (date: string) => new Date(`${date}T00:00:00Z`);
 
 /** "1 key", "3 keys". */
 export const plural = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`;
-
-/**
- * A 429's wait: the seconds of its `Retry-After` (delay-seconds), at least 1; null without one. A page
- * counts them down itself, so its message drops the service's fixed "Try again in 5 seconds."
- */
-export const retryAfterSeconds = (header: string | null): number | null => {
-  const seconds = header === null || header.trim() === '' ? Number.NaN : Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.max(1, Math.ceil(seconds)) : null;
-};
-
-/** A problem's detail without its fixed "Try again in N second(s)." (a countdown says it instead). */
-export const withoutRetryIn = (detail: string) =>
-  detail.replace(/\s*Try again in \d+ seconds?\.\s*$/, '').trim();
-
-/** The countdown's words: "Try again in 3 seconds.", then, at 0, that the action is open again. */
-export const retryInText = (seconds: number, action: string) =>
-  seconds > 0 ? `Try again in ${plural(seconds, 'second')}.` : `You can ${action} again now.`;

@@ -15,7 +15,6 @@ import { keyed } from 'lit-html/directives/keyed.js';
 import type { AccessClaims } from '../../lib/auth/tokens';
 import type { LoginResponse, ProblemResponse, RefreshResponse } from './api-types';
 import { modal } from './dialog';
-import { retryAfterSeconds, retryInText, withoutRetryIn } from './format';
 import { APP_PAGES, type PageName } from './pages';
 import { focusById, message } from './view';
 
@@ -36,11 +35,6 @@ export interface ShellState {
   /** Above the sign-in form: why it is shown ("Signed out.", "Your session has expired."). */
   signInMessage: string | null;
   signInError: string | null;
-  /**
-   * The seconds until sign-in is open again after a 429, counted down to 0 (then the countdown says so
-   * and Sign in works again); null without a wait.
-   */
-  signInWait: number | null;
   signingIn: boolean;
   /** A new number renders a new, empty sign-in form: typed passwords do not outlive a sign-in. */
   signInForm: number;
@@ -243,7 +237,6 @@ const signedOutShell = (signInMessage: string | null, form: number): ShellState 
   status: '',
   signInMessage,
   signInError: null,
-  signInWait: null,
   signingIn: false,
   signInForm: form,
   password: null,
@@ -261,26 +254,7 @@ const updateShell = (change: Partial<ShellState>) => {
   if (shown) shown.update({ shell: { ...shown.state.shell, ...change } });
 };
 
-const noMessages = { status: '', signInMessage: null, signInError: null, signInWait: null } as const;
-
-let countdown: ReturnType<typeof setInterval> | undefined;
-
-/** Counts a 429's wait down by the second; at 0 sign-in is open again, and the live region says so. */
-const waitToSignIn = (seconds: number) => {
-  clearInterval(countdown);
-  updateShell({ signInWait: seconds });
-  countdown = setInterval(() => {
-    const left = (shown?.state.shell.signInWait ?? 0) - 1;
-    if (shown?.state.shell.signInWait == null || left <= 0) {
-      clearInterval(countdown);
-      if (shown?.state.shell.signInWait != null) {
-        updateShell({ signInWait: 0, status: retryInText(0, 'sign in') });
-      }
-      return;
-    }
-    updateShell({ signInWait: left });
-  }, 1000);
-};
+const noMessages = { status: '', signInMessage: null, signInError: null } as const;
 
 export const signOut = (text: string | null = null) => {
   // The service ends the session too: its refresh token stops working even where it was copied.
@@ -347,10 +321,7 @@ const submitSignIn = async (event: SubmitEvent) => {
     const response = await post('/auth/login', { email, password });
     if (!response.ok) {
       const problem = await readProblem(response);
-      const detail = problem.detail ?? problem.title ?? 'Sign-in failed.';
-      const wait = response.status === 429 ? retryAfterSeconds(response.headers.get('Retry-After')) : null;
-      updateShell({ signInError: wait === null ? detail : withoutRetryIn(detail), signingIn: false });
-      if (wait !== null) waitToSignIn(wait);
+      updateShell({ signInError: problem.detail ?? problem.title ?? 'Sign-in failed.', signingIn: false });
       (document.getElementById('password') as HTMLInputElement | null)?.select();
       return;
     }
@@ -402,13 +373,8 @@ const signIn = (shell: ShellState) =>
           <input id="password" name="password" type="password" autocomplete="current-password" required />
         </div>
         ${message('sign-in-error', 'error', shell.signInError, 'alert')}
-        ${
-          shell.signInWait === null
-            ? nothing
-            : html`<p id="sign-in-wait" class="hint">${retryInText(shell.signInWait, 'sign in')}</p>`
-        }
         <div>
-          <button type="submit" class="primary" id="sign-in-submit" ?disabled=${shell.signingIn || (shell.signInWait ?? 0) > 0}>Sign in</button>
+          <button type="submit" class="primary" id="sign-in-submit" ?disabled=${shell.signingIn}>Sign in</button>
         </div>
       </form>`,
     )}

@@ -53,5 +53,9 @@ describe('one-time links', () => {
       'http://localhost:3000',
     );
     expect(requestOrigin({ headers: { host: 'h.example' } })).toBe('https://h.example');
+    // The local stack sends no scheme and serves http: its links must open as they are.
+    expect(requestOrigin({ headers: { host: 'localhost:3000' } })).toBe('http://localhost:3000');
+    expect(requestOrigin({ headers: { host: '127.0.0.1:6300' } })).toBe('http://127.0.0.1:6300');
+    expect(requestOrigin({ headers: { host: 'localhost.example' } })).toBe('https://localhost.example');
   });
 });
