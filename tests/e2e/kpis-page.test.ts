@@ -222,7 +222,7 @@ describe('GET /platform/kpis', () => {
     // The shared header and sign-in form are included at build time, not left as directives.
     expect(html).not.toContain('<!-- include');
     expect(html).toContain('id="sign-in-form"');
-    expect(html).toContain('href="api-keys"');
+    expect(html).toContain('<nav id="nav"');
   });
 });
 
