@@ -201,6 +201,7 @@ const PAGE_FUNCTIONS = [
   'integrationsPage',
   'auditPage',
   'peoplePage',
+  'notFoundPage',
   'acceptPage',
 ];
 /**
@@ -732,6 +733,8 @@ describe('CORS', () => {
         'change-password',
         'projection',
         'targets',
+        'kpi-owners',
+        'preview',
       ].sort(),
     );
     for (const [, method] of methods) {

@@ -98,8 +98,9 @@ describe('serverless package (CloudFormation template)', () => {
     const routed = resourcesOfType('AWS::ApiGateway::Method')
       .map(([, method]) => `${method.Properties.HttpMethod} ${pathOf(method.Properties.ResourceId)}`)
       .filter((route) => !route.startsWith('OPTIONS '));
-    // Pages are HTML, not API operations: everything outside /api, and the API reference itself.
-    const pages = ['GET /api/docs', 'GET /api/docs/{asset}'];
+    // Pages are HTML, not API operations: everything outside /api, the API reference itself and the
+    // problem types' pages.
+    const pages = ['GET /api/docs', 'GET /api/docs/{asset}', 'GET /api/problems', 'GET /api/problems/{slug}'];
     const api = routed.filter((route) => route.split(' ')[1]?.startsWith('/api/') && !pages.includes(route));
     const documented = Object.entries<Record<string, unknown>>(committedDocument().paths).flatMap(
       ([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} /api${path}`),
