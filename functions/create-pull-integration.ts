@@ -1,7 +1,7 @@
 import { defineDeployment } from '../lib/deployment';
 import { PULL_INTEGRATION_LIMITS } from '../lib/domain/plan';
 import { defineRoute, reply } from '../lib/http/route';
-import { KPI_ID, pullIntegrationExample } from '../lib/openapi/examples';
+import { pullDefinitionExample, pullIntegrationExample } from '../lib/openapi/examples';
 import { createIntegration } from '../lib/pull/definitions';
 import { createPullIntegrationSchema } from '../lib/pull/inputs';
 import { integrationView, pullIntegrationViewSchema } from '../lib/pull/views';
@@ -24,16 +24,7 @@ export const route = defineRoute({
     examples: {
       bearer: {
         summary: 'A billing API’s MRR every morning, with a bearer token',
-        value: {
-          name: 'Billing MRR',
-          url: 'https://billing.acme.example/api/v1/metrics/mrr',
-          auth: { type: 'bearer', token: 'sk_live_example' },
-          schedule: { every: 'day', at: '06:30' },
-          period: 'month',
-          bindings: [
-            { kpiId: KPI_ID, kpiType: 'BSC_KPI', actual: 'data.mrr.amount', target: 'data.mrr.target' },
-          ],
-        },
+        value: pullDefinitionExample,
       },
     },
   },

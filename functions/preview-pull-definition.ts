@@ -1,6 +1,6 @@
 import { defineDeployment } from '../lib/deployment';
 import { defineRoute, reply } from '../lib/http/route';
-import { KPI_ID, measurementExample, pullRunExample } from '../lib/openapi/examples';
+import { measurementExample, pullDefinitionExample, pullRunExample } from '../lib/openapi/examples';
 import { FETCH_TIMEOUT_MS, MAX_ANSWER_BYTES, TOKEN_TIMEOUT_MS } from '../lib/pull/fetch';
 import { createPullIntegrationSchema } from '../lib/pull/inputs';
 import { previewDefinition } from '../lib/pull/run';
@@ -23,16 +23,7 @@ export const route = defineRoute({
     examples: {
       bearer: {
         summary: 'A billing API’s MRR, with a bearer token, before it is saved',
-        value: {
-          name: 'Billing MRR',
-          url: 'https://billing.acme.example/api/v1/metrics/mrr',
-          auth: { type: 'bearer', token: 'sk_live_example' },
-          schedule: { every: 'day', at: '06:30' },
-          period: 'month',
-          bindings: [
-            { kpiId: KPI_ID, kpiType: 'BSC_KPI', actual: 'data.mrr.amount', target: 'data.mrr.target' },
-          ],
-        },
+        value: pullDefinitionExample,
       },
     },
   },

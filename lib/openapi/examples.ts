@@ -5,6 +5,16 @@
 import { KPI_TARGET_DEFAULTS } from '../domain/kpi';
 
 export const KPI_ID = '01936f0e-7d5a-7c3e-9a41-3f2b8c9d0e1f';
+
+/** The body of a pull integration's creation, which the unsaved preview takes too. */
+export const pullDefinitionExample = {
+  name: 'Billing MRR',
+  url: 'https://billing.acme.example/api/v1/metrics/mrr',
+  auth: { type: 'bearer', token: 'sk_live_example' },
+  schedule: { every: 'day', at: '06:30' },
+  period: 'month',
+  bindings: [{ kpiId: KPI_ID, kpiType: 'BSC_KPI', actual: 'data.mrr.amount', target: 'data.mrr.target' }],
+};
 export const OKR_ID = '01936f0e-8a10-7f0b-8c55-1d2e3f405162';
 export const KEY_ID = '01937a55-0c4e-7b1d-a2f3-6e7d8c9b0a1f';
 export const NEW_KEY_ID = '0193d2c4-51e8-7a0b-9c3d-2e1f0a9b8c7d';
